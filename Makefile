@@ -1,0 +1,120 @@
+# pcl build. `make` builds build/pcl, build/libpcl.so and build/libpcl.a.
+# `make check` installs missing Debian deps, builds, and runs every test,
+# plain and under ASan+UBSan. `make demo` runs pcl on a bundled workload.
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BUILD ?= build
+CC ?= cc
+SANITIZE ?=
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wformat=2 \
+	-Wno-format-nonliteral -Wno-format-truncation
+BASE_CFLAGS := -std=gnu11 $(WARN) -g -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	-DPCL_VERSION_STRING='"$(VERSION)"' -Iinclude -Ilib
+ifeq ($(SANITIZE),)
+OPT := -O2
+else
+OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
+CFLAGS ?=
+ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
+LDLIBS := -lm -lpthread
+SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
+
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
+CLI_SRCS := $(sort $(wildcard cli/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c examples/*.c))
+WORKLOAD_BINS := $(patsubst %.c,$(BUILD)/%,$(WORKLOAD_SRCS))
+HEADERS := $(wildcard include/pcl/*.h) $(wildcard lib/*.h lib/*/*.h)
+
+.PHONY: all lib cli tests deps check check-plain check-san demo install clean fuzz bench format
+
+all: $(BUILD)/pcl $(BUILD)/libpcl.so $(BUILD)/libpcl.a $(BUILD)/libpcl.pc
+
+V ?= 0
+ifeq ($(V),0)
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q :=
+say =
+endif
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libpcl.a: $(LIB_OBJS)
+	@rm -f $@
+	$(call say,AR,$@)ar rcs $@ $^
+
+$(BUILD)/libpcl.so: $(LIB_OBJS) lib/libpcl.map
+	$(call say,LD,$@)$(CC) -shared -Wl,--version-script=lib/libpcl.map -Wl,-soname,libpcl.so.0 \
+		$(SAN_LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
+
+# The binary links libpcl statically: no loader work at start-up.
+$(BUILD)/pcl: $(CLI_OBJS) $(BUILD)/libpcl.a
+	$(call say,LD,$@)$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libpcl.a $(LDLIBS)
+
+$(BUILD)/libpcl.pc: libpcl.pc.in Makefile
+	@mkdir -p $(BUILD)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# Unit tests (cmocka) link the static library so they can reach internals.
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpcl.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a -lcmocka $(LDLIBS)
+
+# Workloads are profiled by the tests: frame pointers everywhere, no sanitizer.
+$(BUILD)/tests/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -o $@ $< $(LDLIBS)
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
+
+tests: all $(UNIT_BINS) $(WORKLOAD_BINS)
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory BUILD=build/san SANITIZE=address,undefined tests
+	@tests/run.sh build build/san
+
+check-plain: deps
+	@$(MAKE) --no-print-directory tests
+	@tests/run.sh build
+
+demo: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/examples/demo-workload
+	@scripts/demo.sh $(BUILD)
+
+fuzz:
+	@$(MAKE) --no-print-directory -f fuzz/Makefile
+
+bench: all
+	@bench/stat.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(BUILD)/pcl $(DESTDIR)$(PREFIX)/bin/pcl
+	install -m 755 $(BUILD)/libpcl.so $(DESTDIR)$(PREFIX)/lib/libpcl.so.0
+	ln -sf libpcl.so.0 $(DESTDIR)$(PREFIX)/lib/libpcl.so
+	install -m 644 $(BUILD)/libpcl.a $(DESTDIR)$(PREFIX)/lib/libpcl.a
+	install -m 644 include/pcl/*.h $(DESTDIR)$(PREFIX)/include/pcl/
+	install -m 644 $(BUILD)/libpcl.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpcl.pc
+
+format:
+	clang-format -i $(LIB_SRCS) $(CLI_SRCS) include/pcl/*.h lib/*.h
+
+clean:
+	rm -rf build

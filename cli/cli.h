@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* What the subcommands share: their entry points, usage text and messages. */
+#ifndef PCL_CLI_H
+#define PCL_CLI_H
+
+#include <stdio.h>
+
+/* Exit status of a bad command line, as perf's option parser uses. */
+#define EXIT_USAGE 129
+
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+/* Print a subcommand's usage to @out; returns 0, or -1 for an unknown command. */
+int print_usage(const char *cmd, FILE *out);
+
+/* "pcl: " + message + newline on stderr. */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* pcl help [COMMAND]: usage of pcl and of each subcommand. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const char usage_main[] =
+	"usage: pcl [--version] [--help] COMMAND [ARGS]\n"
+	"\n"
+	"pcl counts and explains what a program does to the machine, through\n"
+	"perf_event_open(2). Commands:\n"
+	"\n"
+	"   stat      count events while a command runs (or on pids, CPUs, a cgroup)\n"
+	"   list      list the events this machine offers\n"
+	"   help      show this text, or a command's usage: pcl help stat\n"
+	"   version   print pcl's version\n"
+	"\n"
+	"Events are named as in perf: see 'pcl help events'.\n";
+
+static const char usage_stat[] =
+	"usage: pcl stat [OPTIONS] [--] COMMAND [ARGS]\n"
+	"       pcl stat [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
+	"\n"
+	"Run COMMAND and print counts of events over its run, like perf stat.\n"
+	"Counting starts at the command's exec and follows its children.\n"
+	"\n"
+	"  -e, --event EVENTS      events to count (repeatable; see 'pcl help events');\n"
+	"                          default: task-clock, context-switches, cpu-migrations,\n"
+	"                          page-faults, cycles, instructions, branches, branch-misses\n"
+	"  -p, --pid PIDS          count existing processes (comma list), all their threads\n"
+	"  -t, --tid TIDS          count existing threads (comma list)\n"
+	"  -a, --all-cpus          count on every CPU (system-wide)\n"
+	"  -C, --cpu LIST          count on these CPUs only, e.g. 0-3,6\n"
+	"  -G, --cgroup NAME       count only tasks in this cgroup (v2), on every CPU\n"
+	"  -i, --no-inherit        do not count children created after the start\n"
+	"  -r, --repeat N          run the command N times; print means and +- variation\n"
+	"  -I, --interval-print MS print counts every MS milliseconds (at least 10)\n"
+	"  -x, --field-separator SEP  CSV output with SEP between fields\n"
+	"  -j, --json              JSON output, one object per line\n"
+	"  -o, --output FILE       write the counts to FILE instead of stderr\n"
+	"  -A, --no-aggr           one row per CPU (with -a or -C)\n"
+	"      --per-core          one row per core (with -a or -C)\n"
+	"      --per-socket        one row per socket (with -a or -C)\n"
+	"      --per-thread        one row per thread (with -p or -t)\n"
+	"  -B, --big-num           group digits with the locale's separator (default)\n"
+	"      --no-big-num        do not group digits\n"
+	"  -n, --null              count nothing: only time the command\n"
+	"  -h, --help              show this text\n"
+	"\n"
+	"The exit status is the command's (128+N if it was killed by signal N; 127\n"
+	"if it could not be run). Ctrl-C prints the counts so far. Events this\n"
+	"machine cannot count show as <not supported>; when perf_event_paranoid\n"
+	"forbids kernel counting, events count user space only and get ':u'.\n";
+
+static const char usage_list[] =
+	"usage: pcl list [--json] [GLOB]\n"
+	"\n"
+	"List the events of this machine, grouped like perf list: hardware,\n"
+	"software, tool, cache, PMU (sysfs) events, raw and breakpoint syntax, and\n"
+	"tracepoints. GLOB filters names (e.g. 'sched:*'). Events this machine\n"
+	"cannot count are marked 'not supported'. --json prints one JSON array.\n";
+
+static const char usage_events[] =
+	"Event syntax (as in perf):\n"
+	"  cycles, instructions, task-clock, page-faults ...  generic events ('pcl list')\n"
+	"  L1-dcache-load-misses, LLC-loads, dTLB-load-misses  cache events\n"
+	"  r1a8                      raw event code for the CPU's PMU (hex)\n"
+	"  pmu/term=val,.../         a PMU's format fields or sysfs events, e.g. msr/tsc/\n"
+	"  sched:sched_switch        a tracepoint; globs select many: 'sched:*'\n"
+	"  mem:ADDR[/LEN][:rwx]      a hardware breakpoint (LEN 1, 2, 4 or 8)\n"
+	"  duration_time, user_time, system_time   tool events\n"
+	"  {a,b,c}                   a group, scheduled together\n"
+	"Modifiers after ':' (or after the closing '/'):\n"
+	"  u k h   count user, kernel, hypervisor only     G H   guest / host only\n"
+	"  p pp ppp P   precise ip                        S   leader sampling\n"
+	"  D   pinned   I   exclude idle   W   weak group   e   exclusive\n";
+
+static const struct {
+	const char *name;
+	const char *text;
+} usages[] = {
+	{ "stat", usage_stat },
+	{ "list", usage_list },
+	{ "events", usage_events },
+	{ "help", usage_main },
+};
+
+int print_usage(const char *cmd, FILE *out)
+{
+	if (!cmd) {
+		fputs(usage_main, out);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
+		if (!strcmp(cmd, usages[i].name)) {
+			fputs(usages[i].text, out);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2)
+		return print_usage(NULL, stdout), 0;
+	if (print_usage(argv[1], stdout)) {
+		die_msg("no help for '%s'; see 'pcl help'", argv[1]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl list: every event this machine offers, in perf list's groups and
+ * layout ("  %-50s [%s]"), with a glob filter and --json. Generic hardware
+ * and cache events are probed with a quick open on pcl itself and marked
+ * when this machine cannot count them (perf hides them instead).
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcl/pcl.h>
+#include "cli.h"
+
+struct list_opts {
+	bool json;
+	const char *glob;
+	int printed;
+};
+
+static void json_escape(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20)
+			putchar(*s);
+	}
+}
+
+static bool wanted(const struct list_opts *o, const char *name, const char *alias)
+{
+	if (!o->glob)
+		return true;
+	return !fnmatch(o->glob, name, 0) || (alias && !fnmatch(o->glob, alias, 0));
+}
+
+static void emit(struct list_opts *o, const char *name, const char *alias, const char *kind,
+		 bool supported, const char *desc)
+{
+	char shown[160];
+
+	if (!wanted(o, name, alias))
+		return;
+	if (o->json) {
+		printf("%s\n  {\"name\": \"", o->printed ? "," : "");
+		json_escape(name);
+		printf("\"");
+		if (alias) {
+			printf(", \"alias\": \"");
+			json_escape(alias);
+			printf("\"");
+		}
+		printf(", \"kind\": \"%s\", \"supported\": %s", kind, supported ? "true" : "false");
+		if (desc) {
+			printf(", \"description\": \"");
+			json_escape(desc);
+			printf("\"");
+		}
+		printf("}");
+	} else {
+		snprintf(shown, sizeof(shown), "%s%s%s", name, alias ? " OR " : "", alias ? alias : "");
+		printf("  %-50s [%s%s]\n", shown, kind, supported ? "" : ", not supported");
+	}
+	o->printed++;
+}
+
+static bool probe(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr = { .type = type, .config = config, .size = sizeof(attr) };
+
+	return pcl_event_probe(&attr) == 0;
+}
+
+static void list_generic(struct list_opts *o, uint32_t type, const char *kind)
+{
+	const struct pcl_event_name *n;
+
+	for (int i = 0; (n = pcl_event_names(i)); i++)
+		if (n->type == type)
+			emit(o, n->name, n->alias, kind, probe(n->type, n->config), NULL);
+}
+
+static void list_pmus(struct list_opts *o)
+{
+	struct pcl_pmu *pmu = NULL;
+	char name[256];
+
+	while ((pmu = pcl_pmu__next(pmu))) {
+		int nr = pcl_pmu__nr_aliases(pmu);
+		bool kernel = pcl_pmu__is_kernel(pmu);
+
+		for (int i = 0; i < nr; i++) {
+			const struct pcl_pmu_alias *a = pcl_pmu__alias(pmu, i);
+
+			if (!kernel && !strcmp(pcl_pmu__name(pmu), "tool"))
+				continue; /* listed as tool events */
+			snprintf(name, sizeof(name), "%s/%s/", pcl_pmu__name(pmu), a->name);
+			emit(o, name, NULL, kernel ? "Kernel PMU event" : "User-space event", true,
+			     a->desc);
+		}
+	}
+}
+
+static void list_tool(struct list_opts *o)
+{
+	struct pcl_pmu *tool = pcl_pmu__find("tool");
+	int nr = tool ? pcl_pmu__nr_aliases(tool) : 0;
+	static const char *const order[] = { "duration_time", "user_time", "system_time" };
+
+	/* perf's order, then anything else the source has */
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (tool && pcl_pmu__find_alias(tool, order[i]))
+			emit(o, order[i], NULL, "Tool event", true,
+			     pcl_pmu__find_alias(tool, order[i])->desc);
+	(void)nr;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Tracepoints as sys:name, sorted like perf list. */
+static void list_tracepoints(struct list_opts *o)
+{
+	const char *tfs = pcl_tracefs(true);
+	char path[512], **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *se, *ne;
+	DIR *sd, *nd;
+
+	if (!tfs)
+		return;
+	snprintf(path, sizeof(path), "%s/events", tfs);
+	sd = opendir(path);
+	if (!sd)
+		return;
+	while ((se = readdir(sd))) {
+		if (se->d_name[0] == '.' || se->d_type != DT_DIR)
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", tfs, se->d_name);
+		nd = opendir(path);
+		if (!nd)
+			continue;
+		while ((ne = readdir(nd))) {
+			char *full;
+
+			if (ne->d_name[0] == '.' || ne->d_type != DT_DIR)
+				continue;
+			if (n == alloc) {
+				char **p = realloc(names, (alloc = alloc ? alloc * 2 : 1024) * sizeof(*p));
+
+				if (!p)
+					break;
+				names = p;
+			}
+			if (asprintf(&full, "%s:%s", se->d_name, ne->d_name) < 0)
+				break;
+			names[n++] = full;
+		}
+		closedir(nd);
+	}
+	closedir(sd);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		emit(o, names[i], NULL, "Tracepoint event", true, NULL);
+		free(names[i]);
+	}
+	free(names);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct list_opts o = { 0 };
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			print_usage("list", stdout);
+			return 0;
+		default:
+			print_usage("list", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o.glob = argv[optind];
+	if (optind + 1 < argc) {
+		die_msg("list takes one filter, got '%s' too", argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+	if (o.json)
+		printf("[");
+	else if (!o.glob)
+		printf("\nList of pre-defined events (to be used in -e):\n\n");
+	list_generic(&o, PERF_TYPE_HARDWARE, "Hardware event");
+	list_generic(&o, PERF_TYPE_SOFTWARE, "Software event");
+	list_tool(&o);
+	list_generic(&o, PERF_TYPE_HW_CACHE, "Hardware cache event");
+	list_pmus(&o);
+	emit(&o, "rNNN", NULL, "Raw hardware event descriptor", true, NULL);
+	emit(&o, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL, "Raw hardware event descriptor", true,
+	     NULL);
+	emit(&o, "mem:<addr>[/len][:access]", NULL, "Hardware breakpoint", true, NULL);
+	list_tracepoints(&o);
+	if (o.json)
+		printf("%s]\n", o.printed ? "\n" : "");
+	if (o.glob && !o.printed && !o.json) {
+		die_msg("no event matches '%s'", o.glob);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl stat: count events for a command, pids/tids, CPUs or a cgroup, and
+ * print them as perf stat does. Parse, validate, run each repeat (open,
+ * start, wait, read, close), print, and exit with the command's status.
+ *
+ * Waiting is one ppoll() loop for every target: a pidfd per process to
+ * watch, a timeout for interval printing, and SIGINT/SIGTERM unblocked only
+ * inside ppoll so a signal can never slip in between a check and the sleep.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <pcl/pcl.h>
+#include "cli.h"
+
+#define DEFAULT_EVENTS                                                                     \
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches," \
+	"branch-misses"
+#define DEFAULT_EVENTS_CPU                                                                 \
+	"cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"  \
+	"branch-misses"
+
+struct stat_opts {
+	char **events;
+	int nr_events;
+	struct pcl_target target;
+	struct pcl_stat_config cfg;
+	int repeat;
+	long interval_ms;
+	const char *output;
+	bool null_run;
+	bool big_num_set;
+	char **argv;		/* the command, or NULL */
+};
+
+enum {
+	OPT_PER_CORE = 256,
+	OPT_PER_SOCKET,
+	OPT_PER_THREAD,
+	OPT_NO_BIG_NUM,
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return *s && !*end && !errno && *out >= min && *out <= max;
+}
+
+static int add_event_opt(struct stat_opts *o, char *ev)
+{
+	char **p = realloc(o->events, sizeof(*p) * (size_t)(o->nr_events + 1));
+
+	if (!p)
+		return -1;
+	o->events = p;
+	o->events[o->nr_events++] = ev;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "no-aggr", no_argument, NULL, 'A' },
+		{ "per-core", no_argument, NULL, OPT_PER_CORE },
+		{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "big-num", no_argument, NULL, 'B' },
+		{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
+		{ "null", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	long v;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (add_event_opt(o, optarg))
+				return -1;
+			break;
+		case 'r':
+			if (!parse_long(optarg, 1, 100000, &v)) {
+				die_msg("bad repeat count '%s' (expected a number >= 1)", optarg);
+				return -1;
+			}
+			o->repeat = (int)v;
+			break;
+		case 'I':
+			if (!parse_long(optarg, 10, INT_MAX, &v)) {
+				die_msg("bad interval '%s' (expected milliseconds >= 10)", optarg);
+				return -1;
+			}
+			o->interval_ms = v;
+			break;
+		case 'x':
+			if (!*optarg) {
+				die_msg("empty field separator given to -x");
+				return -1;
+			}
+			o->cfg.format = PCL_STAT_CSV;
+			o->cfg.csv_sep = optarg;
+			break;
+		case 'j':
+			o->cfg.format = PCL_STAT_JSON;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->target.pid = optarg;
+			break;
+		case 't':
+			o->target.tid = optarg;
+			break;
+		case 'a':
+			o->target.system_wide = true;
+			break;
+		case 'C':
+			o->target.cpu_list = optarg;
+			break;
+		case 'G':
+			o->target.cgroup = optarg;
+			break;
+		case 'i':
+			o->target.no_inherit = true;
+			break;
+		case 'A':
+			o->cfg.aggr = PCL_AGGR_NONE;
+			break;
+		case OPT_PER_CORE:
+			o->cfg.aggr = PCL_AGGR_CORE;
+			break;
+		case OPT_PER_SOCKET:
+			o->cfg.aggr = PCL_AGGR_SOCKET;
+			break;
+		case OPT_PER_THREAD:
+			o->cfg.aggr = PCL_AGGR_THREAD;
+			break;
+		case 'B':
+			o->cfg.big_num = true;
+			o->big_num_set = true;
+			break;
+		case OPT_NO_BIG_NUM:
+			o->cfg.big_num = false;
+			o->big_num_set = true;
+			break;
+		case 'n':
+			o->null_run = true;
+			break;
+		case 'h':
+			print_usage("stat", stdout);
+			exit(0);
+		case ':':
+			die_msg("option '%s' needs a value; see 'pcl stat -h'", argv[optind - 1]);
+			return -1;
+		default:
+			die_msg("unknown option '%s'; see 'pcl stat -h'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	return 0;
+}
+
+static bool has_cpus(const struct stat_opts *o)
+{
+	return o->target.system_wide || o->target.cpu_list || o->target.cgroup;
+}
+
+static int validate(struct stat_opts *o)
+{
+	int *cpus = NULL, n;
+
+	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o)) {
+		die_msg("nothing to count: give a command, -p PID, -t TID, -a or -C CPUS");
+		print_usage("stat", stderr);
+		return -1;
+	}
+	if (o->target.cgroup && !o->target.cpu_list)
+		o->target.system_wide = true; /* a cgroup is counted per CPU */
+	if (o->target.cpu_list) {
+		n = pcl_parse_cpu_list(o->target.cpu_list, &cpus);
+		free(cpus);
+		if (n < 0) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
+	}
+	if ((o->cfg.aggr == PCL_AGGR_NONE || o->cfg.aggr == PCL_AGGR_CORE ||
+	     o->cfg.aggr == PCL_AGGR_SOCKET) && !has_cpus(o)) {
+		die_msg("per-CPU, per-core and per-socket counts need CPUs to count on (-a or -C)");
+		return -1;
+	}
+	if (o->cfg.aggr == PCL_AGGR_THREAD && !o->target.pid && !o->target.tid) {
+		die_msg("--per-thread needs -p or -t");
+		return -1;
+	}
+	if (o->interval_ms && o->repeat > 1) {
+		die_msg("-I and -r cannot be used together");
+		return -1;
+	}
+	if (o->null_run && o->nr_events) {
+		die_msg("-n counts nothing; drop it or the -e events");
+		return -1;
+	}
+	if (!o->repeat)
+		o->repeat = 1;
+	if (!o->big_num_set)
+		o->cfg.big_num = o->cfg.format == PCL_STAT_STD;
+	o->cfg.run_count = o->repeat;
+	return 0;
+}
+
+static char *target_desc(const struct stat_opts *o)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	if (o->target.system_wide)
+		fprintf(f, "'system wide'");
+	else if (o->target.cpu_list)
+		fprintf(f, "'CPU(s) %s'", o->target.cpu_list);
+	else if (o->target.pid)
+		fprintf(f, "process id '%s'", o->target.pid);
+	else if (o->target.tid)
+		fprintf(f, "thread id '%s'", o->target.tid);
+	else {
+		fputc('\'', f);
+		for (char **a = o->argv; *a; a++)
+			fprintf(f, "%s%s", a == o->argv ? "" : " ", *a);
+		fputc('\'', f);
+	}
+	fclose(f);
+	return s;
+}
+
+static int add_events(struct stat_opts *o, struct pcl_evlist *el)
+{
+	struct pcl_parse_error err;
+	const char *def = o->target.system_wide || o->target.cpu_list ? DEFAULT_EVENTS_CPU
+								      : DEFAULT_EVENTS;
+
+	for (int i = 0; i < o->nr_events; i++) {
+		if (pcl_evlist__add(el, o->events[i], &err) < 0) {
+			die_msg("%s", err.msg[0] ? err.msg : pcl_last_error());
+			return -1;
+		}
+	}
+	if (!o->nr_events && pcl_evlist__add(el, def, &err) < 0) {
+		die_msg("%s", err.msg);
+		return -1;
+	}
+	if (pcl_evlist__user_only_fallback(el) > 0) {
+		struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+
+		pcl_sys_probe(&caps);
+		fprintf(stderr,
+			"pcl: perf_event_paranoid is %d and this user may not count the kernel: "
+			"counting user space only (:u)\n",
+			caps.perf_event_paranoid);
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The processes whose end ends the count: pidfds to poll. */
+struct watch {
+	struct pollfd fds[64];
+	int nfds;
+	pid_t tids[64];		/* -t targets: polled through /proc */
+	int ntids;
+};
+
+static void watch_pids(struct watch *w, const char *list, bool threads)
+{
+	const char *s = list;
+
+	while (s && *s) {
+		long pid = strtol(s, NULL, 10);
+		int fd;
+
+		if (threads) {
+			if (w->ntids < 64)
+				w->tids[w->ntids++] = (pid_t)pid;
+		} else if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) >= 0) {
+			w->fds[w->nfds].fd = fd;
+			w->fds[w->nfds++].events = POLLIN;
+		}
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+}
+
+static bool watch_done(struct watch *w)
+{
+	char path[64];
+	int alive = 0;
+
+	for (int i = 0; i < w->nfds; i++)
+		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && w->fds[i].fd >= 0;
+	for (int i = 0; i < w->ntids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)w->tids[i]);
+		alive += access(path, F_OK) == 0;
+	}
+	return (w->nfds || w->ntids) && !alive;
+}
+
+static void watch_close(struct watch *w)
+{
+	for (int i = 0; i < w->nfds; i++)
+		close(w->fds[i].fd);
+	w->nfds = 0;
+}
+
+struct run {
+	struct pcl_workload *wl;
+	struct watch watch;
+	int status;		/* waitpid status of the workload */
+	bool exited;
+	uint64_t start_ns;
+};
+
+/* Reap the workload if it ended; true when it has. */
+static bool reap(struct run *r, int options)
+{
+	int ret;
+
+	if (!r->wl || r->exited)
+		return r->exited;
+	ret = pcl_workload__wait(r->wl, &r->status, options);
+	if (ret > 0)
+		r->exited = true;
+	return r->exited;
+}
+
+/* Wait until the target is done or a signal came, printing intervals. */
+static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
+		      struct pcl_stat *st, FILE *out, const sigset_t *waitmask)
+{
+	uint64_t next = r->start_ns + (uint64_t)o->interval_ms * 1000000ull, last = r->start_ns;
+	struct pollfd fds[65];
+	int nfds = 0;
+
+	if (r->wl) {
+		int fd = (int)syscall(SYS_pidfd_open, pcl_workload__pid(r->wl), 0);
+
+		if (fd >= 0) {
+			fds[0].fd = fd;
+			fds[0].events = POLLIN;
+			nfds = 1;
+		}
+	}
+	for (int i = 0; i < r->watch.nfds; i++)
+		fds[nfds++] = r->watch.fds[i];
+	while (!got_signal) {
+		struct timespec tmo, *tp = NULL;
+		uint64_t now = now_ns();
+		int ret;
+
+		if (o->interval_ms && now >= next) {
+			struct timespec ts = { .tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
+					       .tv_nsec = (long)((now - r->start_ns) % 1000000000ull) };
+
+			pcl_evlist__read(el);
+			pcl_stat__print_interval(st, out, &ts, now - last);
+			last = now;
+			while (next <= now)
+				next += (uint64_t)o->interval_ms * 1000000ull;
+		}
+		if (reap(r, WNOHANG))
+			break;
+		if (!r->wl && watch_done(&r->watch))
+			break;
+		if (o->interval_ms || r->watch.ntids || (r->wl && !nfds)) {
+			uint64_t wait = o->interval_ms ? next - now : 100000000ull;
+
+			if (r->watch.ntids || (r->wl && !nfds))
+				wait = wait < 100000000ull ? wait : 100000000ull;
+			tmo.tv_sec = (time_t)(wait / 1000000000ull);
+			tmo.tv_nsec = (long)(wait % 1000000000ull);
+			tp = &tmo;
+		}
+		ret = ppoll(fds, (nfds_t)nfds, tp, waitmask);
+		if (ret > 0) {
+			for (int i = r->wl ? 1 : 0, k = 0; i < nfds; i++, k++)
+				r->watch.fds[k].revents = fds[i].revents;
+		}
+	}
+	if (r->wl && nfds)
+		close(fds[0].fd);
+	/*
+	 * After Ctrl-C the workload got the signal too (same process group);
+	 * wait for it like perf so its status and counts are final.
+	 */
+	if (r->wl && !r->exited)
+		reap(r, 0);
+	if (o->interval_ms && !got_signal) {
+		uint64_t now = now_ns();
+
+		if (now > last + 1000000ull || !last) {
+			struct timespec ts = { .tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
+					       .tv_nsec = (long)((now - r->start_ns) % 1000000000ull) };
+
+			pcl_evlist__read(el);
+			pcl_stat__print_interval(st, out, &ts, now - last);
+		}
+	}
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat **st, FILE *out,
+		    const sigset_t *waitmask, int *exit_code)
+{
+	struct run r = { 0 };
+	struct rusage ru = { 0 };
+	uint64_t wall;
+	int ret;
+
+	if (o->argv) {
+		r.wl = pcl_workload__prepare(o->argv);
+		if (!r.wl) {
+			die_msg("cannot start '%s': %s", o->argv[0], strerror(errno));
+			return -1;
+		}
+	}
+	if (!o->null_run) {
+		ret = pcl_evlist__open(el, &o->target, has_cpus(o) || o->target.pid || o->target.tid
+								? NULL
+								: r.wl);
+		if (ret) {
+			die_msg("%s", pcl_last_error());
+			pcl_workload__free(r.wl);
+			return -1;
+		}
+	}
+	if (!*st) {
+		o->cfg.sz = sizeof(o->cfg);
+		*st = pcl_stat__new(&o->cfg, el);
+		if (!*st) {
+			die_msg("out of memory");
+			pcl_workload__free(r.wl);
+			return -1;
+		}
+	}
+	if (o->target.pid)
+		watch_pids(&r.watch, o->target.pid, false);
+	if (o->target.tid)
+		watch_pids(&r.watch, o->target.tid, true);
+	r.start_ns = now_ns();
+	if (!o->null_run)
+		pcl_evlist__enable(el);
+	if (r.wl) {
+		ret = pcl_workload__start(r.wl);
+		if (ret) {
+			die_msg("cannot run '%s': %s", o->argv[0], pcl_strerror(ret));
+			pcl_workload__free(r.wl);
+			watch_close(&r.watch);
+			*exit_code = 127;
+			return -1;
+		}
+	}
+	wait_loop(o, &r, el, *st, out, waitmask);
+	wall = now_ns() - r.start_ns;
+	if (!o->null_run) {
+		pcl_evlist__disable(el);
+		pcl_evlist__read(el);
+	}
+	if (r.wl)
+		pcl_workload__rusage(r.wl, &ru);
+	pcl_stat__add_run(*st, wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime));
+	if (!o->null_run)
+		pcl_evlist__close(el);
+	watch_close(&r.watch);
+	if (r.exited) {
+		if (WIFEXITED(r.status)) {
+			*exit_code = WEXITSTATUS(r.status);
+		} else if (WIFSIGNALED(r.status)) {
+			*exit_code = 128 + WTERMSIG(r.status);
+			if (WTERMSIG(r.status) != SIGINT)
+				fprintf(stderr, "%s: %s\n", o->argv[0], strsignal(WTERMSIG(r.status)));
+		}
+	}
+	pcl_workload__free(r.wl);
+	return 0;
+}
+
+static FILE *open_output(const struct stat_opts *o)
+{
+	FILE *out;
+	time_t now;
+
+	if (!o->output)
+		return stderr;
+	out = fopen(o->output, "we");
+	if (!out) {
+		die_msg("cannot write '%s': %s", o->output, strerror(errno));
+		return NULL;
+	}
+	now = time(NULL);
+	fprintf(out, "# started on %s\n", ctime(&now));
+	return out;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .target = { .sz = sizeof(struct pcl_target) } };
+	struct pcl_evlist *el = NULL;
+	struct pcl_stat *st = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, waitmask;
+	char *desc = NULL;
+	FILE *out = NULL;
+	int exit_code = 0;
+
+	if (parse_opts(argc, argv, &o) || validate(&o)) {
+		free(o.events);
+		return EXIT_USAGE;
+	}
+	el = pcl_evlist__new();
+	if (!el || (!o.null_run && add_events(&o, el))) {
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	desc = target_desc(&o);
+	o.cfg.target_desc = desc;
+	o.cfg.workload = o.argv && !has_cpus(&o) && !o.target.pid && !o.target.tid;
+	out = open_output(&o);
+	if (!out) {
+		exit_code = 1;
+		goto out;
+	}
+	/* SIGINT/SIGTERM only interrupt ppoll(): no race between a check and the sleep */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	for (int i = 0; i < o.repeat && !got_signal; i++) {
+		if (run_once(&o, el, &st, out, &waitmask, &exit_code)) {
+			if (!exit_code)
+				exit_code = 1;
+			goto out;
+		}
+	}
+	if (!o.interval_ms)
+		pcl_stat__print(st, out);
+	if (got_signal) {
+		/* die by the same signal, as perf does, so callers see why we stopped */
+		fflush(NULL);
+		signal(got_signal, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &block, NULL);
+		raise(got_signal);
+	}
+out:
+	if (out && out != stderr)
+		fclose(out);
+	pcl_stat__free(st);
+	pcl_evlist__free(el);
+	free(desc);
+	free(o.events);
+	return exit_code;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* pcl: dispatch to a subcommand. */
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <pcl/pcl.h>
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct cmd commands[] = {
+	{ "stat", cmd_stat },
+	{ "list", cmd_list },
+	{ "help", cmd_help },
+	{ "version", cmd_version },
+};
+
+void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pcl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("pcl version %s\n", pcl_version());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	/* numbers group by the locale's thousands separator, like perf's -B */
+	setlocale(LC_NUMERIC, "");
+	if (argc < 2) {
+		print_usage(NULL, stdout);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "-v"))
+		return cmd_version(argc - 1, argv + 1);
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		return cmd_help(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	die_msg("'%s' is not a pcl command; see 'pcl help'", name);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counting sessions summarised the way `perf stat` prints them: aggregation
+ * (global, per CPU, per core, per socket, per thread), repeated runs with
+ * their variation, interval deltas, derived metrics (CPUs utilized, rates,
+ * insn per cycle, miss ratios) and the three output formats (standard
+ * columns, CSV with -x, JSON with -j) field for field as perf 6.1.
+ *
+ * Output goes to a FILE the caller owns. Not thread-safe.
+ */
+#ifndef PCL_STAT_H
+#define PCL_STAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <pcl/common.h>
+#include <pcl/evlist.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pcl_aggr_mode {
+	PCL_AGGR_GLOBAL = 0,	/* one row per event */
+	PCL_AGGR_NONE,		/* -A: one row per CPU */
+	PCL_AGGR_CORE,		/* --per-core */
+	PCL_AGGR_SOCKET,	/* --per-socket */
+	PCL_AGGR_THREAD,	/* --per-thread */
+};
+
+enum pcl_stat_format {
+	PCL_STAT_STD = 0,
+	PCL_STAT_CSV,
+	PCL_STAT_JSON,
+};
+
+struct pcl_stat_config {
+	size_t sz;			/* sizeof(struct pcl_stat_config) */
+	enum pcl_aggr_mode aggr;
+	enum pcl_stat_format format;
+	const char *csv_sep;		/* -x SEP; "," when NULL */
+	bool big_num;			/* thousands grouping per the locale */
+	int run_count;			/* -r N; 0 or 1 for one run */
+	const char *target_desc;	/* "'true'", "process id '42'", "'system wide'" */
+	bool workload;			/* print user/sys times (a command was run) */
+};
+
+struct pcl_stat;
+
+/*
+ * A summary over @el (which must stay alive and opened the same way for
+ * every run). NULL with errno on failure.
+ */
+PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct pcl_evlist *el);
+PCL_API void pcl_stat__free(struct pcl_stat *st);
+
+/*
+ * Fold the counts last read into @el into the statistics of a finished run
+ * that lasted @wall_ns, with the workload's user and system CPU seconds.
+ */
+PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user_s, double sys_s);
+
+/* Print the whole report (header, rows, footer) of the runs added so far. */
+PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out);
+
+/*
+ * Print one interval: the change since the previous call (or since open) of
+ * the counts last read into @el. @ts is the time since the start and
+ * @interval_ns the wall time the interval covered.
+ */
+PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struct timespec *ts,
+				     uint64_t interval_ns);
+
+/*
+ * A metric for a value of event @idx given the other rows of the same
+ * aggregation: fills @value, @unit (static) and @fmt (printf format, static)
+ * and returns 1, or returns 0 when the event has no metric here. Exposed so
+ * that tests and other front ends derive the same numbers.
+ */
+struct pcl_stat_metric {
+	double value;
+	const char *unit;	/* "CPUs utilized", "K/sec", "insn per cycle", ... */
+	const char *fmt;	/* "%8.3f" style, for the standard format */
+	const char *csv_fmt;	/* "%.3f" style */
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

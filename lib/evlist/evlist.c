@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A set of events opened on a target.
+ *
+ * Counters form a matrix per event: one per (cpu, thread) of the target's
+ * CPU map and thread map, where a per-task target has the single CPU -1 and
+ * a per-CPU target the single thread -1 (or the cgroup fd). Group members
+ * are opened right after their leader at the same (cpu, thread) with the
+ * leader's fd. A group whose leader reads with PERF_FORMAT_GROUP is read in
+ * one read() on the leader, so its members' numbers come from the same
+ * instant.
+ *
+ * Every counter goes through its PMU's ops, so kernel PMUs and user-space
+ * sources are handled by the same code. Kernel counters of a workload are
+ * armed with enable_on_exec; everything else is started by enable().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "internal.h"
+#include "evlist/target.h"
+
+#define READ_FORMAT                                                                        \
+	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+struct evsel {
+	struct pcl_event ev;
+	enum pcl_evsel_state state;
+	int open_errno;
+	bool group_read;	/* leader: read the whole group with PERF_FORMAT_GROUP */
+	struct pcl_counter *ctr; /* [cpu * nthreads + thread] */
+	struct pcl_count *counts;
+};
+
+struct pcl_evlist {
+	struct pcl_events parsed;
+	struct evsel *evsels;
+	int nr, alloc;
+	int *cpus;
+	int ncpus;
+	pid_t *threads;
+	int nthreads;
+	bool workload;
+	bool opened;
+	int cgroup_fd;
+};
+
+PCL_API struct pcl_evlist *pcl_evlist__new(void)
+{
+	struct pcl_evlist *el = calloc(1, sizeof(*el));
+
+	if (el)
+		el->cgroup_fd = -1;
+	return el;
+}
+
+PCL_API void pcl_evlist__free(struct pcl_evlist *el)
+{
+	if (!el)
+		return;
+	pcl_evlist__close(el);
+	for (int i = 0; i < el->nr; i++) {
+		free(el->evsels[i].ctr);
+		free(el->evsels[i].counts);
+	}
+	free(el->evsels);
+	free(el->cpus);
+	free(el->threads);
+	free(el);
+}
+
+PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_parse_error *err)
+{
+	struct pcl_events tmp = { 0 };
+	int ret, base;
+
+	if (!el || el->opened)
+		return -EINVAL;
+	ret = pcl_parse_events(&tmp, spec, err);
+	if (ret < 0)
+		return ret;
+	if (grow_array((void **)&el->evsels, &el->alloc, el->nr + tmp.nr, sizeof(*el->evsels))) {
+		pcl_events__clear(&tmp);
+		return -ENOMEM;
+	}
+	base = el->nr;
+	for (int i = 0; i < tmp.nr; i++) {
+		struct evsel *e = &el->evsels[el->nr++];
+
+		memset(e, 0, sizeof(*e));
+		e->ev = tmp.ev[i];
+		e->ev.leader += base;
+		e->state = PCL_EVSEL_NOT_OPENED;
+	}
+	pcl_events__clear(&tmp);
+	return ret;
+}
+
+PCL_API int pcl_evlist__nr(const struct pcl_evlist *el)
+{
+	return el ? el->nr : 0;
+}
+
+PCL_API const struct pcl_event *pcl_evlist__event(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? &el->evsels[idx].ev : NULL;
+}
+
+PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].state : PCL_EVSEL_NOT_OPENED;
+}
+
+PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].open_errno : 0;
+}
+
+PCL_API int pcl_evlist__user_only_fallback(struct pcl_evlist *el)
+{
+	struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+	int changed = 0;
+
+	if (!el)
+		return -EINVAL;
+	pcl_sys_probe(&caps);
+	if (caps.can_profile_kernel)
+		return 0;
+	for (int i = 0; i < el->nr; i++) {
+		struct pcl_event *ev = &el->evsels[i].ev;
+		struct perf_event_attr *a = &ev->attr;
+		size_t nl;
+
+		if (!pcl_pmu__is_kernel(ev->pmu) || a->exclude_user || a->exclude_kernel ||
+		    a->exclude_hv)
+			continue;
+		a->exclude_kernel = a->exclude_hv = 1;
+		nl = strlen(ev->name);
+		if (nl + 3 < sizeof(ev->name))
+			strcat(ev->name, strchr(ev->name, '/') || !strchr(ev->name, ':') ? ":u" : "u");
+		changed = 1;
+	}
+	return changed;
+}
+
+static bool is_unsupported_errno(int err, const struct pcl_event *ev)
+{
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ENXIO:
+	case ENOSYS:
+		return true;
+	case EINVAL:
+		/* a missing hardware PMU rejects the config; software events never should */
+		return ev->attr.type != PERF_TYPE_SOFTWARE;
+	case EBUSY:
+		return ev->attr.type == PERF_TYPE_BREAKPOINT;
+	default:
+		return false;
+	}
+}
+
+static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct pcl_workload *wl)
+{
+	int ret;
+
+	if (t && (t->system_wide || t->cpu_list || t->cgroup)) {
+		ret = t->cpu_list ? pcl_parse_cpu_list(t->cpu_list, &el->cpus)
+				  : online_cpus(&el->cpus);
+		if (ret < 0)
+			return ret;
+		el->ncpus = ret;
+		if (t->cpu_list) {
+			int *online = NULL, nonline = online_cpus(&online);
+
+			for (int i = 0; i < el->ncpus; i++) {
+				bool ok = false;
+
+				for (int j = 0; j < nonline; j++)
+					ok |= online[j] == el->cpus[i];
+				if (!ok) {
+					free(online);
+					return pcl_err(EINVAL, "CPU '%d' is not online", el->cpus[i]);
+				}
+			}
+			free(online);
+		}
+	} else {
+		el->cpus = malloc(sizeof(int));
+		if (!el->cpus)
+			return -ENOMEM;
+		el->cpus[0] = -1;
+		el->ncpus = 1;
+	}
+	if (t && (t->pid || t->tid)) {
+		if (t->pid && t->tid)
+			return pcl_err(EINVAL, "give either pids or tids, not both");
+		ret = target_threads(t->pid ? t->pid : t->tid, t->pid != NULL, &el->threads);
+		if (ret < 0)
+			return ret;
+		el->nthreads = ret;
+		return 0;
+	}
+	el->threads = malloc(sizeof(pid_t));
+	if (!el->threads)
+		return -ENOMEM;
+	el->nthreads = 1;
+	if (el->cpus[0] >= 0) {
+		el->threads[0] = -1;
+	} else if (wl) {
+		el->threads[0] = pcl_workload__pid(wl);
+		el->workload = true;
+	} else {
+		return pcl_err(EINVAL, "no target: give a command, pids, tids or CPUs");
+	}
+	return 0;
+}
+
+static void close_evsel(struct evsel *e, int n)
+{
+	const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
+
+	for (int i = 0; i < n && e->ctr; i++) {
+		if ((e->ctr[i].fd >= 0 || e->ctr[i].priv) && ops && ops->del)
+			ops->del(&e->ctr[i]);
+		e->ctr[i].fd = -1;
+		e->ctr[i].priv = NULL;
+	}
+}
+
+static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_target *t)
+{
+	struct perf_event_attr *a = &e->ev.attr;
+	bool leader = e->ev.leader == (int)(e - el->evsels);
+	struct evsel *l = &el->evsels[e->ev.leader];
+
+	a->size = sizeof(*a);
+	a->read_format = READ_FORMAT;
+	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu))
+		a->read_format |= PERF_FORMAT_GROUP;
+	a->inherit = !(t && t->no_inherit);
+	a->disabled = leader;
+	a->enable_on_exec = leader && el->workload;
+}
+
+/* Open one event at (cpu, thread) index; the leader of its group is already open. */
+static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
+{
+	struct pcl_counter *c = &e->ctr[ci * el->nthreads + ti];
+	const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
+	struct evsel *l = &el->evsels[e->ev.leader];
+	int ret;
+
+	c->attr = &e->ev.attr;
+	c->pmu = e->ev.pmu;
+	c->cpu = el->cpus[ci];
+	c->pid = el->threads[ti];
+	c->flags = 0;
+	c->fd = -1;
+	c->group_fd = l != e && pcl_pmu__is_kernel(e->ev.pmu) ? l->ctr[ci * el->nthreads + ti].fd
+							     : -1;
+	if (el->cgroup_fd >= 0 && pcl_pmu__is_kernel(e->ev.pmu)) {
+		c->pid = el->cgroup_fd;
+		c->flags = PERF_FLAG_PID_CGROUP;
+	}
+	if (!ops || !ops->add)
+		return -EOPNOTSUPP;
+	ret = ops->add(c);
+	if (ret == -EINVAL && e->ev.attr.exclude_guest) {
+		/* older kernels and some PMUs refuse exclude_guest: retry as perf does */
+		e->ev.attr.exclude_guest = 0;
+		ret = ops->add(c);
+	}
+	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {
+		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+		ret = ops->add(c);
+	}
+	return ret;
+}
+
+static const char *target_hint(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return "; perf_event_paranoid forbids this for this user (try as root, or lower "
+		       "/proc/sys/kernel/perf_event_paranoid)";
+	case EMFILE:
+		return "; too many open files (raise 'ulimit -n')";
+	case ESRCH:
+		return "; the target process is gone";
+	default:
+		return "";
+	}
+}
+
+static int open_evsel(struct pcl_evlist *el, struct evsel *e)
+{
+	int n = el->ncpus * el->nthreads, ret = 0;
+	struct evsel *l = &el->evsels[e->ev.leader];
+
+	e->ctr = calloc((size_t)n, sizeof(*e->ctr));
+	e->counts = calloc((size_t)n, sizeof(*e->counts));
+	if (!e->ctr || !e->counts)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		e->ctr[i].fd = -1;
+	if (l != e && l->state != PCL_EVSEL_OK) {
+		e->state = PCL_EVSEL_NOT_SUPPORTED;
+		e->open_errno = l->open_errno;
+		return 0;
+	}
+	for (int ci = 0; ci < el->ncpus && !ret; ci++)
+		for (int ti = 0; ti < el->nthreads && !ret; ti++)
+			ret = open_counter(el, e, ci, ti);
+	if (!ret) {
+		e->state = PCL_EVSEL_OK;
+		e->group_read = l == e && (e->ev.attr.read_format & PERF_FORMAT_GROUP);
+		return 0;
+	}
+	close_evsel(e, n);
+	e->open_errno = -ret;
+	if (is_unsupported_errno(-ret, &e->ev)) {
+		e->state = PCL_EVSEL_NOT_SUPPORTED;
+		return 0;
+	}
+	return pcl_err(-ret, "cannot open event '%s': %s%s", e->ev.name, pcl_strerror(ret),
+		       target_hint(-ret));
+}
+
+PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
+			     struct pcl_workload *wl)
+{
+	int ret, nok = 0;
+
+	if (!el || el->opened || (target && target->sz < sizeof(*target)))
+		return -EINVAL;
+	if (!el->nr)
+		return pcl_err(EINVAL, "no events to open");
+	/* a closed list may be opened again (perf stat -r): start from clean maps */
+	free(el->cpus);
+	free(el->threads);
+	el->cpus = NULL;
+	el->threads = NULL;
+	el->ncpus = el->nthreads = 0;
+	el->workload = false;
+	for (int i = 0; i < el->nr; i++) {
+		free(el->evsels[i].ctr);
+		free(el->evsels[i].counts);
+		el->evsels[i].ctr = NULL;
+		el->evsels[i].counts = NULL;
+		el->evsels[i].state = PCL_EVSEL_NOT_OPENED;
+		el->evsels[i].open_errno = 0;
+	}
+	ret = build_maps(el, target, wl);
+	if (ret)
+		return ret;
+	if (target && target->cgroup) {
+		el->cgroup_fd = cgroup_open(target->cgroup);
+		if (el->cgroup_fd < 0)
+			return el->cgroup_fd;
+	}
+	el->opened = true;
+	for (int i = 0; i < el->nr; i++)
+		setup_attr(el, &el->evsels[i], target);
+	for (int i = 0; i < el->nr; i++) {
+		ret = open_evsel(el, &el->evsels[i]);
+		if (ret) {
+			pcl_evlist__close(el);
+			return ret;
+		}
+		nok += el->evsels[i].state == PCL_EVSEL_OK;
+	}
+	if (!nok) {
+		int e = el->evsels[0].open_errno;
+
+		pcl_evlist__close(el);
+		return pcl_err(e ? e : ENODEV, "no event could be opened on this machine (%s: %s)",
+			       el->evsels[0].ev.name, pcl_strerror(e));
+	}
+	return 0;
+}
+
+/* Apply start or stop to every leader (and every user-space counter). */
+static int for_each_leader(struct pcl_evlist *el, bool start, bool skip_armed)
+{
+	int ret = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		struct evsel *e = &el->evsels[i];
+		const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
+		bool kernel = pcl_pmu__is_kernel(e->ev.pmu);
+		int (*fn)(struct pcl_counter *);
+
+		if (e->state != PCL_EVSEL_OK || (kernel && e->ev.leader != i))
+			continue;
+		if (skip_armed && kernel && el->workload)
+			continue;
+		fn = start ? ops->start : ops->stop;
+		if (!fn)
+			continue;
+		for (int c = 0; c < el->ncpus * el->nthreads; c++) {
+			int r = fn(&e->ctr[c]);
+
+			if (r && !ret)
+				ret = r;
+		}
+	}
+	return ret;
+}
+
+PCL_API int pcl_evlist__enable(struct pcl_evlist *el)
+{
+	return el && el->opened ? for_each_leader(el, true, true) : -EINVAL;
+}
+
+PCL_API int pcl_evlist__disable(struct pcl_evlist *el)
+{
+	return el && el->opened ? for_each_leader(el, false, false) : -EINVAL;
+}
+
+PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
+{
+	if (!el || !el->opened)
+		return -EINVAL;
+	for (int i = 0; i < el->nr; i++) {
+		struct evsel *e = &el->evsels[i];
+
+		if (e->state != PCL_EVSEL_OK || !pcl_pmu__is_kernel(e->ev.pmu))
+			continue;
+		for (int c = 0; c < el->ncpus * el->nthreads; c++)
+			if (e->ctr[c].fd >= 0)
+				ioctl(e->ctr[c].fd, PERF_EVENT_IOC_RESET, 0);
+	}
+	return 0;
+}
+
+PCL_API void pcl_evlist__close(struct pcl_evlist *el)
+{
+	if (!el)
+		return;
+	/* members before leaders: a leader's fd must outlive its group */
+	for (int i = el->nr - 1; i >= 0; i--)
+		close_evsel(&el->evsels[i], el->ncpus * el->nthreads);
+	if (el->cgroup_fd >= 0)
+		close(el->cgroup_fd);
+	el->cgroup_fd = -1;
+	el->opened = false;
+}
+
+PCL_API int pcl_evlist__nr_cpus(const struct pcl_evlist *el)
+{
+	return el ? el->ncpus : 0;
+}
+
+PCL_API int pcl_evlist__cpu(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->ncpus ? el->cpus[idx] : -1;
+}
+
+PCL_API int pcl_evlist__nr_threads(const struct pcl_evlist *el)
+{
+	return el ? el->nthreads : 0;
+}
+
+PCL_API pid_t pcl_evlist__thread(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nthreads ? el->threads[idx] : -1;
+}
+
+/*
+ * One read() on a group leader with PERF_FORMAT_GROUP fills every member:
+ * { nr, time_enabled, time_running, { value, id } [nr] }.
+ */
+static int read_group(struct pcl_evlist *el, int leader, int c)
+{
+	struct evsel *l = &el->evsels[leader];
+	int nr = l->ev.nr_members;
+	uint64_t buf[3 + 2 * 64];
+	ssize_t n;
+
+	if (nr > 64)
+		return -E2BIG;
+	do {
+		n = read(l->ctr[c].fd, buf, sizeof(buf));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > (uint64_t)nr ||
+	    n < (ssize_t)((3 + 2 * buf[0]) * sizeof(uint64_t)))
+		return -EIO;
+	for (uint64_t k = 0; k < buf[0]; k++) {
+		struct evsel *m = &el->evsels[leader + (int)k];
+
+		if (m->state != PCL_EVSEL_OK)
+			continue;
+		m->counts[c].val = buf[3 + 2 * k];
+		m->counts[c].id = buf[4 + 2 * k];
+		m->counts[c].ena = buf[1];
+		m->counts[c].run = buf[2];
+	}
+	return 0;
+}
+
+PCL_API int pcl_evlist__read(struct pcl_evlist *el)
+{
+	int ret = 0;
+
+	if (!el || !el->opened)
+		return -EINVAL;
+	for (int i = 0; i < el->nr; i++) {
+		struct evsel *e = &el->evsels[i];
+		struct evsel *l = &el->evsels[e->ev.leader];
+		const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
+
+		if (e->state != PCL_EVSEL_OK)
+			continue;
+		for (int c = 0; c < el->ncpus * el->nthreads; c++) {
+			int r;
+
+			if (l->group_read) {
+				if (l != e)
+					continue; /* filled by the leader's read */
+				r = read_group(el, i, c);
+			} else {
+				r = ops->read(&e->ctr[c], &e->counts[c]);
+			}
+			if (r && !ret)
+				ret = pcl_err(-r, "cannot read event '%s': %s", e->ev.name,
+					      pcl_strerror(r));
+		}
+	}
+	return ret;
+}
+
+PCL_API int pcl_evlist__count(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx,
+			      struct pcl_count *out)
+{
+	const struct evsel *e;
+
+	if (!el || idx < 0 || idx >= el->nr || !out || cpu_idx >= el->ncpus ||
+	    thread_idx >= el->nthreads)
+		return -EINVAL;
+	e = &el->evsels[idx];
+	memset(out, 0, sizeof(*out));
+	if (e->state != PCL_EVSEL_OK || !e->counts)
+		return -ENOENT;
+	for (int ci = 0; ci < el->ncpus; ci++) {
+		if (cpu_idx >= 0 && ci != cpu_idx)
+			continue;
+		for (int ti = 0; ti < el->nthreads; ti++) {
+			const struct pcl_count *c = &e->counts[ci * el->nthreads + ti];
+
+			if (thread_idx >= 0 && ti != thread_idx)
+				continue;
+			out->val += c->val;
+			out->ena += c->ena;
+			out->run += c->run;
+			out->id = c->id;
+		}
+	}
+	return 0;
+}
+
+PCL_API double pcl_count__scaled(const struct pcl_count *c, double scale)
+{
+	double v;
+
+	if (!c || !c->run)
+		return 0.0;
+	v = (double)c->val;
+	if (c->run < c->ena)
+		v = v * ((double)c->ena / (double)c->run);
+	return v * (scale ? scale : 1.0);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* What crosses files inside libpcl. Never installed. */
+#ifndef PCL_INTERNAL_H
+#define PCL_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pcl/pcl.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Record a failure message for pcl_last_error() and return -err (err > 0). */
+int pcl_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Diagnostics through the user's print callback. */
+void pcl_pr(enum pcl_print_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define pr_warn(...) pcl_pr(PCL_WARN, __VA_ARGS__)
+#define pr_debug(...) pcl_pr(PCL_DEBUG, __VA_ARGS__)
+
+/* Small file helpers: read a whole small file (sysfs, procfs) into buf, NUL-terminated,
+ * trailing newline stripped. Return length or -errno. */
+int read_small_file(const char *path, char *buf, size_t size);
+int read_small_fileat(int dirfd, const char *name, char *buf, size_t size);
+/* Read an integer from a file; -errno on failure. */
+int read_int_file(const char *path, long long *val);
+
+/* Growable arrays: grow *arr to hold at least @need elements of @elem bytes. */
+int grow_array(void **arr, int *alloc, int need, size_t elem);
+
+/* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
+int edit_distance(const char *a, const char *b, int cap);
+
+/* pmu internals used by the parser and evlist */
+struct pcl_pmu *pmu_tracepoint(void);
+struct pcl_pmu *pmu_breakpoint(void);
+struct pcl_pmu *pmu_software(void);
+struct pcl_pmu *pmu_hardware(void);	/* the core PMU behind PERF_TYPE_HARDWARE (cpu), may be NULL */
+/* Search every PMU's aliases, including bare-named user-space ones; first match. */
+struct pcl_pmu *pmu_find_alias_anywhere(const char *name, const struct pcl_pmu_alias **alias);
+/* The ops that drive perf_event_open(2). */
+extern const struct pcl_pmu_ops pmu_kernel_ops;
+void pmu_register_builtin(void);
+struct pcl_pmu *pmu_register_desc(const struct pcl_pmu_desc *desc);
+
+/* tracepoint id for "sys:name" via tracefs; -errno. */
+int tracepoint_id(const char *sys, const char *name, uint64_t *id);
+
+/* Read a kernel counter with read_format TOTAL_TIME_ENABLED|RUNNING|ID. */
+int kernel_counter_read(int fd, struct pcl_count *out);
+
+#endif

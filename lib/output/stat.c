@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counting sessions printed the way perf stat 6.1 prints them.
+ *
+ * Rows: the counters of an evlist are summed into aggregation ids (one id
+ * for global counting; one per CPU, core, socket or thread otherwise).
+ * Each (event, id) pair keeps a running mean and variance of its scaled
+ * value over the runs (-r) by Welford's method, and a snapshot for interval
+ * deltas (-I).
+ *
+ * Layout of a standard row, measured against perf 6.1:
+ *   [prefix] %18s value, ' ', %-4s unit, ' ', %-32s name, metric (35 wide:
+ *   " # " fmt " " %-23s unit), then "  ( +-%6.2f%% )" noise and
+ *   "  (%.2f%%)" running share. Rows that did not count use %-25s for the
+ *   name and 35 blanks for the metric, as perf does.
+ * CSV fields: [interval,][aggr,]value,unit,event,[variance,]run,pcnt,
+ *   metric,metric-unit. JSON keys: the same names perf uses.
+ */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "output/stat-metrics.h"
+
+struct welford {
+	int n;
+	double mean, m2;
+};
+
+struct row {
+	struct welford val;	/* scaled value over runs */
+	struct welford ena, run;
+	bool counted;		/* run > 0 in the last run */
+	struct pcl_count last;	/* raw sum of the last run */
+	struct pcl_count prev;	/* interval snapshot */
+};
+
+struct aggr_id {
+	int socket, die, core, cpu;
+	int nr;			/* CPUs in it */
+	int thread_idx;		/* per-thread mode */
+	char comm[32];
+	pid_t tid;
+};
+
+struct pcl_stat {
+	struct pcl_stat_config cfg;
+	struct pcl_evlist *el;
+	int nr_ev;
+	int nr_aggr;
+	struct aggr_id *ids;
+	int *cpu_aggr;		/* cpu index -> aggregation id */
+	struct row *rows;	/* [ev * nr_aggr + aggr] */
+	struct welford wall;
+	double user_s, sys_s;
+	int intervals;
+};
+
+static void welford_add(struct welford *w, double x)
+{
+	double d = x - w->mean;
+
+	w->n++;
+	w->mean += d / w->n;
+	w->m2 += d * (x - w->mean);
+}
+
+/* Standard deviation of the mean, as perf's stddev_stats(). */
+static double welford_stddev_mean(const struct welford *w)
+{
+	double var;
+
+	if (w->n < 2)
+		return 0.0;
+	var = w->m2 / (w->n - 1);
+	return sqrt(var / w->n);
+}
+
+static double rel_stddev(const struct welford *w)
+{
+	return w->mean ? 100.0 * welford_stddev_mean(w) / w->mean : 0.0;
+}
+
+static int same_id(const struct aggr_id *a, const struct aggr_id *b, enum pcl_aggr_mode m)
+{
+	if (m == PCL_AGGR_SOCKET)
+		return a->socket == b->socket;
+	return a->socket == b->socket && a->die == b->die && a->core == b->core;
+}
+
+static int cmp_aggr(const void *pa, const void *pb)
+{
+	const struct aggr_id *a = pa, *b = pb;
+
+	if (a->socket != b->socket)
+		return a->socket - b->socket;
+	if (a->die != b->die)
+		return a->die - b->die;
+	if (a->core != b->core)
+		return a->core - b->core;
+	return a->cpu - b->cpu;
+}
+
+static void read_comm(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	if (read_small_file(path, buf, size) <= 0)
+		snprintf(buf, size, "%s", "<unknown>");
+}
+
+/* Build the aggregation ids and the CPU -> id map for the configured mode. */
+static int build_aggr(struct pcl_stat *st)
+{
+	int ncpu = pcl_evlist__nr_cpus(st->el), nthr = pcl_evlist__nr_threads(st->el);
+	enum pcl_aggr_mode m = st->cfg.aggr;
+	bool per_cpu = pcl_evlist__cpu(st->el, 0) >= 0;
+
+	st->cpu_aggr = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(int));
+	st->ids = calloc((size_t)(ncpu > nthr ? ncpu : nthr) + 1, sizeof(*st->ids));
+	if (!st->cpu_aggr || !st->ids)
+		return -ENOMEM;
+	if (m == PCL_AGGR_THREAD) {
+		for (int t = 0; t < nthr; t++) {
+			st->ids[t].thread_idx = t;
+			st->ids[t].tid = pcl_evlist__thread(st->el, t);
+			if (st->ids[t].tid > 0)
+				read_comm(st->ids[t].tid, st->ids[t].comm, sizeof(st->ids[t].comm));
+		}
+		st->nr_aggr = nthr;
+		return 0;
+	}
+	if (m == PCL_AGGR_GLOBAL || !per_cpu) {
+		st->cfg.aggr = PCL_AGGR_GLOBAL;
+		st->nr_aggr = 1;
+		st->ids[0].nr = ncpu;
+		return 0;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		struct pcl_cpu_topo topo;
+		struct aggr_id id = { .cpu = pcl_evlist__cpu(st->el, c), .nr = 1 };
+		int k;
+
+		pcl_cpu_topology(id.cpu, &topo);
+		id.socket = topo.socket < 0 ? 0 : topo.socket;
+		id.die = topo.die;
+		id.core = topo.core < 0 ? id.cpu : topo.core;
+		for (k = 0; m != PCL_AGGR_NONE && k < st->nr_aggr; k++) {
+			if (same_id(&st->ids[k], &id, m)) {
+				st->ids[k].nr++;
+				break;
+			}
+		}
+		if (m == PCL_AGGR_NONE || k == st->nr_aggr)
+			st->ids[st->nr_aggr++] = id;
+	}
+	if (m != PCL_AGGR_NONE)
+		qsort(st->ids, (size_t)st->nr_aggr, sizeof(*st->ids), cmp_aggr);
+	for (int c = 0; c < ncpu; c++) {
+		struct aggr_id id = { .cpu = pcl_evlist__cpu(st->el, c) };
+		struct pcl_cpu_topo topo;
+
+		pcl_cpu_topology(id.cpu, &topo);
+		id.socket = topo.socket < 0 ? 0 : topo.socket;
+		id.die = topo.die;
+		id.core = topo.core < 0 ? id.cpu : topo.core;
+		for (int k = 0; k < st->nr_aggr; k++) {
+			if (m == PCL_AGGR_NONE ? st->ids[k].cpu == id.cpu : same_id(&st->ids[k], &id, m)) {
+				st->cpu_aggr[c] = k;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct pcl_evlist *el)
+{
+	struct pcl_stat *st;
+
+	if (!cfg || cfg->sz < sizeof(*cfg) || !el) {
+		errno = EINVAL;
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->cfg = *cfg;
+	if (!st->cfg.csv_sep)
+		st->cfg.csv_sep = ",";
+	st->el = el;
+	st->nr_ev = pcl_evlist__nr(el);
+	if (build_aggr(st))
+		goto err;
+	st->rows = calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr,
+			  sizeof(*st->rows));
+	if (!st->rows)
+		goto err;
+	return st;
+err:
+	pcl_stat__free(st);
+	errno = ENOMEM;
+	return NULL;
+}
+
+PCL_API void pcl_stat__free(struct pcl_stat *st)
+{
+	if (!st)
+		return;
+	free(st->rows);
+	free(st->ids);
+	free(st->cpu_aggr);
+	free(st);
+}
+
+/* Sum of the last read counts of event @ev over aggregation id @a. */
+static void aggr_count(struct pcl_stat *st, int ev, int a, struct pcl_count *out)
+{
+	int ncpu = pcl_evlist__nr_cpus(st->el);
+
+	memset(out, 0, sizeof(*out));
+	if (st->cfg.aggr == PCL_AGGR_THREAD) {
+		pcl_evlist__count(st->el, ev, -1, st->ids[a].thread_idx, out);
+		return;
+	}
+	if (st->cfg.aggr == PCL_AGGR_GLOBAL) {
+		pcl_evlist__count(st->el, ev, -1, -1, out);
+		return;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		struct pcl_count one;
+
+		if (st->cpu_aggr[c] != a || pcl_evlist__count(st->el, ev, c, -1, &one))
+			continue;
+		out->val += one.val;
+		out->ena += one.ena;
+		out->run += one.run;
+	}
+}
+
+static double event_scale(const struct pcl_event *ev)
+{
+	return ev->scale ? ev->scale : 1.0;
+}
+
+PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user_s, double sys_s)
+{
+	if (!st)
+		return -EINVAL;
+	for (int e = 0; e < st->nr_ev; e++) {
+		const struct pcl_event *ev = pcl_evlist__event(st->el, e);
+
+		for (int a = 0; a < st->nr_aggr; a++) {
+			struct row *r = &st->rows[e * st->nr_aggr + a];
+
+			aggr_count(st, e, a, &r->last);
+			r->counted = r->last.run > 0;
+			welford_add(&r->val, pcl_count__scaled(&r->last, event_scale(ev)));
+			welford_add(&r->ena, (double)r->last.ena);
+			welford_add(&r->run, (double)r->last.run);
+		}
+	}
+	welford_add(&st->wall, (double)wall_ns);
+	st->user_s = user_s;
+	st->sys_s = sys_s;
+	return 0;
+}
+
+/* What one printed row needs. */
+struct line {
+	const struct pcl_event *ev;
+	int idx, aggr;
+	double value;		/* scaled, in the event's display unit */
+	double raw;		/* scaled, in the counter's unit (ns for clocks) */
+	uint64_t ena, run;
+	bool supported, counted;
+	double noise;		/* relative stddev %, or -1 when one run */
+	const char *prefix_ts;	/* interval timestamp text, or NULL */
+};
+
+static bool is_clock(const struct pcl_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK ||
+		ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+static const char *display_unit(const struct pcl_event *ev)
+{
+	if (is_clock(ev))
+		return "msec";
+	return ev->unit ? ev->unit : "";
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The aggregation prefix in the standard, CSV or JSON form. */
+static void print_prefix(struct pcl_stat *st, FILE *out, int a)
+{
+	const struct aggr_id *id = &st->ids[a];
+	const char *sep = st->cfg.csv_sep;
+	enum pcl_stat_format f = st->cfg.format;
+	char core[64];
+
+	snprintf(core, sizeof(core), "S%d-D%d-C%d", id->socket, id->die, id->core);
+	switch (st->cfg.aggr) {
+	case PCL_AGGR_NONE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"cpu\" : \"%d\", ", id->cpu);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "CPU%d%s", id->cpu, sep);
+		else
+			fprintf(out, "CPU%-7d ", id->cpu);
+		break;
+	case PCL_AGGR_CORE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"core\" : \"%s\", \"aggregate-number\" : %d, ", core, id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "%s%s%d%s", core, sep, id->nr, sep);
+		else
+			fprintf(out, "S%d-D%d-C%-8d %4d ", id->socket, id->die, id->core, id->nr);
+		break;
+	case PCL_AGGR_SOCKET:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", id->socket,
+				id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "S%d%s%d%s", id->socket, sep, id->nr, sep);
+		else
+			fprintf(out, "S%-5d %4d ", id->socket, id->nr);
+		break;
+	case PCL_AGGR_THREAD:
+		if (f == PCL_STAT_JSON) {
+			char t[64];
+
+			snprintf(t, sizeof(t), "%s-%d", id->comm, (int)id->tid);
+			fprintf(out, "\"thread\" : ");
+			json_str(out, t);
+			fprintf(out, ", ");
+		} else if (f == PCL_STAT_CSV) {
+			fprintf(out, "%s-%d%s", id->comm, (int)id->tid, sep);
+		} else {
+			fprintf(out, "%16s-%-8d ", id->comm, (int)id->tid);
+		}
+		break;
+	case PCL_AGGR_GLOBAL:
+		break;
+	}
+}
+
+static void print_value_std(struct pcl_stat *st, FILE *out, const struct line *l)
+{
+	bool integral = floor(l->value) == l->value;
+
+	if (st->cfg.big_num)
+		fprintf(out, integral ? "%'18.0f" : "%'18.2f", l->value);
+	else
+		fprintf(out, integral ? "%18.0f" : "%18.2f", l->value);
+}
+
+static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
+			   const struct pcl_stat_metric *m, bool has_metric)
+{
+	const char *unit = display_unit(l->ev);
+
+	if (l->prefix_ts)
+		fprintf(out, "%s ", l->prefix_ts);
+	print_prefix(st, out, l->aggr);
+	if (!l->supported || !l->counted) {
+		fprintf(out, "%18s %-4s %-25s%-35s", l->supported ? "<not counted>" : "<not supported>",
+			unit, l->ev->name, "");
+	} else {
+		print_value_std(st, out, l);
+		fprintf(out, " %-4s %-32s", unit, l->ev->name);
+		if (has_metric) {
+			char num[64];
+			int n;
+
+			n = snprintf(num, sizeof(num), m->fmt, m->value);
+			fprintf(out, " # %s %-*s", num, 35 - 3 - n - 1 > 0 ? 35 - 3 - n - 1 : 0,
+				m->unit);
+		} else {
+			fprintf(out, "%-35s", "");
+		}
+	}
+	if (l->noise > 0)
+		fprintf(out, "  ( +-%6.2f%% )", l->noise);
+	if (l->supported && l->counted && l->run < l->ena)
+		fprintf(out, "  (%.2f%%)", 100.0 * (double)l->run / (double)l->ena);
+	fputc('\n', out);
+}
+
+static double pcnt_running(const struct line *l)
+{
+	return l->run != l->ena && l->ena ? 100.0 * (double)l->run / (double)l->ena : 100.0;
+}
+
+static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
+			   const struct pcl_stat_metric *m, bool has_metric)
+{
+	const char *sep = st->cfg.csv_sep;
+
+	if (l->prefix_ts)
+		fprintf(out, "%s%s", l->prefix_ts, sep);
+	print_prefix(st, out, l->aggr);
+	if (!l->supported || !l->counted)
+		fprintf(out, "%s", l->supported ? "<not counted>" : "<not supported>");
+	else
+		fprintf(out, floor(l->value) == l->value ? "%.0f" : "%.2f", l->value);
+	fprintf(out, "%s%s%s%s%s", sep, display_unit(l->ev), sep, l->ev->name, sep);
+	if (l->noise >= 0)
+		fprintf(out, "%.2f%%%s", l->noise, sep);
+	fprintf(out, "%llu%s%.2f%s", (unsigned long long)l->run, sep, pcnt_running(l), sep);
+	if (has_metric && l->supported && l->counted) {
+		fprintf(out, m->csv_fmt, m->value);
+		fprintf(out, "%s%s", sep, m->unit);
+	} else {
+		fprintf(out, "%s", sep);
+	}
+	fputc('\n', out);
+}
+
+static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l,
+			    const struct pcl_stat_metric *m, bool has_metric)
+{
+	bool ok = l->supported && l->counted;
+
+	fputc('{', out);
+	if (l->prefix_ts)
+		fprintf(out, "\"interval\" : %s, ", l->prefix_ts);
+	print_prefix(st, out, l->aggr);
+	if (ok)
+		fprintf(out, "\"counter-value\" : \"%f\", ", l->value);
+	else
+		fprintf(out, "\"counter-value\" : \"%s\", ",
+			l->supported ? "<not counted>" : "<not supported>");
+	fprintf(out, "\"unit\" : ");
+	json_str(out, display_unit(l->ev));
+	fprintf(out, ", \"event\" : ");
+	json_str(out, l->ev->name);
+	if (l->noise >= 0)
+		fprintf(out, ", \"variance\" : %.2f", l->noise);
+	fprintf(out, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ",
+		(unsigned long long)l->run, pcnt_running(l));
+	/* perf prints "(null)" for an event without a metric; an empty unit is what it means */
+	fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : ", has_metric && ok ? m->value : 0.0);
+	json_str(out, has_metric && ok ? m->unit : "");
+	fprintf(out, "}\n");
+}
+
+/* Fill the values every row of aggregation @a needs for metrics. */
+static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, struct stat_shadow *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	for (int e = 0; e < st->nr_ev; e++) {
+		const struct line *l = &lines[e * st->nr_aggr + a];
+
+		if (l->supported && l->counted)
+			stat_shadow_add(sh, l->ev, l->raw);
+	}
+}
+
+static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int idx,
+		       double wall_ns)
+{
+	struct line *l = &lines[idx];
+	struct stat_shadow sh;
+	struct pcl_stat_metric m = { 0 };
+	bool has;
+
+	gather_shadow(st, lines, l->aggr, &sh);
+	sh.wall_ns = wall_ns;
+	has = l->supported && l->counted && stat_metric(&sh, l->ev, l->raw, &m);
+	if (st->cfg.format == PCL_STAT_CSV)
+		print_line_csv(st, out, l, &m, has);
+	else if (st->cfg.format == PCL_STAT_JSON)
+		print_line_json(st, out, l, &m, has);
+	else
+		print_line_std(st, out, l, &m, has);
+}
+
+static int cmp_thread_lines(const void *pa, const void *pb)
+{
+	const struct line *a = *(const struct line *const *)pa, *b = *(const struct line *const *)pb;
+
+	return a->value < b->value ? 1 : a->value > b->value ? -1 : 0;
+}
+
+/* Print every row in perf's order. */
+static void print_lines(struct pcl_stat *st, FILE *out, struct line *lines, double wall_ns)
+{
+	int nr = st->nr_ev * st->nr_aggr;
+
+	if (st->cfg.aggr == PCL_AGGR_CORE || st->cfg.aggr == PCL_AGGR_SOCKET) {
+		/* by aggregation id, then event */
+		for (int a = 0; a < st->nr_aggr; a++)
+			for (int e = 0; e < st->nr_ev; e++)
+				print_line(st, out, lines, e * st->nr_aggr + a, wall_ns);
+		return;
+	}
+	for (int e = 0; e < st->nr_ev; e++) {
+		struct line **order = malloc(sizeof(*order) * (size_t)st->nr_aggr);
+
+		if (!order)
+			return;
+		for (int a = 0; a < st->nr_aggr; a++)
+			order[a] = &lines[e * st->nr_aggr + a];
+		if (st->cfg.aggr == PCL_AGGR_THREAD)
+			qsort(order, (size_t)st->nr_aggr, sizeof(*order), cmp_thread_lines);
+		for (int a = 0; a < st->nr_aggr; a++) {
+			/* perf leaves out threads that never ran */
+			if (st->cfg.aggr == PCL_AGGR_THREAD && !order[a]->ena && nr > 1 &&
+			    order[a]->supported)
+				continue;
+			print_line(st, out, lines, (int)(order[a] - lines), wall_ns);
+		}
+		free(order);
+	}
+}
+
+static struct line *make_lines(struct pcl_stat *st)
+{
+	struct line *lines = calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr,
+				    sizeof(*lines));
+
+	if (!lines)
+		return NULL;
+	for (int e = 0; e < st->nr_ev; e++) {
+		for (int a = 0; a < st->nr_aggr; a++) {
+			struct line *l = &lines[e * st->nr_aggr + a];
+
+			l->ev = pcl_evlist__event(st->el, e);
+			l->idx = e;
+			l->aggr = a;
+			l->supported = pcl_evlist__state(st->el, e) == PCL_EVSEL_OK;
+			l->noise = -1;
+		}
+	}
+	return lines;
+}
+
+static void set_value(struct line *l, double raw)
+{
+	l->raw = raw;
+	l->value = is_clock(l->ev) ? raw / 1e6 : raw;
+}
+
+static void print_header(struct pcl_stat *st, FILE *out)
+{
+	fprintf(out, "\n Performance counter stats for %s",
+		st->cfg.target_desc ? st->cfg.target_desc : "'system wide'");
+	if (st->cfg.run_count > 1)
+		fprintf(out, " (%d runs)", st->cfg.run_count);
+	fprintf(out, ":\n\n");
+}
+
+static int precision_for(double num)
+{
+	if (num > 1 || num <= 0)
+		return 0;
+	return (int)lround(ceil(-log10(num)));
+}
+
+static void print_footer(struct pcl_stat *st, FILE *out)
+{
+	double avg = st->wall.mean / 1e9;
+
+	if (st->nr_ev)
+		fputc('\n', out);
+	if (st->wall.n <= 1) {
+		fprintf(out, " %17.9f seconds time elapsed", avg);
+		if (st->cfg.workload) {
+			fprintf(out, "\n\n");
+			fprintf(out, " %17.9f seconds user\n", st->user_s);
+			fprintf(out, " %17.9f seconds sys\n", st->sys_s);
+		}
+	} else {
+		double sd = welford_stddev_mean(&st->wall) / 1e9;
+		int prec = precision_for(sd) + 2;
+
+		fprintf(out, " %17.*f +- %.*f seconds time elapsed", prec, avg, prec, sd);
+		if (rel_stddev(&st->wall) > 0)
+			fprintf(out, "  ( +-%6.2f%% )", rel_stddev(&st->wall));
+	}
+	fprintf(out, "\n\n");
+}
+
+PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
+{
+	struct line *lines;
+
+	if (!st || !out)
+		return -EINVAL;
+	lines = make_lines(st);
+	if (!lines)
+		return -ENOMEM;
+	for (int i = 0; i < st->nr_ev * st->nr_aggr; i++) {
+		struct row *r = &st->rows[i];
+
+		set_value(&lines[i], r->val.mean);
+		lines[i].ena = (uint64_t)llround(r->ena.mean);
+		lines[i].run = (uint64_t)llround(r->run.mean);
+		lines[i].counted = r->counted;
+		if (st->wall.n > 1)
+			lines[i].noise = st->cfg.format == PCL_STAT_STD ? rel_stddev(&r->val)
+									  : rel_stddev(&r->val);
+	}
+	if (st->cfg.format == PCL_STAT_STD)
+		print_header(st, out);
+	print_lines(st, out, lines, st->wall.mean);
+	if (st->cfg.format == PCL_STAT_STD)
+		print_footer(st, out);
+	free(lines);
+	fflush(out);
+	return 0;
+}
+
+static void print_interval_header(struct pcl_stat *st, FILE *out)
+{
+	switch (st->cfg.aggr) {
+	case PCL_AGGR_SOCKET:
+		fprintf(out, "#           time socket cpus             counts %*s events\n", 4, "unit");
+		break;
+	case PCL_AGGR_CORE:
+		fprintf(out, "#           time core            cpus             counts %*s events\n", 4,
+			"unit");
+		break;
+	case PCL_AGGR_NONE:
+		fprintf(out, "#           time CPU                    counts %*s events\n", 4, "unit");
+		break;
+	case PCL_AGGR_THREAD:
+		fprintf(out, "#           time             comm-pid                  counts %*s events\n",
+			4, "unit");
+		break;
+	case PCL_AGGR_GLOBAL:
+		fprintf(out, "#           time             counts %*s events\n", 4, "unit");
+		break;
+	}
+}
+
+PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struct timespec *ts,
+				     uint64_t interval_ns)
+{
+	struct line *lines;
+	char tsbuf[48];
+
+	if (!st || !out || !ts)
+		return -EINVAL;
+	lines = make_lines(st);
+	if (!lines)
+		return -ENOMEM;
+	if (st->cfg.format == PCL_STAT_JSON)
+		snprintf(tsbuf, sizeof(tsbuf), "%lu.%09lu", (unsigned long)ts->tv_sec,
+			 (unsigned long)ts->tv_nsec);
+	else
+		snprintf(tsbuf, sizeof(tsbuf), "%6lu.%09lu", (unsigned long)ts->tv_sec,
+			 (unsigned long)ts->tv_nsec);
+	for (int e = 0; e < st->nr_ev; e++) {
+		const struct pcl_event *ev = pcl_evlist__event(st->el, e);
+
+		for (int a = 0; a < st->nr_aggr; a++) {
+			struct row *r = &st->rows[e * st->nr_aggr + a];
+			struct line *l = &lines[e * st->nr_aggr + a];
+			struct pcl_count now, d;
+
+			aggr_count(st, e, a, &now);
+			d.val = now.val - r->prev.val;
+			d.ena = now.ena - r->prev.ena;
+			d.run = now.run - r->prev.run;
+			r->prev = now;
+			set_value(l, pcl_count__scaled(&d, event_scale(ev)));
+			l->ena = d.ena;
+			l->run = d.run;
+			l->counted = d.run > 0;
+			l->prefix_ts = tsbuf;
+		}
+	}
+	if (st->cfg.format == PCL_STAT_STD && st->intervals % 25 == 0)
+		print_interval_header(st, out);
+	st->intervals++;
+	print_lines(st, out, lines, (double)interval_ns);
+	free(lines);
+	fflush(out);
+	return 0;
+}
