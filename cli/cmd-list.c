@@ -75,13 +75,25 @@ static bool probe(uint32_t type, uint64_t config)
 	return pcl_event_probe(&attr) == 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct pcl_event_name *const *)a)->name,
+		      (*(const struct pcl_event_name *const *)b)->name);
+}
+
+/* One kind of generic event; hardware and software sorted by name as perf lists them. */
 static void list_generic(struct list_opts *o, uint32_t type, const char *kind)
 {
-	const struct pcl_event_name *n;
+	const struct pcl_event_name *n, *sel[256];
+	size_t nr = 0;
 
-	for (int i = 0; (n = pcl_event_names(i)); i++)
+	for (int i = 0; (n = pcl_event_names(i)) && nr < 256; i++)
 		if (n->type == type)
-			emit(o, n->name, n->alias, kind, probe(n->type, n->config), NULL);
+			sel[nr++] = n;
+	if (type != PERF_TYPE_HW_CACHE)
+		qsort(sel, nr, sizeof(*sel), cmp_name);
+	for (size_t i = 0; i < nr; i++)
+		emit(o, sel[i]->name, sel[i]->alias, kind, probe(sel[i]->type, sel[i]->config), NULL);
 }
 
 static void list_pmus(struct list_opts *o)

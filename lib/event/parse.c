@@ -391,6 +391,18 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t 
 	return 0;
 }
 
+static int unknown_event(struct parser *p, const char *s, size_t len)
+{
+	char name[128];
+	const char *hint;
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
+	hint = pcl_event_suggest(name);
+	set_hint(p, hint);
+	return perr(p, ENOENT, s, len, "event '%s' not found%s%s%s", name,
+		    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+}
+
 static int tracepoint_open_id(const char *tfs, const char *sys, const char *name, uint64_t *id)
 {
 	char path[512];
@@ -447,6 +459,11 @@ static int parse_tracepoint(struct parser *p, const char *tok, size_t toklen, co
 	int found = 0, ret = 0;
 	uint64_t id;
 
+	if (!tfs && errno == EACCES)
+		return perr(p, EACCES, tok, toklen,
+			    "tracepoint '%s:%s': this user may not read tracefs (run as root, or "
+			    "make /sys/kernel/tracing readable)",
+			    sys, name);
 	if (!tfs)
 		return perr(p, ENOENT, tok, toklen,
 			    "tracepoint '%s:%s': tracefs is not mounted (mount -t tracefs nodev "
@@ -458,7 +475,7 @@ static int parse_tracepoint(struct parser *p, const char *tok, size_t toklen, co
 			return perr(p, EACCES, tok, toklen,
 				    "tracepoint '%s:%s': no permission to read tracefs", sys, name);
 		if (ret)
-			return perr(p, ENOENT, tok, toklen, "event '%s:%s' not found", sys, name);
+			return unknown_event(p, tok, toklen);
 		return add_tracepoint(p, sys, name, mods, mlen, id);
 	}
 	snprintf(path, sizeof(path), "%s/events", tfs);
@@ -544,18 +561,6 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 	set_name(ev, s, len);
 	apply_mods(ev, mods, mlen);
 	return 0;
-}
-
-static int unknown_event(struct parser *p, const char *s, size_t len)
-{
-	char name[128];
-	const char *hint;
-
-	snprintf(name, sizeof(name), "%.*s", (int)len, s);
-	hint = pcl_event_suggest(name);
-	set_hint(p, hint);
-	return perr(p, ENOENT, s, len, "event '%s' not found%s%s%s", name,
-		    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
 }
 
 /* Find the slash that closes "pmu/" at s[open], or 0. */

@@ -201,19 +201,23 @@ int cgroup_open(const char *name)
 		return fd;
 	f = fopen("/proc/self/mounts", "re");
 	if (f) {
+		/* a v1 perf_event hierarchy wins; else cgroup2, where perf_event is implicit */
 		while (fgets(line, sizeof(line), f)) {
-			char dev[256], dir[2048], type[64];
+			char dev[256], dir[2048], type[64], opts[1024];
 
-			if (sscanf(line, "%255s %2047s %63s", dev, dir, type) == 3 &&
-			    !strcmp(type, "cgroup2")) {
+			if (sscanf(line, "%255s %2047s %63s %1023s", dev, dir, type, opts) != 4)
+				continue;
+			if (!strcmp(type, "cgroup") && strstr(opts, "perf_event")) {
 				snprintf(mnt, sizeof(mnt), "%s", dir);
 				break;
 			}
+			if (!strcmp(type, "cgroup2") && !mnt[0])
+				snprintf(mnt, sizeof(mnt), "%s", dir);
 		}
 		fclose(f);
 	}
 	if (!mnt[0])
-		return pcl_err(ENOENT, "cgroup '%s': no cgroup2 file system is mounted", name);
+		return pcl_err(ENOENT, "cgroup '%s': no perf_event or cgroup2 hierarchy is mounted", name);
 	snprintf(path, sizeof(path), "%s/%s", mnt, name[0] == '/' ? name + 1 : name);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

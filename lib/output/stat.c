@@ -387,6 +387,8 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 	} else {
 		print_value_std(st, out, l);
 		fprintf(out, " %-4s %-32s", unit, l->ev->name);
+		if (st->cfg.cgroup)
+			fprintf(out, " %s", st->cfg.cgroup);
 		if (has_metric) {
 			char num[64];
 			int n;
@@ -423,6 +425,8 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 	else
 		fprintf(out, floor(l->value) == l->value ? "%.0f" : "%.2f", l->value);
 	fprintf(out, "%s%s%s%s%s", sep, display_unit(l->ev), sep, l->ev->name, sep);
+	if (st->cfg.cgroup)
+		fprintf(out, "%s%s", st->cfg.cgroup, sep);
 	if (l->noise >= 0)
 		fprintf(out, "%.2f%%%s", l->noise, sep);
 	fprintf(out, "%llu%s%.2f%s", (unsigned long long)l->run, sep, pcnt_running(l), sep);
@@ -453,6 +457,10 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	json_str(out, display_unit(l->ev));
 	fprintf(out, ", \"event\" : ");
 	json_str(out, l->ev->name);
+	if (st->cfg.cgroup) {
+		fprintf(out, ", \"cgroup\" : ");
+		json_str(out, st->cfg.cgroup);
+	}
 	if (l->noise >= 0)
 		fprintf(out, ", \"variance\" : %.2f", l->noise);
 	fprintf(out, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ",

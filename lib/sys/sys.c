@@ -73,15 +73,19 @@ PCL_API int pcl_sys_probe(struct pcl_sys_caps *caps)
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
-static const char *tracefs_find(void)
+/* The first tracefs with an events/ directory; errno EACCES when one exists but is closed to us. */
+static const char *tracefs_find(int *err)
 {
 	char path[128];
 	size_t i;
 
+	*err = ENOENT;
 	for (i = 0; i < ARRAY_SIZE(tracefs_dirs); i++) {
 		snprintf(path, sizeof(path), "%s/events", tracefs_dirs[i]);
 		if (access(path, F_OK) == 0)
 			return tracefs_dirs[i];
+		if (errno == EACCES)
+			*err = EACCES;
 	}
 	return NULL;
 }
@@ -91,18 +95,19 @@ PCL_API const char *pcl_tracefs(bool do_mount)
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static const char *found;
 	const char *ret;
+	int err = ENOENT;
 
 	pthread_mutex_lock(&lock);
 	if (!found)
-		found = tracefs_find();
-	if (!found && do_mount && geteuid() == 0) {
+		found = tracefs_find(&err);
+	if (!found && err == ENOENT && do_mount && geteuid() == 0) {
 		if (mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL) == 0)
-			found = tracefs_find();
+			found = tracefs_find(&err);
 	}
 	ret = found;
 	pthread_mutex_unlock(&lock);
 	if (!ret)
-		errno = ENOENT;
+		errno = err;
 	return ret;
 }
 
