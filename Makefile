@@ -111,7 +111,8 @@ install: all
 	ln -sf libpcl.so.0 $(DESTDIR)$(PREFIX)/lib/libpcl.so
 	install -m 644 $(BUILD)/libpcl.a $(DESTDIR)$(PREFIX)/lib/libpcl.a
 	install -m 644 include/pcl/*.h $(DESTDIR)$(PREFIX)/include/pcl/
-	install -m 644 $(BUILD)/libpcl.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpcl.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' libpcl.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpcl.pc
 
 format:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) include/pcl/*.h lib/*.h
