@@ -577,7 +577,6 @@ int cmd_stat(int argc, char **argv)
 	desc = target_desc(&o);
 	o.cfg.target_desc = desc;
 	o.cfg.workload = o.argv && !has_cpus(&o) && !o.target.pid && !o.target.tid;
-	o.cfg.cgroup = o.target.cgroup;
 	out = open_output(&o);
 	if (!out) {
 		exit_code = 1;

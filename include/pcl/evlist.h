@@ -38,7 +38,9 @@ struct pcl_target {
 	const char *tid;	/* "TID[,TID..]" */
 	const char *cpu_list;	/* "0-3,6": these CPUs (implies per-CPU counting) */
 	bool system_wide;	/* all online CPUs */
-	const char *cgroup;	/* cgroup name under the cgroup2 mount, or a path; needs CPUs */
+	const char *cgroup;	/* -G: a cgroup for every event, or a comma list applied to the
+				 * events in order ("" = none); names are under the perf_event
+				 * (v1) or cgroup2 mount, or absolute paths; needs CPUs */
 	bool no_inherit;	/* do not count children created after open */
 };
 
@@ -60,6 +62,8 @@ PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_
 PCL_API int pcl_evlist__nr(const struct pcl_evlist *el);
 PCL_API const struct pcl_event *pcl_evlist__event(const struct pcl_evlist *el, int idx);
 PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int idx);
+/* The cgroup event @idx counts in (after open with a target cgroup), or NULL. */
+PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx);
 /* The errno that made an event unsupported, or 0. */
 PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx);
 

@@ -45,7 +45,6 @@ struct pcl_stat_config {
 	int run_count;			/* -r N; 0 or 1 for one run */
 	const char *target_desc;	/* "'true'", "process id '42'", "'system wide'" */
 	bool workload;			/* print user/sys times (a command was run) */
-	const char *cgroup;		/* -G NAME: shown after each event name, like perf */
 };
 
 struct pcl_stat;

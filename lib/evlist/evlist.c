@@ -30,6 +30,8 @@ struct evsel {
 	enum pcl_evsel_state state;
 	int open_errno;
 	bool group_read;	/* leader: read the whole group with PERF_FORMAT_GROUP */
+	char *cgroup;		/* -G name for this event, or NULL */
+	int cgroup_fd;
 	struct pcl_counter *ctr; /* [cpu * nthreads + thread] */
 	struct pcl_count *counts;
 };
@@ -44,16 +46,11 @@ struct pcl_evlist {
 	int nthreads;
 	bool workload;
 	bool opened;
-	int cgroup_fd;
 };
 
 PCL_API struct pcl_evlist *pcl_evlist__new(void)
 {
-	struct pcl_evlist *el = calloc(1, sizeof(*el));
-
-	if (el)
-		el->cgroup_fd = -1;
-	return el;
+	return calloc(1, sizeof(struct pcl_evlist));
 }
 
 PCL_API void pcl_evlist__free(struct pcl_evlist *el)
@@ -64,6 +61,7 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsels[i].ctr);
 		free(el->evsels[i].counts);
+		free(el->evsels[i].cgroup);
 	}
 	free(el->evsels);
 	free(el->cpus);
@@ -93,6 +91,7 @@ PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_
 		e->ev = tmp.ev[i];
 		e->ev.leader += base;
 		e->state = PCL_EVSEL_NOT_OPENED;
+		e->cgroup_fd = -1;
 	}
 	pcl_events__clear(&tmp);
 	return ret;
@@ -263,8 +262,8 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	c->fd = -1;
 	c->group_fd = l != e && pcl_pmu__is_kernel(e->ev.pmu) ? l->ctr[ci * el->nthreads + ti].fd
 							     : -1;
-	if (el->cgroup_fd >= 0 && pcl_pmu__is_kernel(e->ev.pmu)) {
-		c->pid = el->cgroup_fd;
+	if (e->cgroup_fd >= 0 && pcl_pmu__is_kernel(e->ev.pmu)) {
+		c->pid = e->cgroup_fd;
 		c->flags = PERF_FLAG_PID_CGROUP;
 	}
 	if (!ops || !ops->add)
@@ -332,6 +331,46 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 		       target_hint(-ret));
 }
 
+/*
+ * perf's -G: one name applies to every event; a comma list applies
+ * positionally (first cgroup to the first event ...), an empty name meaning
+ * no cgroup, and events past the list count everywhere.
+ */
+static int open_cgroups(struct pcl_evlist *el, const char *list)
+{
+	bool one = !strchr(list, ',');
+	const char *s = list;
+
+	for (int i = 0; i < el->nr; i++) {
+		struct evsel *e = &el->evsels[i];
+		const char *c = one ? NULL : strchr(s, ',');
+		size_t len = one ? strlen(list) : c ? (size_t)(c - s) : strlen(s);
+
+		free(e->cgroup);
+		e->cgroup = NULL;
+		if (s && len) {
+			e->cgroup = strndup(one ? list : s, len);
+			if (!e->cgroup)
+				return -ENOMEM;
+			e->cgroup_fd = cgroup_open(e->cgroup);
+			if (e->cgroup_fd < 0) {
+				int ret = e->cgroup_fd;
+
+				pcl_evlist__close(el);
+				return ret;
+			}
+		}
+		if (!one)
+			s = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].cgroup : NULL;
+}
+
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
 			     struct pcl_workload *wl)
 {
@@ -360,9 +399,9 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 	if (ret)
 		return ret;
 	if (target && target->cgroup) {
-		el->cgroup_fd = cgroup_open(target->cgroup);
-		if (el->cgroup_fd < 0)
-			return el->cgroup_fd;
+		ret = open_cgroups(el, target->cgroup);
+		if (ret)
+			return ret;
 	}
 	el->opened = true;
 	for (int i = 0; i < el->nr; i++)
@@ -446,9 +485,11 @@ PCL_API void pcl_evlist__close(struct pcl_evlist *el)
 	/* members before leaders: a leader's fd must outlive its group */
 	for (int i = el->nr - 1; i >= 0; i--)
 		close_evsel(&el->evsels[i], el->ncpus * el->nthreads);
-	if (el->cgroup_fd >= 0)
-		close(el->cgroup_fd);
-	el->cgroup_fd = -1;
+	for (int i = 0; i < el->nr; i++) {
+		if (el->evsels[i].cgroup_fd >= 0)
+			close(el->evsels[i].cgroup_fd);
+		el->evsels[i].cgroup_fd = -1;
+	}
 	el->opened = false;
 }
 

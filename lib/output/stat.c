@@ -56,7 +56,15 @@ struct pcl_stat {
 	struct welford wall;
 	double user_s, sys_s;
 	int intervals;
+	bool cgroups;		/* some event counts in a cgroup: print the column */
 };
+
+static const char *cgroup_of(const struct pcl_stat *st, int idx)
+{
+	const char *cg = pcl_evlist__cgroup(st->el, idx);
+
+	return cg ? cg : "";
+}
 
 static void welford_add(struct welford *w, double x)
 {
@@ -195,6 +203,8 @@ PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct
 	st->nr_ev = pcl_evlist__nr(el);
 	if (build_aggr(st))
 		goto err;
+	for (int i = 0; i < st->nr_ev; i++)
+		st->cgroups |= pcl_evlist__cgroup(el, i) != NULL;
 	st->rows = calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr,
 			  sizeof(*st->rows));
 	if (!st->rows)
@@ -387,8 +397,8 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 	} else {
 		print_value_std(st, out, l);
 		fprintf(out, " %-4s %-32s", unit, l->ev->name);
-		if (st->cfg.cgroup)
-			fprintf(out, " %s", st->cfg.cgroup);
+		if (st->cgroups)
+			fprintf(out, " %s", cgroup_of(st, l->idx));
 		if (has_metric) {
 			char num[64];
 			int n;
@@ -425,8 +435,8 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 	else
 		fprintf(out, floor(l->value) == l->value ? "%.0f" : "%.2f", l->value);
 	fprintf(out, "%s%s%s%s%s", sep, display_unit(l->ev), sep, l->ev->name, sep);
-	if (st->cfg.cgroup)
-		fprintf(out, "%s%s", st->cfg.cgroup, sep);
+	if (st->cgroups)
+		fprintf(out, "%s%s", cgroup_of(st, l->idx), sep);
 	if (l->noise >= 0)
 		fprintf(out, "%.2f%%%s", l->noise, sep);
 	fprintf(out, "%llu%s%.2f%s", (unsigned long long)l->run, sep, pcnt_running(l), sep);
@@ -457,9 +467,9 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	json_str(out, display_unit(l->ev));
 	fprintf(out, ", \"event\" : ");
 	json_str(out, l->ev->name);
-	if (st->cfg.cgroup) {
+	if (st->cgroups) {
 		fprintf(out, ", \"cgroup\" : ");
-		json_str(out, st->cfg.cgroup);
+		json_str(out, cgroup_of(st, l->idx));
 	}
 	if (l->noise >= 0)
 		fprintf(out, ", \"variance\" : %.2f", l->noise);
@@ -471,13 +481,16 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	fprintf(out, "}\n");
 }
 
-/* Fill the values every row of aggregation @a needs for metrics. */
-static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, struct stat_shadow *sh)
+/* Fill the values the rows of aggregation @a in the same cgroup as event @idx need for metrics. */
+static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, int idx,
+			  struct stat_shadow *sh)
 {
 	memset(sh, 0, sizeof(*sh));
 	for (int e = 0; e < st->nr_ev; e++) {
 		const struct line *l = &lines[e * st->nr_aggr + a];
 
+		if (strcmp(cgroup_of(st, e), cgroup_of(st, idx)))
+			continue;
 		if (l->supported && l->counted)
 			stat_shadow_add(sh, l->ev, l->raw);
 	}
@@ -491,7 +504,7 @@ static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int i
 	struct pcl_stat_metric m = { 0 };
 	bool has;
 
-	gather_shadow(st, lines, l->aggr, &sh);
+	gather_shadow(st, lines, l->aggr, l->idx, &sh);
 	sh.wall_ns = wall_ns;
 	has = l->supported && l->counted && stat_metric(&sh, l->ev, l->raw, &m);
 	if (st->cfg.format == PCL_STAT_CSV)
