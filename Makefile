@@ -66,7 +66,7 @@ $(BUILD)/libpcl.pc: libpcl.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Unit tests (cmocka) link the static library so they can reach internals.
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpcl.a $(HEADERS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpcl.a $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a -lcmocka $(LDLIBS)
 

@@ -31,6 +31,9 @@ int grow_array(void **arr, int *alloc, int need, size_t elem);
 /* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
 int edit_distance(const char *a, const char *b, int cap);
 
+/* Append modifier letters to an event's name so that it still parses. */
+void event_name_add_mods(struct pcl_event *ev, const char *mods, size_t mlen);
+
 /* pmu internals used by the parser and evlist */
 struct pcl_pmu *pmu_tracepoint(void);
 struct pcl_pmu *pmu_breakpoint(void);

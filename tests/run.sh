@@ -34,7 +34,7 @@ for b in "${builds[@]}"; do
 		rc=$?
 		echo "$out" | grep -E '^(not )?ok ' | sed 's/^/  /'
 		# TAP "ok 1 - name" / "not ok 2 - name" / "ok 3 # SKIP"
-		res=$(echo "$out" | sed -nE 's/^(not ok|ok) [0-9]+ - (.*)$/\1 \2/p; s/^ok [0-9]+ # SKIP.*/skip &/p')
+		res=$(echo "$out" | sed -nE 's/^(not )?ok [0-9]+ # SKIP.*/skip &/p; t; s/^(not ok|ok) [0-9]+ - (.*)$/\1 \2/p')
 		if [ -z "$res" ]; then
 			res="not ok $(basename "$t") (no TAP output, exit $rc)"
 			echo "$out" | tail -20

@@ -36,6 +36,7 @@ struct pcl_event {
 	bool weak_group;	/* W modifier: the group may be split if it cannot be scheduled */
 	const char *unit;	/* from the alias, or NULL; borrowed */
 	double scale;		/* from the alias, 1.0 otherwise */
+	char modifiers[16];	/* the modifier letters given, own and group's ("u", "pp") */
 };
 
 /* A growable list of parsed events, owned by libpcl. */

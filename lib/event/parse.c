@@ -85,21 +85,27 @@ static bool is_mod_string(const char *s, size_t len)
 			return false;
 		if (s[i] == 'p' && ++np > 3)
 			return false;
+		/* like perf, every letter but p at most once: "cycles:uu" is a typo */
+		if (s[i] != 'p' && memchr(s + i + 1, s[i], len - i - 1))
+			return false;
 	}
 	return true;
 }
 
 /*
- * Apply modifier letters the way perf does: the first of u/k/h excludes
+ * Apply modifier letters the way perf 6.1 does: the first of u/k/h excludes
  * all three privilege levels and each letter then re-includes its own;
- * G/H do the same for guest and host.
+ * G/H do the same for guest and host. Events exclude the guest by default
+ * (perf on a host); G re-includes it, and u or p exclude it again unless
+ * G or H chose.
  */
 static void apply_mods(struct pcl_event *ev, const char *s, size_t len)
 {
 	struct perf_event_attr *a = &ev->attr;
+	size_t have = strlen(ev->modifiers);
 	int eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
 	int eH = a->exclude_host, eG = a->exclude_guest;
-	int exclude = eu | ek | eh, exclude_GH = eG | eH;
+	int exclude = eu | ek | eh, exclude_GH = strpbrk(ev->modifiers, "GH") != NULL;
 
 	for (size_t i = 0; i < len; i++) {
 		switch (s[i]) {
@@ -108,7 +114,7 @@ static void apply_mods(struct pcl_event *ev, const char *s, size_t len)
 		case 'h':
 			if (!exclude)
 				exclude = eu = ek = eh = 1;
-			if (!exclude_GH)
+			if (!exclude_GH && s[i] == 'u')
 				eG = 1;
 			if (s[i] == 'u')
 				eu = 0;
@@ -129,6 +135,8 @@ static void apply_mods(struct pcl_event *ev, const char *s, size_t len)
 		case 'p':
 			if (a->precise_ip < 3)
 				a->precise_ip++;
+			if (!exclude_GH)
+				eG = 1; /* precise sampling needs exclude_guest */
 			break;
 		case 'P':
 			a->precise_ip = 3;
@@ -150,6 +158,7 @@ static void apply_mods(struct pcl_event *ev, const char *s, size_t len)
 			break;
 		}
 	}
+	snprintf(ev->modifiers + have, sizeof(ev->modifiers) - have, "%.*s", (int)len, s ? s : "");
 	a->exclude_user = eu;
 	a->exclude_kernel = ek;
 	a->exclude_hv = eh;
@@ -373,9 +382,10 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t 
 	if (!pmu) {
 		const char *hint = closest_pmu(pname);
 
+		ret = perr(p, ENOENT, s, plen, "PMU '%s' not found%s%s%s", pname,
+			   hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
 		set_hint(p, hint);
-		return perr(p, ENOENT, s, plen, "PMU '%s' not found%s%s%s", pname,
-			    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+		return ret;
 	}
 	ev->pmu = pmu;
 	ev->attr.type = pcl_pmu__type(pmu);
@@ -395,12 +405,14 @@ static int unknown_event(struct parser *p, const char *s, size_t len)
 {
 	char name[128];
 	const char *hint;
+	int ret;
 
 	snprintf(name, sizeof(name), "%.*s", (int)len, s);
 	hint = pcl_event_suggest(name);
-	set_hint(p, hint);
-	return perr(p, ENOENT, s, len, "event '%s' not found%s%s%s", name,
-		    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+	ret = perr(p, ENOENT, s, len, "event '%s' not found%s%s%s", name,
+		   hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+	set_hint(p, hint); /* after perr(), which resets the error */
+	return ret;
 }
 
 static int tracepoint_open_id(const char *tfs, const char *sys, const char *name, uint64_t *id)
@@ -705,6 +717,19 @@ static void trim(const char **s, size_t *len)
 		(*len)--;
 }
 
+/*
+ * perf on a host excludes the guest from an event given without modifiers;
+ * an event with its own modifiers gets exclusion from them alone (u and p
+ * exclude the guest, k and h do not). Group modifiers come after this.
+ */
+static void default_exclude_guest(struct parser *p, int idx)
+{
+	struct pcl_event *ev = &p->out->ev[idx];
+
+	if (!ev->modifiers[0])
+		ev->attr.exclude_guest = 1;
+}
+
 static int parse_group(struct parser *p, const char *s, size_t len)
 {
 	const char *close = NULL, *mods = NULL, *q;
@@ -740,9 +765,13 @@ static int parse_group(struct parser *p, const char *s, size_t len)
 		trim(&it, &tl);
 		if (tl && *it == '{')
 			return perr(p, EINVAL, it, tl, "groups cannot nest");
+		int before = p->out->nr;
+
 		ret = parse_one(p, it, tl);
 		if (ret)
 			return ret;
+		for (int i = before; i < p->out->nr; i++)
+			default_exclude_guest(p, i);
 		q += il;
 		inner_len -= il;
 		if (inner_len) {
@@ -756,17 +785,23 @@ static int parse_group(struct parser *p, const char *s, size_t len)
 		struct pcl_event *ev = &p->out->ev[i];
 
 		ev->leader = first;
-		if (mlen) {
-			size_t nl = strlen(ev->name);
-
-			snprintf(ev->name + nl, sizeof(ev->name) - nl, "%s%.*s",
-				 strchr(ev->name, ':') && !strchr(ev->name, '/') ? "" : ":",
-				 (int)mlen, mods);
-			apply_mods(ev, mods, mlen);
-		}
+		/* perf names members as typed: the group's modifiers do not show */
+		apply_mods(ev, mods, mlen);
 	}
 	p->out->ev[first].nr_members = p->out->nr - first;
 	return 0;
+}
+
+/*
+ * Append modifier letters to a name so that it parses back: after the
+ * event's own modifiers, after a PMU event's closing slash, else after ':'.
+ */
+void event_name_add_mods(struct pcl_event *ev, const char *mods, size_t mlen)
+{
+	size_t nl = strlen(ev->name);
+	bool glue = ev->modifiers[0] || (nl && ev->name[nl - 1] == '/');
+
+	snprintf(ev->name + nl, sizeof(ev->name) - nl, "%s%.*s", glue ? "" : ":", (int)mlen, mods);
 }
 
 PCL_API int pcl_parse_events(struct pcl_events *list, const char *spec,
@@ -797,7 +832,15 @@ PCL_API int pcl_parse_events(struct pcl_events *list, const char *spec,
 			ret = perr(&p, EINVAL, it, 0, "empty event in list");
 			goto out;
 		}
-		ret = *it == '{' ? parse_group(&p, it, tl) : parse_one(&p, it, tl);
+		if (*it == '{') {
+			ret = parse_group(&p, it, tl);
+		} else {
+			int first = staged.nr;
+
+			ret = parse_one(&p, it, tl);
+			for (int i = first; !ret && i < staged.nr; i++)
+				default_exclude_guest(&p, i);
+		}
 		if (ret)
 			goto out;
 		s += il;

@@ -130,15 +130,12 @@ PCL_API int pcl_evlist__user_only_fallback(struct pcl_evlist *el)
 	for (int i = 0; i < el->nr; i++) {
 		struct pcl_event *ev = &el->evsels[i].ev;
 		struct perf_event_attr *a = &ev->attr;
-		size_t nl;
 
 		if (!pcl_pmu__is_kernel(ev->pmu) || a->exclude_user || a->exclude_kernel ||
 		    a->exclude_hv)
 			continue;
 		a->exclude_kernel = a->exclude_hv = 1;
-		nl = strlen(ev->name);
-		if (nl + 3 < sizeof(ev->name))
-			strcat(ev->name, strchr(ev->name, '/') || !strchr(ev->name, ':') ? ":u" : "u");
+		event_name_add_mods(ev, "u", 1);
 		changed = 1;
 	}
 	return changed;
@@ -513,14 +510,25 @@ PCL_API pid_t pcl_evlist__thread(const struct pcl_evlist *el, int idx)
 	return el && idx >= 0 && idx < el->nthreads ? el->threads[idx] : -1;
 }
 
+/* A member whose count comes from its leader's group read (it is in the kernel group). */
+static bool in_kernel_group(const struct pcl_evlist *el, const struct evsel *e)
+{
+	const struct evsel *l = &el->evsels[e->ev.leader];
+
+	return l->group_read && e->state == PCL_EVSEL_OK && pcl_pmu__is_kernel(e->ev.pmu);
+}
+
 /*
  * One read() on a group leader with PERF_FORMAT_GROUP fills every member:
- * { nr, time_enabled, time_running, { value, id } [nr] }.
+ * { nr, time_enabled, time_running, { value, id } [nr] }, the values in the
+ * order the members joined the group. Members that failed to open or that
+ * live in user space never joined, so the k-th value belongs to the k-th
+ * member that did.
  */
 static int read_group(struct pcl_evlist *el, int leader, int c)
 {
 	struct evsel *l = &el->evsels[leader];
-	int nr = l->ev.nr_members;
+	int nr = l->ev.nr_members, m = leader;
 	uint64_t buf[3 + 2 * 64];
 	ssize_t n;
 
@@ -534,15 +542,18 @@ static int read_group(struct pcl_evlist *el, int leader, int c)
 	if (n < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > (uint64_t)nr ||
 	    n < (ssize_t)((3 + 2 * buf[0]) * sizeof(uint64_t)))
 		return -EIO;
-	for (uint64_t k = 0; k < buf[0]; k++) {
-		struct evsel *m = &el->evsels[leader + (int)k];
+	for (uint64_t k = 0; k < buf[0]; k++, m++) {
+		struct evsel *e;
 
-		if (m->state != PCL_EVSEL_OK)
-			continue;
-		m->counts[c].val = buf[3 + 2 * k];
-		m->counts[c].id = buf[4 + 2 * k];
-		m->counts[c].ena = buf[1];
-		m->counts[c].run = buf[2];
+		while (m < leader + nr && !in_kernel_group(el, &el->evsels[m]))
+			m++;
+		if (m >= leader + nr)
+			return -EIO;
+		e = &el->evsels[m];
+		e->counts[c].val = buf[3 + 2 * k];
+		e->counts[c].id = buf[4 + 2 * k];
+		e->counts[c].ena = buf[1];
+		e->counts[c].run = buf[2];
 	}
 	return 0;
 }
@@ -563,7 +574,7 @@ PCL_API int pcl_evlist__read(struct pcl_evlist *el)
 		for (int c = 0; c < el->ncpus * el->nthreads; c++) {
 			int r;
 
-			if (l->group_read) {
+			if (in_kernel_group(el, e)) {
 				if (l != e)
 					continue; /* filled by the leader's read */
 				r = read_group(el, i, c);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the cmocka unit tests share: the cmocka includes, row comparisons
+ * for table-driven tests (print the row, count the mismatch, go on, so one
+ * bug does not hide the next), and a watchdog that turns a hung test (a
+ * deadlock in the library, a workload that never exits) into a TAP failure
+ * instead of a run that never ends.
+ *
+ * Register tests with UNIT_TEST(fn): it arms the watchdog around each one.
+ */
+#ifndef PCL_TESTS_UNIT_H
+#define PCL_TESTS_UNIT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef UNIT_TIMEOUT_S
+#define UNIT_TIMEOUT_S 60
+#endif
+
+/* Compare one value of row @row; prints it and returns 1 on mismatch. */
+static inline int differ(const char *row, const char *what, uint64_t got, uint64_t want)
+{
+	if (got == want)
+		return 0;
+	print_message("'%s': %s = %#llx, expected %#llx\n", row, what, (unsigned long long)got,
+		      (unsigned long long)want);
+	return 1;
+}
+
+/* Strings; NULL equals only NULL. */
+static inline int differ_str(const char *row, const char *what, const char *got, const char *want)
+{
+	if ((!got && !want) || (got && want && !strcmp(got, want)))
+		return 0;
+	print_message("'%s': %s = '%s', expected '%s'\n", row, what, got ? got : "(null)",
+		      want ? want : "(null)");
+	return 1;
+}
+
+/* Set by a test file: frees what a failed test left behind (called after every test). */
+static void (*unit_cleanup)(void);
+
+static char unit_hung_msg[256];
+static size_t unit_hung_len;
+
+static inline void unit_on_alarm(int sig)
+{
+	ssize_t n;
+
+	(void)sig;
+	n = write(STDOUT_FILENO, unit_hung_msg, unit_hung_len);
+	(void)n;
+	_exit(3);
+}
+
+static inline int unit_watchdog_arm(void **state)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = unit_on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	snprintf(unit_hung_msg, sizeof(unit_hung_msg),
+		 "\nnot ok 0 - %s: still running after %d s (deadlock?)\n",
+		 *state ? (const char *)*state : "a test", UNIT_TIMEOUT_S);
+	unit_hung_len = strlen(unit_hung_msg);
+	fflush(stdout);
+	alarm(UNIT_TIMEOUT_S);
+	return 0;
+}
+
+static inline int unit_watchdog_disarm(void **state)
+{
+	(void)state;
+	alarm(0);
+	if (unit_cleanup)
+		unit_cleanup();
+	return 0;
+}
+
+#define UNIT_TEST(f) { #f, f, unit_watchdog_arm, unit_watchdog_disarm, (void *)#f }
+
+#endif
