@@ -5,8 +5,12 @@
 
 #include <stdio.h>
 
-/* Exit status of a bad command line, as perf's option parser uses. */
-#define EXIT_USAGE 129
+/*
+ * Exit status of a bad command line. perf uses 129, which reads as "killed
+ * by SIGHUP" next to the 128+N that pcl stat returns for a command killed
+ * by signal N; 2 is the usual status of a usage error.
+ */
+#define EXIT_USAGE 2
 
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);

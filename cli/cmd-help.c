@@ -53,11 +53,12 @@ static const char usage_stat[] =
 	"forbids kernel counting, events count user space only and get ':u'.\n";
 
 static const char usage_list[] =
-	"usage: pcl list [--json] [GLOB]\n"
+	"usage: pcl list [--json] [hw|sw|cache|pmu|tracepoint|GLOB]\n"
 	"\n"
 	"List the events of this machine, grouped like perf list: hardware,\n"
 	"software, tool, cache, PMU (sysfs) events, raw and breakpoint syntax, and\n"
-	"tracepoints. GLOB filters names (e.g. 'sched:*'). Events this machine\n"
+	"tracepoints. A type word keeps one group (sw: software and tool events);\n"
+	"GLOB filters names (e.g. 'sched:*'). Events this machine\n"
 	"cannot count are marked 'not supported'. --json prints one JSON array.\n";
 
 static const char usage_events[] =

@@ -15,10 +15,31 @@
 #include <pcl/pcl.h>
 #include "cli.h"
 
+enum list_kind {
+	LIST_HW = 1,
+	LIST_SW = 2,	/* software and tool events, as perf list sw */
+	LIST_CACHE = 4,
+	LIST_PMU = 8,
+	LIST_SYNTAX = 16,	/* raw and breakpoint descriptors */
+	LIST_TRACEPOINT = 32,
+	LIST_ALL = 63,
+};
+
 struct list_opts {
 	bool json;
 	const char *glob;
+	unsigned int kinds;
 	int printed;
+};
+
+/* perf list's type words. */
+static const struct {
+	const char *word;
+	unsigned int kinds;
+} kind_words[] = {
+	{ "hw", LIST_HW },	     { "hardware", LIST_HW },    { "sw", LIST_SW },
+	{ "software", LIST_SW },     { "cache", LIST_CACHE },    { "hwcache", LIST_CACHE },
+	{ "pmu", LIST_PMU },	     { "tracepoint", LIST_TRACEPOINT },
 };
 
 static void json_escape(const char *s)
@@ -209,26 +230,43 @@ int cmd_list(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
+	o.kinds = LIST_ALL;
+	if (optind < argc) {
 		o.glob = argv[optind];
+		for (size_t i = 0; i < sizeof(kind_words) / sizeof(kind_words[0]); i++) {
+			if (!strcmp(o.glob, kind_words[i].word)) {
+				o.kinds = kind_words[i].kinds;
+				o.glob = NULL;
+				break;
+			}
+		}
+	}
 	if (optind + 1 < argc) {
 		die_msg("list takes one filter, got '%s' too", argv[optind + 1]);
 		return EXIT_USAGE;
 	}
 	if (o.json)
 		printf("[");
-	else if (!o.glob)
+	else if (!o.glob && o.kinds == LIST_ALL)
 		printf("\nList of pre-defined events (to be used in -e):\n\n");
-	list_generic(&o, PERF_TYPE_HARDWARE, "Hardware event");
-	list_generic(&o, PERF_TYPE_SOFTWARE, "Software event");
-	list_tool(&o);
-	list_generic(&o, PERF_TYPE_HW_CACHE, "Hardware cache event");
-	list_pmus(&o);
-	emit(&o, "rNNN", NULL, "Raw hardware event descriptor", true, NULL);
-	emit(&o, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL, "Raw hardware event descriptor", true,
-	     NULL);
-	emit(&o, "mem:<addr>[/len][:access]", NULL, "Hardware breakpoint", true, NULL);
-	list_tracepoints(&o);
+	if (o.kinds & LIST_HW)
+		list_generic(&o, PERF_TYPE_HARDWARE, "Hardware event");
+	if (o.kinds & LIST_SW) {
+		list_generic(&o, PERF_TYPE_SOFTWARE, "Software event");
+		list_tool(&o);
+	}
+	if (o.kinds & LIST_CACHE)
+		list_generic(&o, PERF_TYPE_HW_CACHE, "Hardware cache event");
+	if (o.kinds & LIST_PMU)
+		list_pmus(&o);
+	if (o.kinds & LIST_SYNTAX) {
+		emit(&o, "rNNN", NULL, "Raw hardware event descriptor", true, NULL);
+		emit(&o, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL,
+		     "Raw hardware event descriptor", true, NULL);
+		emit(&o, "mem:<addr>[/len][:access]", NULL, "Hardware breakpoint", true, NULL);
+	}
+	if (o.kinds & LIST_TRACEPOINT)
+		list_tracepoints(&o);
 	if (o.json)
 		printf("%s]\n", o.printed ? "\n" : "");
 	if (o.glob && !o.printed && !o.json) {

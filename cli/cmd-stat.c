@@ -8,6 +8,7 @@
  * watch, a timeout for interval printing, and SIGINT/SIGTERM unblocked only
  * inside ppoll so a signal can never slip in between a check and the sleep.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -42,6 +43,7 @@ struct stat_opts {
 	const char *output;
 	bool null_run;
 	bool big_num_set;
+	char *all_threads;	/* -a --per-thread: every pid on the system */
 	char **argv;		/* the command, or NULL */
 };
 
@@ -200,6 +202,32 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
+/* "1,2,3..." of every process in /proc, or NULL. */
+static char *all_pids(void)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	if (!f || !d) {
+		if (f)
+			fclose(f);
+		free(s);
+		if (d)
+			closedir(d);
+		return NULL;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			fprintf(f, "%s%s", n++ ? "," : "", de->d_name);
+	closedir(d);
+	fclose(f);
+	return s;
+}
+
 static bool has_cpus(const struct stat_opts *o)
 {
 	return o->target.system_wide || o->target.cpu_list || o->target.cgroup;
@@ -229,9 +257,20 @@ static int validate(struct stat_opts *o)
 		die_msg("per-CPU, per-core and per-socket counts need CPUs to count on (-a or -C)");
 		return -1;
 	}
-	if (o->cfg.aggr == PCL_AGGR_THREAD && !o->target.pid && !o->target.tid) {
-		die_msg("--per-thread needs -p or -t");
+	if (o->cfg.aggr == PCL_AGGR_THREAD && !o->target.pid && !o->target.tid &&
+	    !o->target.system_wide) {
+		die_msg("--per-thread needs -p, -t or -a");
 		return -1;
+	}
+	if (o->cfg.aggr == PCL_AGGR_THREAD && o->target.system_wide) {
+		/* like perf: every thread on the system, each counted on any CPU */
+		o->all_threads = all_pids();
+		if (!o->all_threads) {
+			die_msg("cannot list the processes in /proc: %s", strerror(errno));
+			return -1;
+		}
+		o->target.system_wide = false;
+		o->target.pid = o->all_threads;
 	}
 	if (o->interval_ms && o->repeat > 1) {
 		die_msg("-I and -r cannot be used together");
@@ -257,7 +296,7 @@ static char *target_desc(const struct stat_opts *o)
 
 	if (!f)
 		return NULL;
-	if (o->target.system_wide)
+	if (o->target.system_wide || o->all_threads)
 		fprintf(f, "'system wide'");
 	else if (o->target.cpu_list)
 		fprintf(f, "'CPU(s) %s'", o->target.cpu_list);
@@ -495,7 +534,7 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 			return -1;
 		}
 	}
-	if (o->target.pid)
+	if (o->target.pid && !o->all_threads)
 		watch_pids(&r.watch, o->target.pid, false);
 	if (o->target.tid)
 		watch_pids(&r.watch, o->target.tid, true);
@@ -567,6 +606,7 @@ int cmd_stat(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
+		free(o.all_threads);
 		return EXIT_USAGE;
 	}
 	el = pcl_evlist__new();
@@ -614,5 +654,6 @@ out:
 	pcl_evlist__free(el);
 	free(desc);
 	free(o.events);
+	free(o.all_threads);
 	return exit_code;
 }

@@ -77,8 +77,11 @@ PCL_API int pcl_evlist__user_only_fallback(struct pcl_evlist *el);
 
 /*
  * Open every event on @target; @wl (may be NULL) is a prepared workload to
- * count from its exec. Returns 0 when at least one event opened; a negative
- * errno (with pcl_last_error()) when the target is bad or nothing opened.
+ * count from its exec. Events this machine cannot count are marked
+ * PCL_EVSEL_NOT_SUPPORTED and do not fail the call, even when none is left;
+ * threads of a multi-thread target that exit meanwhile drop out. Returns 0,
+ * or a negative errno (with pcl_last_error()) when the target is bad or an
+ * event failed for another reason (permissions, limits).
  */
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
 			     struct pcl_workload *wl);

@@ -33,6 +33,7 @@ struct evsel {
 	char *cgroup;		/* -G name for this event, or NULL */
 	int cgroup_fd;
 	struct pcl_counter *ctr; /* [cpu * nthreads + thread] */
+	unsigned char *live;	/* ctr[i] is open (its thread did not vanish) */
 	struct pcl_count *counts;
 };
 
@@ -60,6 +61,7 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 	pcl_evlist__close(el);
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsels[i].ctr);
+		free(el->evsels[i].live);
 		free(el->evsels[i].counts);
 		free(el->evsels[i].cgroup);
 	}
@@ -221,10 +223,12 @@ static void close_evsel(struct evsel *e, int n)
 	const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
 
 	for (int i = 0; i < n && e->ctr; i++) {
-		if ((e->ctr[i].fd >= 0 || e->ctr[i].priv) && ops && ops->del)
+		if (e->live && e->live[i] && ops && ops->del)
 			ops->del(&e->ctr[i]);
 		e->ctr[i].fd = -1;
 		e->ctr[i].priv = NULL;
+		if (e->live)
+			e->live[i] = 0;
 	}
 }
 
@@ -300,8 +304,9 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 	struct evsel *l = &el->evsels[e->ev.leader];
 
 	e->ctr = calloc((size_t)n, sizeof(*e->ctr));
+	e->live = calloc((size_t)n, 1);
 	e->counts = calloc((size_t)n, sizeof(*e->counts));
-	if (!e->ctr || !e->counts)
+	if (!e->ctr || !e->live || !e->counts)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
 		e->ctr[i].fd = -1;
@@ -310,9 +315,21 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 		e->open_errno = l->open_errno;
 		return 0;
 	}
-	for (int ci = 0; ci < el->ncpus && !ret; ci++)
-		for (int ti = 0; ti < el->nthreads && !ret; ti++)
+	int gone = 0;
+
+	for (int ci = 0; ci < el->ncpus && !ret; ci++) {
+		for (int ti = 0; ti < el->nthreads && !ret; ti++) {
 			ret = open_counter(el, e, ci, ti);
+			e->live[ci * el->nthreads + ti] = ret == 0;
+			/* a thread that exited since the map was made just drops out */
+			if (ret == -ESRCH && el->nthreads > 1) {
+				gone++;
+				ret = 0;
+			}
+		}
+	}
+	if (!ret && gone == el->ncpus * el->nthreads)
+		ret = -ESRCH;
 	if (!ret) {
 		e->state = PCL_EVSEL_OK;
 		e->group_read = l == e && (e->ev.attr.read_format & PERF_FORMAT_GROUP);
@@ -386,8 +403,10 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 	el->workload = false;
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsels[i].ctr);
+		free(el->evsels[i].live);
 		free(el->evsels[i].counts);
 		el->evsels[i].ctr = NULL;
+		el->evsels[i].live = NULL;
 		el->evsels[i].counts = NULL;
 		el->evsels[i].state = PCL_EVSEL_NOT_OPENED;
 		el->evsels[i].open_errno = 0;
@@ -411,13 +430,9 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 		}
 		nok += el->evsels[i].state == PCL_EVSEL_OK;
 	}
-	if (!nok) {
-		int e = el->evsels[0].open_errno;
-
-		pcl_evlist__close(el);
-		return pcl_err(e ? e : ENODEV, "no event could be opened on this machine (%s: %s)",
-			       el->evsels[0].ev.name, pcl_strerror(e));
-	}
+	/* every event unsupported is not an error: perf still runs and says so per row */
+	if (!nok)
+		pcl_err(ENODEV, "no event can be counted on this machine");
 	return 0;
 }
 
@@ -440,7 +455,7 @@ static int for_each_leader(struct pcl_evlist *el, bool start, bool skip_armed)
 		if (!fn)
 			continue;
 		for (int c = 0; c < el->ncpus * el->nthreads; c++) {
-			int r = fn(&e->ctr[c]);
+			int r = e->live[c] ? fn(&e->ctr[c]) : 0;
 
 			if (r && !ret)
 				ret = r;
@@ -469,7 +484,7 @@ PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
 		if (e->state != PCL_EVSEL_OK || !pcl_pmu__is_kernel(e->ev.pmu))
 			continue;
 		for (int c = 0; c < el->ncpus * el->nthreads; c++)
-			if (e->ctr[c].fd >= 0)
+			if (e->live[c] && e->ctr[c].fd >= 0)
 				ioctl(e->ctr[c].fd, PERF_EVENT_IOC_RESET, 0);
 	}
 	return 0;
@@ -574,6 +589,8 @@ PCL_API int pcl_evlist__read(struct pcl_evlist *el)
 		for (int c = 0; c < el->ncpus * el->nthreads; c++) {
 			int r;
 
+			if (!e->live[c])
+				continue;
 			if (in_kernel_group(el, e)) {
 				if (l != e)
 					continue; /* filled by the leader's read */
