@@ -663,7 +663,7 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 		size_t mlen = c2 ? len - (size_t)(c2 + 1 - s) : 0;
 
 		if ((size_t)(colon - s) >= sizeof(sys) || nlen >= sizeof(name) || !nlen ||
-		    colon == s)
+		    colon == s || memchr(s, '/', len))
 			return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
 		if (c2 && !is_mod_string(c2 + 1, mlen))
 			return perr(p, EINVAL, c2 + 1, mlen, "bad modifier '%.*s'", (int)mlen,

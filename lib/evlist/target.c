@@ -73,10 +73,10 @@ PCL_API int pcl_parse_cpu_list(const char *list, int **cpus)
 		}
 		if (*p == ',' && p[1])
 			p++;
-		else if (*p && *p != '\n')
+		else if (*p == '\n' && !p[1])
+			break; /* sysfs files end with one newline; nothing may follow it */
+		else if (*p)
 			goto bad;
-		else if (*p == '\n')
-			break;
 	}
 	if (!n)
 		goto bad;

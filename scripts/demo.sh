@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A first look at pcl: count what a small bundled program does. `make demo`
+# builds pcl and the workload, then runs this.
+#
+#   scripts/demo.sh [BUILD]        BUILD defaults to build/
+#
+# The workload (examples/demo-workload.c) does a known amount of work: three
+# hot functions, 2000 freshly touched pages, 1000 write() calls to /dev/null,
+# one forked child. Each step below prints what it shows, the command, and
+# pcl's output. Exits non-zero if pcl fails.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:-build}
+PCL=$BUILD/pcl
+WORKLOAD=$BUILD/examples/demo-workload
+
+for f in "$PCL" "$WORKLOAD"; do
+	if [ ! -x "$f" ]; then
+		echo "demo: '$f' not found; run 'make demo' to build it" >&2
+		exit 1
+	fi
+done
+
+step=0
+run() { # explanation, command...
+	local why=$1 rc=0
+	shift
+	step=$((step + 1))
+	printf '\n== %d. %s\n   $ %s\n' "$step" "$why" "$*"
+	"$@" || rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "demo: step $step failed (exit $rc): $*" >&2
+		exit 1
+	fi
+}
+
+echo "$("$PCL" --version) on $(uname -sr), $(nproc) CPUs; perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
+
+run "Count the default events for a command, like 'perf stat'. Hardware counters read <not supported> without a PMU (most VMs)." \
+	"$PCL" stat -- "$WORKLOAD"
+
+# Tracepoints need tracefs; an unprivileged user usually cannot read it.
+tp=syscalls:sys_enter_write
+tfs_ok=0
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -r "$d/events/syscalls/sys_enter_write/id" ] && tfs_ok=1
+done
+[ "$(id -u)" -eq 0 ] && tfs_ok=1
+if [ $tfs_ok -eq 1 ]; then
+	events=page-faults,$tp,task-clock
+	why="Pick events with -e: expect about 2000 page-faults (one per fresh page) and 1000 $tp (plus one for the summary line)."
+else
+	events=page-faults,task-clock,context-switches
+	why="Pick events with -e: expect about 2000 page-faults, one per fresh page. (Run as root to count the $tp tracepoint too: tracefs is not readable here.)"
+fi
+run "$why" "$PCL" stat -e "$events" -- "$WORKLOAD"
+
+run "Machine-readable output for scripts: -x, prints CSV in the same columns as 'perf stat -x,' (value,unit,event,run time,% running,metric)." \
+	"$PCL" stat -x, -e "$events" -- "$WORKLOAD"
+
+printf '\nMore: %s list (every event this machine can count), %s stat -r 5 (repeat and show variance), %s stat -j (JSON), %s help.\n' \
+	"$PCL" "$PCL" "$PCL" "$PCL"

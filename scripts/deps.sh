@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages pcl needs to build and test, if any are
+# missing. Runs at every `make check`, so the common case (all present) must
+# be a quick no-op: one dpkg-query, no network, no apt lock.
+#
+#   scripts/deps.sh            install what is missing (as root), else exit 0
+#   scripts/deps.sh --check    only report what is missing (exit 1 if any)
+#
+# Non-interactive: no prompts, works with CI=true and no stdin. Not root and
+# something missing: prints the apt-get command to run and exits 1.
+set -eu
+
+pkgs=(
+	# Building libpcl and the pcl binary.
+	gcc make pkg-config binutils libc6-dev
+	# Unit tests (tests/unit, cmocka).
+	libcmocka-dev
+	# The compatibility oracle the e2e tests compare against: /usr/bin/perf.
+	linux-perf
+	# Fuzzing (fuzz/) and test workloads built with exact frame pointers:
+	# clang, plus libclang-rt-14-dev, which holds libclang_rt.fuzzer and the
+	# ASan/UBSan runtimes for `clang -fsanitize=fuzzer,address,undefined`.
+	# clang only Recommends it, so --no-install-recommends would leave it out.
+	clang libclang-rt-14-dev
+	# Libraries libpcl builds against: libpfm4 for named raw events, libelf
+	# and libdw for symbols and DWARF, zstd and zlib for compressed
+	# perf.data records and debug sections, libcap for capability probing.
+	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev
+	# Test tooling: setpriv (util-linux) drops privileges for the
+	# unprivileged-user paths; procps gives pgrep/ps/sysctl; jq checks the
+	# JSON of -j (the e2e tests take python3 instead when it is there, but
+	# jq is the smaller install, so python3 is not required).
+	util-linux procps jq
+)
+
+check_only=0
+[ "${1:-}" = "--check" ] && check_only=1
+
+# One dpkg-query for all packages; names it does not know at all are
+# reported on stderr and simply not listed as installed.
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${pkgs[@]}" 2>/dev/null || true)
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! grep -qx "$p installed" <<<"$installed" &&
+		! grep -qx "$p:[a-z0-9]* installed" <<<"$installed"; then
+		missing+=("$p")
+	fi
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: missing Debian packages: ${missing[*]}" >&2
+if [ $check_only -eq 1 ]; then
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: run as root: apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_opts=(-y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+apt-get update -q </dev/null
+apt-get install "${apt_opts[@]}" "${missing[@]}" </dev/null
+echo "deps: installed ${missing[*]}" >&2
