@@ -17,10 +17,10 @@
 
 enum list_kind {
 	LIST_HW = 1,
-	LIST_SW = 2,	/* software and tool events, as perf list sw */
+	LIST_SW = 2, /* software and tool events, as perf list sw */
 	LIST_CACHE = 4,
 	LIST_PMU = 8,
-	LIST_SYNTAX = 16,	/* raw and breakpoint descriptors */
+	LIST_SYNTAX = 16, /* raw and breakpoint descriptors */
 	LIST_TRACEPOINT = 32,
 	LIST_ALL = 63,
 };
@@ -37,9 +37,9 @@ static const struct {
 	const char *word;
 	unsigned int kinds;
 } kind_words[] = {
-	{ "hw", LIST_HW },	     { "hardware", LIST_HW },    { "sw", LIST_SW },
-	{ "software", LIST_SW },     { "cache", LIST_CACHE },    { "hwcache", LIST_CACHE },
-	{ "pmu", LIST_PMU },	     { "tracepoint", LIST_TRACEPOINT },
+	{ "hw", LIST_HW },	 { "hardware", LIST_HW },	    { "sw", LIST_SW },
+	{ "software", LIST_SW }, { "cache", LIST_CACHE },	    { "hwcache", LIST_CACHE },
+	{ "pmu", LIST_PMU },	 { "tracepoint", LIST_TRACEPOINT },
 };
 
 static void json_escape(const char *s)
@@ -83,7 +83,8 @@ static void emit(struct list_opts *o, const char *name, const char *alias, const
 		}
 		printf("}");
 	} else {
-		snprintf(shown, sizeof(shown), "%s%s%s", name, alias ? " OR " : "", alias ? alias : "");
+		snprintf(shown, sizeof(shown), "%s%s%s", name, alias ? " OR " : "",
+			 alias ? alias : "");
 		printf("  %-50s [%s%s]\n", shown, kind, supported ? "" : ", not supported");
 	}
 	o->printed++;
@@ -114,7 +115,8 @@ static void list_generic(struct list_opts *o, uint32_t type, const char *kind)
 	if (type != PERF_TYPE_HW_CACHE)
 		qsort(sel, nr, sizeof(*sel), cmp_name);
 	for (size_t i = 0; i < nr; i++)
-		emit(o, sel[i]->name, sel[i]->alias, kind, probe(sel[i]->type, sel[i]->config), NULL);
+		emit(o, sel[i]->name, sel[i]->alias, kind, probe(sel[i]->type, sel[i]->config),
+		     NULL);
 }
 
 static void list_pmus(struct list_opts *o)
@@ -185,7 +187,8 @@ static void list_tracepoints(struct list_opts *o)
 			if (ne->d_name[0] == '.' || ne->d_type != DT_DIR)
 				continue;
 			if (n == alloc) {
-				char **p = realloc(names, (alloc = alloc ? alloc * 2 : 1024) * sizeof(*p));
+				char **p = realloc(names,
+						   (alloc = alloc ? alloc * 2 : 1024) * sizeof(*p));
 
 				if (!p)
 					break;
@@ -261,8 +264,8 @@ int cmd_list(int argc, char **argv)
 		list_pmus(&o);
 	if (o.kinds & LIST_SYNTAX) {
 		emit(&o, "rNNN", NULL, "Raw hardware event descriptor", true, NULL);
-		emit(&o, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL,
-		     "Raw hardware event descriptor", true, NULL);
+		emit(&o, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL, "Raw hardware event descriptor",
+		     true, NULL);
 		emit(&o, "mem:<addr>[/len][:access]", NULL, "Hardware breakpoint", true, NULL);
 	}
 	if (o.kinds & LIST_TRACEPOINT)

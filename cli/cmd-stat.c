@@ -26,11 +26,11 @@
 #include <pcl/pcl.h>
 #include "cli.h"
 
-#define DEFAULT_EVENTS                                                                     \
-	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches," \
+#define DEFAULT_EVENTS                                                                             \
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"     \
 	"branch-misses"
-#define DEFAULT_EVENTS_CPU                                                                 \
-	"cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"  \
+#define DEFAULT_EVENTS_CPU                                                                         \
+	"cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"      \
 	"branch-misses"
 
 struct stat_opts {
@@ -43,8 +43,8 @@ struct stat_opts {
 	const char *output;
 	bool null_run;
 	bool big_num_set;
-	char *all_threads;	/* -a --per-thread: every pid on the system */
-	char **argv;		/* the command, or NULL */
+	char *all_threads; /* -a --per-thread: every pid on the system */
+	char **argv;	   /* the command, or NULL */
 };
 
 enum {
@@ -253,7 +253,8 @@ static int validate(struct stat_opts *o)
 		}
 	}
 	if ((o->cfg.aggr == PCL_AGGR_NONE || o->cfg.aggr == PCL_AGGR_CORE ||
-	     o->cfg.aggr == PCL_AGGR_SOCKET) && !has_cpus(o)) {
+	     o->cfg.aggr == PCL_AGGR_SOCKET) &&
+	    !has_cpus(o)) {
 		die_msg("per-CPU, per-core and per-socket counts need CPUs to count on (-a or -C)");
 		return -1;
 	}
@@ -317,8 +318,8 @@ static char *target_desc(const struct stat_opts *o)
 static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 {
 	struct pcl_parse_error err;
-	const char *def = o->target.system_wide || o->target.cpu_list ? DEFAULT_EVENTS_CPU
-								      : DEFAULT_EVENTS;
+	const char *def =
+		o->target.system_wide || o->target.cpu_list ? DEFAULT_EVENTS_CPU : DEFAULT_EVENTS;
 
 	for (int i = 0; i < o->nr_events; i++) {
 		if (pcl_evlist__add(el, o->events[i], &err) < 0) {
@@ -354,7 +355,7 @@ static uint64_t now_ns(void)
 struct watch {
 	struct pollfd fds[64];
 	int nfds;
-	pid_t tids[64];		/* -t targets: polled through /proc */
+	pid_t tids[64]; /* -t targets: polled through /proc */
 	int ntids;
 };
 
@@ -369,7 +370,8 @@ static void watch_pids(struct watch *w, const char *list, bool threads)
 		if (threads) {
 			if (w->ntids < 64)
 				w->tids[w->ntids++] = (pid_t)pid;
-		} else if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) >= 0) {
+		} else if (w->nfds < 64 &&
+			   (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) >= 0) {
 			w->fds[w->nfds].fd = fd;
 			w->fds[w->nfds++].events = POLLIN;
 		}
@@ -403,7 +405,7 @@ static void watch_close(struct watch *w)
 struct run {
 	struct pcl_workload *wl;
 	struct watch watch;
-	int status;		/* waitpid status of the workload */
+	int status; /* waitpid status of the workload */
 	bool exited;
 	uint64_t start_ns;
 };
@@ -446,8 +448,10 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		int ret;
 
 		if (o->interval_ms && now >= next) {
-			struct timespec ts = { .tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
-					       .tv_nsec = (long)((now - r->start_ns) % 1000000000ull) };
+			struct timespec ts = {
+				.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
+				.tv_nsec = (long)((now - r->start_ns) % 1000000000ull)
+			};
 
 			pcl_evlist__read(el);
 			pcl_stat__print_interval(st, out, &ts, now - last);
@@ -486,8 +490,10 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		uint64_t now = now_ns();
 
 		if (now > last + 1000000ull || !last) {
-			struct timespec ts = { .tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
-					       .tv_nsec = (long)((now - r->start_ns) % 1000000000ull) };
+			struct timespec ts = {
+				.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
+				.tv_nsec = (long)((now - r->start_ns) % 1000000000ull)
+			};
 
 			pcl_evlist__read(el);
 			pcl_stat__print_interval(st, out, &ts, now - last);
@@ -516,9 +522,8 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 		}
 	}
 	if (!o->null_run) {
-		ret = pcl_evlist__open(el, &o->target, has_cpus(o) || o->target.pid || o->target.tid
-								? NULL
-								: r.wl);
+		ret = pcl_evlist__open(el, &o->target,
+				       has_cpus(o) || o->target.pid || o->target.tid ? NULL : r.wl);
 		if (ret) {
 			die_msg("%s", pcl_last_error());
 			pcl_workload__free(r.wl);
@@ -569,7 +574,8 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 		} else if (WIFSIGNALED(r.status)) {
 			*exit_code = 128 + WTERMSIG(r.status);
 			if (WTERMSIG(r.status) != SIGINT)
-				fprintf(stderr, "%s: %s\n", o->argv[0], strsignal(WTERMSIG(r.status)));
+				fprintf(stderr, "%s: %s\n", o->argv[0],
+					strsignal(WTERMSIG(r.status)));
 		}
 	}
 	pcl_workload__free(r.wl);

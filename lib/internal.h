@@ -15,7 +15,7 @@
 int pcl_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Diagnostics through the user's print callback. */
 void pcl_pr(enum pcl_print_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define pr_warn(...) pcl_pr(PCL_WARN, __VA_ARGS__)
+#define pr_warn(...)  pcl_pr(PCL_WARN, __VA_ARGS__)
 #define pr_debug(...) pcl_pr(PCL_DEBUG, __VA_ARGS__)
 
 /* Small file helpers: read a whole small file (sysfs, procfs) into buf, NUL-terminated,
@@ -38,7 +38,7 @@ void event_name_add_mods(struct pcl_event *ev, const char *mods, size_t mlen);
 struct pcl_pmu *pmu_tracepoint(void);
 struct pcl_pmu *pmu_breakpoint(void);
 struct pcl_pmu *pmu_software(void);
-struct pcl_pmu *pmu_hardware(void);	/* the core PMU behind PERF_TYPE_HARDWARE (cpu), may be NULL */
+struct pcl_pmu *pmu_hardware(void); /* the core PMU behind PERF_TYPE_HARDWARE (cpu), may be NULL */
 /* Search every PMU's aliases, including bare-named user-space ones; first match. */
 struct pcl_pmu *pmu_find_alias_anywhere(const char *name, const struct pcl_pmu_alias **alias);
 /* The ops that drive perf_event_open(2). */

@@ -29,14 +29,14 @@ extern "C" {
 /* One parsed event. */
 struct pcl_event {
 	struct perf_event_attr attr;
-	char name[256];		/* as perf shows it: "cycles:u", "sched:sched_switch", "msr/tsc/" */
-	struct pcl_pmu *pmu;	/* borrowed from the registry */
-	int leader;		/* index (in the same list) of the group leader; own index if alone */
-	int nr_members;		/* on a leader: events in its group including itself; else 0 */
-	bool weak_group;	/* W modifier: the group may be split if it cannot be scheduled */
-	const char *unit;	/* from the alias, or NULL; borrowed */
-	double scale;		/* from the alias, 1.0 otherwise */
-	char modifiers[16];	/* the modifier letters given, own and group's ("u", "pp") */
+	char name[256];	     /* as perf shows it: "cycles:u", "sched:sched_switch", "msr/tsc/" */
+	struct pcl_pmu *pmu; /* borrowed from the registry */
+	int leader;	     /* index (in the same list) of the group leader; own index if alone */
+	int nr_members;	     /* on a leader: events in its group including itself; else 0 */
+	bool weak_group;     /* W modifier: the group may be split if it cannot be scheduled */
+	const char *unit;    /* from the alias, or NULL; borrowed */
+	double scale;	     /* from the alias, 1.0 otherwise */
+	char modifiers[16];  /* the modifier letters given, own and group's ("u", "pp") */
 };
 
 /* A growable list of parsed events, owned by libpcl. */
@@ -48,10 +48,10 @@ struct pcl_events {
 
 /* What went wrong in a spec. */
 struct pcl_parse_error {
-	int pos;		/* byte offset of the bad token in the spec, or -1 */
-	char token[64];		/* the bad token */
-	char msg[192];		/* "event 'cyclez' not found" */
-	char hint[64];		/* closest known event name, or "" */
+	int pos;	/* byte offset of the bad token in the spec, or -1 */
+	char token[64]; /* the bad token */
+	char msg[192];	/* "event 'cyclez' not found" */
+	char hint[64];	/* closest known event name, or "" */
 };
 
 /*
@@ -75,8 +75,8 @@ PCL_API const char *pcl_event_suggest(const char *name);
 /* Names of the generic and cache events, for listings. Iterate until NULL. */
 struct pcl_event_name {
 	const char *name;
-	const char *alias;	/* perf's other spelling, or NULL */
-	uint32_t type;		/* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
+	const char *alias; /* perf's other spelling, or NULL */
+	uint32_t type;	   /* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
 	uint64_t config;
 };
 PCL_API const struct pcl_event_name *pcl_event_names(int idx);

@@ -33,21 +33,21 @@ struct pcl_workload;
 
 /* Where to count. Zero-initialise, set sz, fill what applies. */
 struct pcl_target {
-	size_t sz;		/* sizeof(struct pcl_target) */
-	const char *pid;	/* "PID[,PID..]": every thread of each process */
-	const char *tid;	/* "TID[,TID..]" */
-	const char *cpu_list;	/* "0-3,6": these CPUs (implies per-CPU counting) */
-	bool system_wide;	/* all online CPUs */
-	const char *cgroup;	/* -G: a cgroup for every event, or a comma list applied to the
-				 * events in order ("" = none); names are under the perf_event
-				 * (v1) or cgroup2 mount, or absolute paths; needs CPUs */
-	bool no_inherit;	/* do not count children created after open */
+	size_t sz;	      /* sizeof(struct pcl_target) */
+	const char *pid;      /* "PID[,PID..]": every thread of each process */
+	const char *tid;      /* "TID[,TID..]" */
+	const char *cpu_list; /* "0-3,6": these CPUs (implies per-CPU counting) */
+	bool system_wide;     /* all online CPUs */
+	const char *cgroup;   /* -G: a cgroup for every event, or a comma list applied to the
+			       * events in order ("" = none); names are under the perf_event
+			       * (v1) or cgroup2 mount, or absolute paths; needs CPUs */
+	bool no_inherit;      /* do not count children created after open */
 };
 
 enum pcl_evsel_state {
 	PCL_EVSEL_OK = 0,
-	PCL_EVSEL_NOT_SUPPORTED,	/* this machine cannot count it (no hardware, ...) */
-	PCL_EVSEL_NOT_OPENED,		/* not opened yet, or closed */
+	PCL_EVSEL_NOT_SUPPORTED, /* this machine cannot count it (no hardware, ...) */
+	PCL_EVSEL_NOT_OPENED,	 /* not opened yet, or closed */
 };
 
 /* New, empty list. NULL with errno on failure. */

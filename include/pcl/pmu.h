@@ -33,43 +33,44 @@ struct pcl_pmu;
 
 /* A named event of a PMU (sysfs events/ alias, or a user-space source's event). */
 struct pcl_pmu_alias {
-	const char *name;	/* "tsc" */
-	const char *terms;	/* "event=0x3c,umask=0" or "config=2" */
-	const char *unit;	/* "Joules", "ns" or NULL */
-	double scale;		/* multiply raw counts by this; 0 means 1 */
-	const char *desc;	/* one line, or NULL */
+	const char *name;  /* "tsc" */
+	const char *terms; /* "event=0x3c,umask=0" or "config=2" */
+	const char *unit;  /* "Joules", "ns" or NULL */
+	double scale;	   /* multiply raw counts by this; 0 means 1 */
+	const char *desc;  /* one line, or NULL */
 };
 
 /* A format field: which bits of which config word a term sets. */
 struct pcl_pmu_format {
-	const char *name;	/* "umask" */
-	int config;		/* 0..3 for config, config1, config2, config3 */
-	uint64_t mask;		/* the bits, possibly not contiguous */
+	const char *name; /* "umask" */
+	int config;	  /* 0..3 for config, config1, config2, config3 */
+	uint64_t mask;	  /* the bits, possibly not contiguous */
 };
 
 /* A count as read from a counter, before scaling. */
 struct pcl_count {
 	uint64_t val;
-	uint64_t ena;		/* time enabled, ns */
-	uint64_t run;		/* time running, ns */
-	uint64_t id;		/* kernel event id, 0 for user-space sources */
+	uint64_t ena; /* time enabled, ns */
+	uint64_t run; /* time running, ns */
+	uint64_t id;  /* kernel event id, 0 for user-space sources */
 };
 
 /* One opened instance of an event on one (cpu, thread); handed to the ops. */
 struct pcl_counter {
 	const struct perf_event_attr *attr;
 	struct pcl_pmu *pmu;
-	pid_t pid;		/* thread/process, or -1 for all on @cpu (or a cgroup fd) */
-	int cpu;		/* cpu, or -1 for any */
-	int group_fd;		/* leader's fd, or -1 */
-	unsigned long flags;	/* perf_event_open flags (PERF_FLAG_PID_CGROUP) */
-	int fd;			/* kernel sources: the perf fd; -1 otherwise */
-	void *priv;		/* user-space sources: their own state */
+	pid_t pid;	     /* thread/process, or -1 for all on @cpu (or a cgroup fd) */
+	int cpu;	     /* cpu, or -1 for any */
+	int group_fd;	     /* leader's fd, or -1 */
+	unsigned long flags; /* perf_event_open flags (PERF_FLAG_PID_CGROUP) */
+	int fd;		     /* kernel sources: the perf fd; -1 otherwise */
+	void *priv;	     /* user-space sources: their own state */
 };
 
 struct pcl_pmu_ops {
-	size_t sz;	/* sizeof(struct pcl_pmu_ops) */
-	/* Check @attr (type already set to the PMU's) and complete it; -ENOENT if unknown config. */
+	size_t sz; /* sizeof(struct pcl_pmu_ops) */
+	/* Check @attr (type already set to the PMU's) and complete it; -ENOENT if unknown config.
+	 */
 	int (*event_init)(struct pcl_pmu *pmu, struct perf_event_attr *attr);
 	/* Attach to c->pid / c->cpu, disabled unless attr says otherwise. */
 	int (*add)(struct pcl_counter *c);
@@ -83,13 +84,13 @@ struct pcl_pmu_ops {
 
 /* What a user-space source registers. Strings and arrays must outlive the process's use. */
 struct pcl_pmu_desc {
-	size_t sz;				/* sizeof(struct pcl_pmu_desc) */
-	const char *name;			/* "tool", "proc": the prefix of "name/event/" */
+	size_t sz;	  /* sizeof(struct pcl_pmu_desc) */
+	const char *name; /* "tool", "proc": the prefix of "name/event/" */
 	const struct pcl_pmu_ops *ops;
-	const struct pcl_pmu_alias *aliases;	/* events, with terms "config=N" */
+	const struct pcl_pmu_alias *aliases; /* events, with terms "config=N" */
 	size_t nr_aliases;
-	bool bare_names;			/* aliases are also usable without "name/.../" */
-	void *ctx;				/* for the ops, via pcl_pmu__ctx() */
+	bool bare_names; /* aliases are also usable without "name/.../" */
+	void *ctx;	 /* for the ops, via pcl_pmu__ctx() */
 };
 
 /*

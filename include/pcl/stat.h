@@ -23,11 +23,11 @@ extern "C" {
 #endif
 
 enum pcl_aggr_mode {
-	PCL_AGGR_GLOBAL = 0,	/* one row per event */
-	PCL_AGGR_NONE,		/* -A: one row per CPU */
-	PCL_AGGR_CORE,		/* --per-core */
-	PCL_AGGR_SOCKET,	/* --per-socket */
-	PCL_AGGR_THREAD,	/* --per-thread */
+	PCL_AGGR_GLOBAL = 0, /* one row per event */
+	PCL_AGGR_NONE,	     /* -A: one row per CPU */
+	PCL_AGGR_CORE,	     /* --per-core */
+	PCL_AGGR_SOCKET,     /* --per-socket */
+	PCL_AGGR_THREAD,     /* --per-thread */
 };
 
 enum pcl_stat_format {
@@ -37,14 +37,14 @@ enum pcl_stat_format {
 };
 
 struct pcl_stat_config {
-	size_t sz;			/* sizeof(struct pcl_stat_config) */
+	size_t sz; /* sizeof(struct pcl_stat_config) */
 	enum pcl_aggr_mode aggr;
 	enum pcl_stat_format format;
-	const char *csv_sep;		/* -x SEP; "," when NULL */
-	bool big_num;			/* thousands grouping per the locale */
-	int run_count;			/* -r N; 0 or 1 for one run */
-	const char *target_desc;	/* "'true'", "process id '42'", "'system wide'" */
-	bool workload;			/* print user/sys times (a command was run) */
+	const char *csv_sep;	 /* -x SEP; "," when NULL */
+	bool big_num;		 /* thousands grouping per the locale */
+	int run_count;		 /* -r N; 0 or 1 for one run */
+	const char *target_desc; /* "'true'", "process id '42'", "'system wide'" */
+	bool workload;		 /* print user/sys times (a command was run) */
 };
 
 struct pcl_stat;
@@ -81,9 +81,9 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
  */
 struct pcl_stat_metric {
 	double value;
-	const char *unit;	/* "CPUs utilized", "K/sec", "insn per cycle", ... */
-	const char *fmt;	/* "%8.3f" style, for the standard format */
-	const char *csv_fmt;	/* "%.3f" style */
+	const char *unit;    /* "CPUs utilized", "K/sec", "insn per cycle", ... */
+	const char *fmt;     /* "%8.3f" style, for the standard format */
+	const char *csv_fmt; /* "%.3f" style */
 };
 
 #ifdef __cplusplus

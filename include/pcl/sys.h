@@ -25,15 +25,15 @@ PCL_API int pcl_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 
 /* What this kernel and this user may do; filled by pcl_sys_probe(). */
 struct pcl_sys_caps {
-	size_t sz;			/* sizeof(struct pcl_sys_caps), set by the caller */
-	int perf_event_paranoid;	/* /proc/sys/kernel/perf_event_paranoid; 2 if unreadable */
-	int kptr_restrict;		/* /proc/sys/kernel/kptr_restrict; 2 if unreadable */
-	int max_sample_rate;		/* perf_event_max_sample_rate in Hz; 0 if unreadable */
-	bool cap_perfmon;		/* effective CAP_PERFMON */
-	bool cap_sys_admin;		/* effective CAP_SYS_ADMIN */
-	bool can_profile_kernel;	/* counting kernel/hv events is allowed */
-	bool can_profile_cpu;		/* system-wide (pid == -1) counting is allowed */
-	char tracefs[256];		/* tracefs mount point, "" when none */
+	size_t sz;		 /* sizeof(struct pcl_sys_caps), set by the caller */
+	int perf_event_paranoid; /* /proc/sys/kernel/perf_event_paranoid; 2 if unreadable */
+	int kptr_restrict;	 /* /proc/sys/kernel/kptr_restrict; 2 if unreadable */
+	int max_sample_rate;	 /* perf_event_max_sample_rate in Hz; 0 if unreadable */
+	bool cap_perfmon;	 /* effective CAP_PERFMON */
+	bool cap_sys_admin;	 /* effective CAP_SYS_ADMIN */
+	bool can_profile_kernel; /* counting kernel/hv events is allowed */
+	bool can_profile_cpu;	 /* system-wide (pid == -1) counting is allowed */
+	char tracefs[256];	 /* tracefs mount point, "" when none */
 };
 
 /*

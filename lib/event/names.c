@@ -16,7 +16,8 @@ static const struct pcl_event_name generic[] = {
 	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
 	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
 	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-instructions", "branches", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
 	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_TYPE_HARDWARE,
@@ -62,12 +63,9 @@ static const char *const cache_results[PERF_COUNT_HW_CACHE_RESULT_MAX][5] = {
 
 /* Which ops each cache supports, as perf lists them. */
 static const unsigned char cache_valid_ops[PERF_COUNT_HW_CACHE_MAX] = {
-	[PERF_COUNT_HW_CACHE_L1D] = 7,
-	[PERF_COUNT_HW_CACHE_L1I] = 1 | 4,
-	[PERF_COUNT_HW_CACHE_LL] = 7,
-	[PERF_COUNT_HW_CACHE_DTLB] = 7,
-	[PERF_COUNT_HW_CACHE_ITLB] = 1,
-	[PERF_COUNT_HW_CACHE_BPU] = 1,
+	[PERF_COUNT_HW_CACHE_L1D] = 7,	[PERF_COUNT_HW_CACHE_L1I] = 1 | 4,
+	[PERF_COUNT_HW_CACHE_LL] = 7,	[PERF_COUNT_HW_CACHE_DTLB] = 7,
+	[PERF_COUNT_HW_CACHE_ITLB] = 1, [PERF_COUNT_HW_CACHE_BPU] = 1,
 	[PERF_COUNT_HW_CACHE_NODE] = 7,
 };
 

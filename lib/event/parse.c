@@ -257,9 +257,10 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 	const struct pcl_pmu_format *f;
 	const struct pcl_pmu_alias *alias;
 	static const char *const ignored[] = {
-		"time", "call-graph", "stack-size", "max-stack", "inherit", "no-inherit",
-		"overwrite", "no-overwrite", "percore", "aux-output", "aux-sample-size",
-		"metric-id", "branch_type", "driver-config",
+		"time",	       "call-graph",	"stack-size",	   "max-stack",
+		"inherit",     "no-inherit",	"overwrite",	   "no-overwrite",
+		"percore",     "aux-output",	"aux-sample-size", "metric-id",
+		"branch_type", "driver-config",
 	};
 
 	if (!klen || klen >= sizeof(key))
@@ -544,14 +545,16 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 					    (int)(q - f), f);
 		} else if (!bp_type && !mods && q > f && strspn(f, "rwx") >= (size_t)(q - f)) {
 			for (const char *c = f; c < q; c++)
-				bp_type |= *c == 'r' ? HW_BREAKPOINT_R :
-					   *c == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
+				bp_type |= *c == 'r'   ? HW_BREAKPOINT_R
+					   : *c == 'w' ? HW_BREAKPOINT_W
+						       : HW_BREAKPOINT_X;
 		} else if (!mods && q == end && is_mod_string(f, (size_t)(q - f))) {
 			mods = f;
 			mlen = (size_t)(q - f);
 		} else {
 			return perr(p, EINVAL, f, (size_t)(q - f),
-				    "bad breakpoint access '%.*s' (r, w, x or a mix)", (int)(q - f), f);
+				    "bad breakpoint access '%.*s' (r, w, x or a mix)", (int)(q - f),
+				    f);
 		}
 	}
 	if (!bp_type)
@@ -698,7 +701,8 @@ static size_t item_len(const char *s, size_t len)
 
 			while (start && s[start - 1] != ',' && s[start - 1] != '{')
 				start--;
-			if (strncmp(s + start, "mem:", 4) && ident_len(s + start, i - start) == i - start)
+			if (strncmp(s + start, "mem:", 4) &&
+			    ident_len(s + start, i - start) == i - start)
 				slash = true;
 		} else if (c == ',' && depth == 0) {
 			break;
@@ -804,8 +808,7 @@ void event_name_add_mods(struct pcl_event *ev, const char *mods, size_t mlen)
 	snprintf(ev->name + nl, sizeof(ev->name) - nl, "%s%.*s", glue ? "" : ":", (int)mlen, mods);
 }
 
-PCL_API int pcl_parse_events(struct pcl_events *list, const char *spec,
-			     struct pcl_parse_error *err)
+PCL_API int pcl_parse_events(struct pcl_events *list, const char *spec, struct pcl_parse_error *err)
 {
 	struct pcl_events staged = { 0 };
 	struct parser p = { .spec = spec, .out = &staged, .err = err };

@@ -22,18 +22,18 @@
 #include "internal.h"
 #include "evlist/target.h"
 
-#define READ_FORMAT                                                                        \
+#define READ_FORMAT                                                                                \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
 
 struct evsel {
 	struct pcl_event ev;
 	enum pcl_evsel_state state;
 	int open_errno;
-	bool group_read;	/* leader: read the whole group with PERF_FORMAT_GROUP */
-	char *cgroup;		/* -G name for this event, or NULL */
+	bool group_read; /* leader: read the whole group with PERF_FORMAT_GROUP */
+	char *cgroup;	 /* -G name for this event, or NULL */
 	int cgroup_fd;
 	struct pcl_counter *ctr; /* [cpu * nthreads + thread] */
-	unsigned char *live;	/* ctr[i] is open (its thread did not vanish) */
+	unsigned char *live;	 /* ctr[i] is open (its thread did not vanish) */
 	struct pcl_count *counts;
 };
 
@@ -182,7 +182,8 @@ static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct 
 					ok |= online[j] == el->cpus[i];
 				if (!ok) {
 					free(online);
-					return pcl_err(EINVAL, "CPU '%d' is not online", el->cpus[i]);
+					return pcl_err(EINVAL, "CPU '%d' is not online",
+						       el->cpus[i]);
 				}
 			}
 			free(online);
@@ -261,8 +262,8 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	c->pid = el->threads[ti];
 	c->flags = 0;
 	c->fd = -1;
-	c->group_fd = l != e && pcl_pmu__is_kernel(e->ev.pmu) ? l->ctr[ci * el->nthreads + ti].fd
-							     : -1;
+	c->group_fd =
+		l != e && pcl_pmu__is_kernel(e->ev.pmu) ? l->ctr[ci * el->nthreads + ti].fd : -1;
 	if (e->cgroup_fd >= 0 && pcl_pmu__is_kernel(e->ev.pmu)) {
 		c->pid = e->cgroup_fd;
 		c->flags = PERF_FLAG_PID_CGROUP;

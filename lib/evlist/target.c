@@ -217,7 +217,8 @@ int cgroup_open(const char *name)
 		fclose(f);
 	}
 	if (!mnt[0])
-		return pcl_err(ENOENT, "cgroup '%s': no perf_event or cgroup2 hierarchy is mounted", name);
+		return pcl_err(ENOENT, "cgroup '%s': no perf_event or cgroup2 hierarchy is mounted",
+			       name);
 	snprintf(path, sizeof(path), "%s/%s", mnt, name[0] == '/' ? name + 1 : name);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

@@ -21,8 +21,8 @@
 
 struct pcl_workload {
 	pid_t pid;
-	int go_fd;		/* write end of the go pipe, -1 once started */
-	int err_fd;		/* read end of the exec-error pipe */
+	int go_fd;  /* write end of the go pipe, -1 once started */
+	int err_fd; /* read end of the exec-error pipe */
 	bool started, reaped;
 	struct rusage ru;
 };
@@ -40,7 +40,8 @@ static void child(char *const argv[], int go_rd, int err_wr)
 		_exit(127); /* the parent went away before starting us */
 	close(go_rd);
 	{
-		/* the parent may block signals around its waits; the command must not inherit that */
+		/* the parent may block signals around its waits; the command must not inherit that
+		 */
 		sigset_t none;
 
 		sigemptyset(&none);

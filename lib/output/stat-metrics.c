@@ -26,8 +26,10 @@ static bool is_cache(const struct pcl_event *ev, int cache, int result)
 static int shadow_kind_of(const struct pcl_event *ev)
 {
 	static const int caches[][2] = {
-		{ PERF_COUNT_HW_CACHE_L1D, SH_L1D_LOADS }, { PERF_COUNT_HW_CACHE_L1I, SH_L1I_LOADS },
-		{ PERF_COUNT_HW_CACHE_LL, SH_LL_LOADS },   { PERF_COUNT_HW_CACHE_DTLB, SH_DTLB_LOADS },
+		{ PERF_COUNT_HW_CACHE_L1D, SH_L1D_LOADS },
+		{ PERF_COUNT_HW_CACHE_L1I, SH_L1I_LOADS },
+		{ PERF_COUNT_HW_CACHE_LL, SH_LL_LOADS },
+		{ PERF_COUNT_HW_CACHE_DTLB, SH_DTLB_LOADS },
 		{ PERF_COUNT_HW_CACHE_ITLB, SH_ITLB_LOADS },
 	};
 
@@ -108,15 +110,17 @@ int stat_metric(const struct stat_shadow *sh, const struct pcl_event *ev, double
 
 	memset(m, 0, sizeof(*m));
 	if (shadow_kind_of(ev) == SH_CLOCK_NS)
-		return sh->wall_ns > 0 ? ratio(m, value, sh->wall_ns, "CPUs utilized", "%8.3f", "%.3f")
-				       : 0;
+		return sh->wall_ns > 0
+			       ? ratio(m, value, sh->wall_ns, "CPUs utilized", "%8.3f", "%.3f")
+			       : 0;
 	if (is_hw(ev, PERF_COUNT_HW_CPU_CYCLES))
 		return sh->have[SH_CLOCK_NS] && sh->v[SH_CLOCK_NS]
 			       ? ratio(m, value, sh->v[SH_CLOCK_NS], "GHz", "%8.3f", "%.3f")
 			       : 0;
 	if (is_hw(ev, PERF_COUNT_HW_INSTRUCTIONS))
 		return sh->have[SH_CYCLES] && sh->v[SH_CYCLES]
-			       ? ratio(m, value, sh->v[SH_CYCLES], "insn per cycle", "%7.2f ", "%.2f")
+			       ? ratio(m, value, sh->v[SH_CYCLES], "insn per cycle", "%7.2f ",
+				       "%.2f")
 			       : 0;
 	if (is_hw(ev, PERF_COUNT_HW_BRANCH_MISSES))
 		return miss_ratio(sh, SH_BRANCHES, value, "of all branches", m);

@@ -30,17 +30,17 @@ struct welford {
 };
 
 struct row {
-	struct welford val;	/* scaled value over runs */
+	struct welford val; /* scaled value over runs */
 	struct welford ena, run;
-	bool counted;		/* run > 0 in the last run */
-	struct pcl_count last;	/* raw sum of the last run */
-	struct pcl_count prev;	/* interval snapshot */
+	bool counted;	       /* run > 0 in the last run */
+	struct pcl_count last; /* raw sum of the last run */
+	struct pcl_count prev; /* interval snapshot */
 };
 
 struct aggr_id {
 	int socket, die, core, cpu;
-	int nr;			/* CPUs in it */
-	int thread_idx;		/* per-thread mode */
+	int nr;		/* CPUs in it */
+	int thread_idx; /* per-thread mode */
 	char comm[32];
 	pid_t tid;
 };
@@ -51,12 +51,12 @@ struct pcl_stat {
 	int nr_ev;
 	int nr_aggr;
 	struct aggr_id *ids;
-	int *cpu_aggr;		/* cpu index -> aggregation id */
-	struct row *rows;	/* [ev * nr_aggr + aggr] */
+	int *cpu_aggr;	  /* cpu index -> aggregation id */
+	struct row *rows; /* [ev * nr_aggr + aggr] */
 	struct welford wall;
 	double user_s, sys_s;
 	int intervals;
-	bool cgroups;		/* some event counts in a cgroup: print the column */
+	bool cgroups; /* some event counts in a cgroup: print the column */
 };
 
 static const char *cgroup_of(const struct pcl_stat *st, int idx)
@@ -176,7 +176,8 @@ static int build_aggr(struct pcl_stat *st)
 		id.die = topo.die;
 		id.core = topo.core < 0 ? id.cpu : topo.core;
 		for (int k = 0; k < st->nr_aggr; k++) {
-			if (m == PCL_AGGR_NONE ? st->ids[k].cpu == id.cpu : same_id(&st->ids[k], &id, m)) {
+			if (m == PCL_AGGR_NONE ? st->ids[k].cpu == id.cpu
+					       : same_id(&st->ids[k], &id, m)) {
 				st->cpu_aggr[c] = k;
 				break;
 			}
@@ -283,12 +284,12 @@ PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user
 struct line {
 	const struct pcl_event *ev;
 	int idx, aggr;
-	double value;		/* scaled, in the event's display unit */
-	double raw;		/* scaled, in the counter's unit (ns for clocks) */
+	double value; /* scaled, in the event's display unit */
+	double raw;   /* scaled, in the counter's unit (ns for clocks) */
 	uint64_t ena, run;
 	bool supported, counted;
-	double noise;		/* relative stddev %, or -1 when one run */
-	const char *prefix_ts;	/* interval timestamp text, or NULL */
+	double noise;	       /* relative stddev %, or -1 when one run */
+	const char *prefix_ts; /* interval timestamp text, or NULL */
 };
 
 static bool is_clock(const struct pcl_event *ev)
@@ -339,7 +340,8 @@ static void print_prefix(struct pcl_stat *st, FILE *out, int a)
 		break;
 	case PCL_AGGR_CORE:
 		if (f == PCL_STAT_JSON)
-			fprintf(out, "\"core\" : \"%s\", \"aggregate-number\" : %d, ", core, id->nr);
+			fprintf(out, "\"core\" : \"%s\", \"aggregate-number\" : %d, ", core,
+				id->nr);
 		else if (f == PCL_STAT_CSV)
 			fprintf(out, "%s%s%d%s", core, sep, id->nr, sep);
 		else
@@ -347,8 +349,8 @@ static void print_prefix(struct pcl_stat *st, FILE *out, int a)
 		break;
 	case PCL_AGGR_SOCKET:
 		if (f == PCL_STAT_JSON)
-			fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", id->socket,
-				id->nr);
+			fprintf(out, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ",
+				id->socket, id->nr);
 		else if (f == PCL_STAT_CSV)
 			fprintf(out, "S%d%s%d%s", id->socket, sep, id->nr, sep);
 		else
@@ -392,8 +394,8 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 		fprintf(out, "%s ", l->prefix_ts);
 	print_prefix(st, out, l->aggr);
 	if (!l->supported || !l->counted) {
-		fprintf(out, "%18s %-4s %-25s%-35s", l->supported ? "<not counted>" : "<not supported>",
-			unit, l->ev->name, "");
+		fprintf(out, "%18s %-4s %-25s%-35s",
+			l->supported ? "<not counted>" : "<not supported>", unit, l->ev->name, "");
 	} else {
 		print_value_std(st, out, l);
 		fprintf(out, " %-4s %-32s", unit, l->ev->name);
@@ -476,7 +478,8 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	fprintf(out, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ",
 		(unsigned long long)l->run, pcnt_running(l));
 	/* perf prints "(null)" for an event without a metric; an empty unit is what it means */
-	fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : ", has_metric && ok ? m->value : 0.0);
+	fprintf(out,
+		"\"metric-value\" : %f, \"metric-unit\" : ", has_metric && ok ? m->value : 0.0);
 	json_str(out, has_metric && ok ? m->unit : "");
 	fprintf(out, "}\n");
 }
@@ -496,8 +499,7 @@ static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, int id
 	}
 }
 
-static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int idx,
-		       double wall_ns)
+static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int idx, double wall_ns)
 {
 	struct line *l = &lines[idx];
 	struct stat_shadow sh;
@@ -517,7 +519,8 @@ static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int i
 
 static int cmp_thread_lines(const void *pa, const void *pb)
 {
-	const struct line *a = *(const struct line *const *)pa, *b = *(const struct line *const *)pb;
+	const struct line *a = *(const struct line *const *)pa,
+			  *b = *(const struct line *const *)pb;
 
 	return a->value < b->value ? 1 : a->value > b->value ? -1 : 0;
 }
@@ -556,8 +559,8 @@ static void print_lines(struct pcl_stat *st, FILE *out, struct line *lines, doub
 
 static struct line *make_lines(struct pcl_stat *st)
 {
-	struct line *lines = calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr,
-				    sizeof(*lines));
+	struct line *lines =
+		calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr, sizeof(*lines));
 
 	if (!lines)
 		return NULL;
@@ -639,7 +642,7 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 		lines[i].counted = r->counted;
 		if (st->wall.n > 1)
 			lines[i].noise = st->cfg.format == PCL_STAT_STD ? rel_stddev(&r->val)
-									  : rel_stddev(&r->val);
+									: rel_stddev(&r->val);
 	}
 	if (st->cfg.format == PCL_STAT_STD)
 		print_header(st, out);
@@ -655,17 +658,22 @@ static void print_interval_header(struct pcl_stat *st, FILE *out)
 {
 	switch (st->cfg.aggr) {
 	case PCL_AGGR_SOCKET:
-		fprintf(out, "#           time socket cpus             counts %*s events\n", 4, "unit");
+		fprintf(out, "#           time socket cpus             counts %*s events\n", 4,
+			"unit");
 		break;
 	case PCL_AGGR_CORE:
-		fprintf(out, "#           time core            cpus             counts %*s events\n", 4,
+		fprintf(out,
+			"#           time core            cpus             counts %*s events\n", 4,
 			"unit");
 		break;
 	case PCL_AGGR_NONE:
-		fprintf(out, "#           time CPU                    counts %*s events\n", 4, "unit");
+		fprintf(out, "#           time CPU                    counts %*s events\n", 4,
+			"unit");
 		break;
 	case PCL_AGGR_THREAD:
-		fprintf(out, "#           time             comm-pid                  counts %*s events\n",
+		fprintf(out,
+			"#           time             comm-pid                  counts %*s "
+			"events\n",
 			4, "unit");
 		break;
 	case PCL_AGGR_GLOBAL:

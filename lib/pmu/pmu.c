@@ -28,9 +28,9 @@ struct pcl_pmu {
 	char *name;
 	uint32_t type;
 	bool kernel;
-	bool hidden;		/* not listed: hardware/hw_cache pseudo entries */
+	bool hidden; /* not listed: hardware/hw_cache pseudo entries */
 	bool bare_names;
-	bool loaded;		/* aliases and formats read */
+	bool loaded; /* aliases and formats read */
 	const struct pcl_pmu_ops *ops;
 	void *ctx;
 	struct pcl_pmu_alias *aliases;
@@ -206,7 +206,8 @@ static void load_formats(struct pcl_pmu *pmu)
 	while ((de = readdir(dir))) {
 		struct pcl_pmu_format f;
 
-		if (de->d_name[0] == '.' || read_small_fileat(dfd, de->d_name, buf, sizeof(buf)) <= 0)
+		if (de->d_name[0] == '.' ||
+		    read_small_fileat(dfd, de->d_name, buf, sizeof(buf)) <= 0)
 			continue;
 		if (parse_format(de->d_name, buf, &f))
 			continue;

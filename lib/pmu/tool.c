@@ -23,8 +23,8 @@
 enum { TOOL_DURATION = 1, TOOL_USER = 2, TOOL_SYSTEM = 3 };
 
 struct tool_state {
-	uint64_t start;		/* value when started */
-	uint64_t acc;		/* accumulated over earlier start/stop spans */
+	uint64_t start; /* value when started */
+	uint64_t acc;	/* accumulated over earlier start/stop spans */
 	bool running;
 };
 
@@ -41,9 +41,11 @@ void tool_pmu_note_rusage(pid_t pid, const struct rusage *ru)
 	pthread_mutex_lock(&reaped_lock);
 	reaped[reaped_next % ARRAY_SIZE(reaped)].pid = pid;
 	reaped[reaped_next % ARRAY_SIZE(reaped)].user_ns =
-		(uint64_t)ru->ru_utime.tv_sec * 1000000000ull + (uint64_t)ru->ru_utime.tv_usec * 1000;
+		(uint64_t)ru->ru_utime.tv_sec * 1000000000ull +
+		(uint64_t)ru->ru_utime.tv_usec * 1000;
 	reaped[reaped_next % ARRAY_SIZE(reaped)].sys_ns =
-		(uint64_t)ru->ru_stime.tv_sec * 1000000000ull + (uint64_t)ru->ru_stime.tv_usec * 1000;
+		(uint64_t)ru->ru_stime.tv_sec * 1000000000ull +
+		(uint64_t)ru->ru_stime.tv_usec * 1000;
 	reaped_next++;
 	pthread_mutex_unlock(&reaped_lock);
 }
@@ -88,7 +90,7 @@ static int proc_times(pid_t pid, uint64_t *user, uint64_t *sys)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (read_small_file(path, buf, sizeof(buf)) < 0)
 		return -ESRCH;
-	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
 			 &ut, &st, &cut, &cst) != 4)
 		return -EINVAL;
