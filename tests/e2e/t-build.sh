@@ -20,6 +20,8 @@ if make -s -C "$ROOT" BUILD="$BUILD" install PREFIX="$inst" >"$TMP/install.log" 
 	done
 	if [ -z "$missing" ]; then ok "install-layout"; else not_ok "install-layout" "missing:$missing"; fi
 	cflags=$(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs libpcl 2>&1)
+	# a sanitizer build of libpcl needs its runtime linked into the program too
+	if nm -D "$BUILD/libpcl.so" | grep -q __asan_init; then cflags="$cflags -fsanitize=address,undefined"; fi
 	if cc -o "$TMP/count" "$ROOT/examples/count-workload.c" $cflags -Wl,-rpath,"$inst/lib" 2>"$TMP/cc.log"; then
 		out=$("$TMP/count" syscalls:sys_enter_write,task-clock /bin/echo hi 2>&1)
 		n=$(echo "$out" | awk '/syscalls:sys_enter_write/ {print $1}')

@@ -154,7 +154,9 @@ else
 		for fmt in plain csv json; do
 			case $fmt in plain) o=() ;; csv) o=(-x,) ;; json) o=(-j) ;; esac
 			for tool in "$PCL" perf; do
-				(echo $BASHPID >"$cg2/$cg/cgroup.procs" && exec "$spin" 250) &
+				# a task that sleeps between writes: a cgroup event is scheduled in
+				# only at a cgroup switch, which a pure spinner may never cause
+				(echo $BASHPID >"$cg2/$cg/cgroup.procs" && exec "$(workload writes)" 50 250) &
 				in=$!
 				sleep 0.05
 				run cg-${tool##*/} "$tool" stat -a "${o[@]}" -e task-clock,context-switches -G $cg -- sleep 0.1

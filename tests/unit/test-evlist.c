@@ -564,9 +564,12 @@ static void test_nothing_opens(void **state)
 	}
 	assert_true(pcl_evlist__add(el, "{cycles,instructions}", NULL) >= 0);
 	wl = prepare_quiet(true_argv);
+	/* like perf, nothing countable is not an error: every row says <not supported> */
 	ret = pcl_evlist__open(el, &t, wl);
-	assert_true(ret < 0);
-	assert_non_null(strstr(pcl_last_error(), "cycles"));
+	assert_int_equal(ret, 0);
+	assert_int_equal(pcl_evlist__enable(el), 0);
+	assert_int_equal(pcl_evlist__read(el), 0);
+	assert_int_equal(pcl_evlist__open_errno(el, 0) > 0, 1);
 	assert_int_equal(pcl_evlist__state(el, 0), PCL_EVSEL_NOT_SUPPORTED);
 	assert_int_equal(pcl_evlist__state(el, 1), PCL_EVSEL_NOT_SUPPORTED);
 	pcl_evlist__free(el);
