@@ -34,7 +34,11 @@ for b in "${builds[@]}"; do
 		rc=$?
 		echo "$out" | grep -E '^(not )?ok ' | sed 's/^/  /'
 		# TAP "ok 1 - name" / "not ok 2 - name" / "ok 3 # SKIP"
-		res=$(echo "$out" | sed -nE 's/^(not )?ok [0-9]+ # SKIP.*/skip &/p; t; s/^(not ok|ok) [0-9]+ - (.*)$/\1 \2/p')
+		# a skip's reason is the message the test printed just before it
+		res=$(echo "$out" | awk '
+			/^(not )?ok [0-9]+ # SKIP/ { sub(/^(not )?ok [0-9]+ # SKIP */, ""); print "skip " $0 ": " why; next }
+			/^(not ok|ok) [0-9]+ - / { sub(/ [0-9]+ - /, " "); print; next }
+			/^[^#\[]/ && NF { why = $0 }')
 		if [ -z "$res" ]; then
 			res="not ok $(basename "$t") (no TAP output, exit $rc)"
 			echo "$out" | tail -20
