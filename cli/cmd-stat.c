@@ -351,13 +351,27 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The processes whose end ends the count: pidfds to poll. */
+/*
+ * What ends the count: pidfds to poll (the workload's, or each -p process's),
+ * and -t threads, which have no pidfd and are checked through /proc.
+ */
 struct watch {
 	struct pollfd fds[64];
 	int nfds;
-	pid_t tids[64]; /* -t targets: polled through /proc */
+	bool workload; /* fds[0] is the workload's: its end is seen by reaping */
+	pid_t tids[64];
 	int ntids;
 };
+
+static void watch_pidfd(struct watch *w, pid_t pid)
+{
+	int fd;
+
+	if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
+		w->fds[w->nfds].fd = fd;
+		w->fds[w->nfds++].events = POLLIN;
+	}
+}
 
 static void watch_pids(struct watch *w, const char *list, bool threads)
 {
@@ -365,29 +379,27 @@ static void watch_pids(struct watch *w, const char *list, bool threads)
 
 	while (s && *s) {
 		long pid = strtol(s, NULL, 10);
-		int fd;
 
-		if (threads) {
-			if (w->ntids < 64)
-				w->tids[w->ntids++] = (pid_t)pid;
-		} else if (w->nfds < 64 &&
-			   (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) >= 0) {
-			w->fds[w->nfds].fd = fd;
-			w->fds[w->nfds++].events = POLLIN;
-		}
+		if (!threads)
+			watch_pidfd(w, (pid_t)pid);
+		else if (w->ntids < 64)
+			w->tids[w->ntids++] = (pid_t)pid;
 		s = strchr(s, ',');
 		if (s)
 			s++;
 	}
 }
 
+/* Every watched process and thread has ended. */
 static bool watch_done(struct watch *w)
 {
 	char path[64];
 	int alive = 0;
 
+	if (w->workload)
+		return false;
 	for (int i = 0; i < w->nfds; i++)
-		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && w->fds[i].fd >= 0;
+		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR));
 	for (int i = 0; i < w->ntids; i++) {
 		snprintf(path, sizeof(path), "/proc/%d", (int)w->tids[i]);
 		alive += access(path, F_OK) == 0;
@@ -408,6 +420,7 @@ struct run {
 	int status; /* waitpid status of the workload */
 	bool exited;
 	uint64_t start_ns;
+	uint64_t last_ns; /* end of the last printed interval */
 };
 
 /* Reap the workload if it ended; true when it has. */
@@ -423,82 +436,70 @@ static bool reap(struct run *r, int options)
 	return r->exited;
 }
 
+/* Print the interval that ends now. */
+static void interval_tick(struct run *r, struct pcl_evlist *el, struct pcl_stat *st, FILE *out,
+			  uint64_t now)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
+		.tv_nsec = (long)((now - r->start_ns) % 1000000000ull),
+	};
+
+	pcl_evlist__read(el);
+	pcl_stat__print_interval(st, out, &ts, now - r->last_ns);
+	r->last_ns = now;
+}
+
+/*
+ * How long ppoll may sleep: until the next interval; at most 100 ms when
+ * something can only be checked by looking (-t threads, a workload without a
+ * pidfd); for ever (NULL) when only a pidfd or a signal can end the wait.
+ */
+static struct timespec *poll_timeout(const struct run *r, uint64_t interval_ns, uint64_t next,
+				     uint64_t now, struct timespec *tmo)
+{
+	bool look = r->watch.ntids || (r->wl && !r->watch.nfds);
+	uint64_t wait = interval_ns ? next - now : 100000000ull;
+
+	if (!interval_ns && !look)
+		return NULL;
+	if (look && wait > 100000000ull)
+		wait = 100000000ull;
+	tmo->tv_sec = (time_t)(wait / 1000000000ull);
+	tmo->tv_nsec = (long)(wait % 1000000000ull);
+	return tmo;
+}
+
 /* Wait until the target is done or a signal came, printing intervals. */
 static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		      struct pcl_stat *st, FILE *out, const sigset_t *waitmask)
 {
-	uint64_t next = r->start_ns + (uint64_t)o->interval_ms * 1000000ull, last = r->start_ns;
-	struct pollfd fds[65];
-	int nfds = 0;
+	uint64_t interval = (uint64_t)o->interval_ms * 1000000ull, next = r->start_ns + interval;
+	struct timespec tmo;
 
-	if (r->wl) {
-		int fd = (int)syscall(SYS_pidfd_open, pcl_workload__pid(r->wl), 0);
-
-		if (fd >= 0) {
-			fds[0].fd = fd;
-			fds[0].events = POLLIN;
-			nfds = 1;
-		}
-	}
-	for (int i = 0; i < r->watch.nfds; i++)
-		fds[nfds++] = r->watch.fds[i];
+	r->last_ns = r->start_ns;
 	while (!got_signal) {
-		struct timespec tmo, *tp = NULL;
 		uint64_t now = now_ns();
-		int ret;
 
-		if (o->interval_ms && now >= next) {
-			struct timespec ts = {
-				.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
-				.tv_nsec = (long)((now - r->start_ns) % 1000000000ull)
-			};
-
-			pcl_evlist__read(el);
-			pcl_stat__print_interval(st, out, &ts, now - last);
-			last = now;
+		if (interval && now >= next) {
+			interval_tick(r, el, st, out, now);
 			while (next <= now)
-				next += (uint64_t)o->interval_ms * 1000000ull;
+				next += interval;
 		}
-		if (reap(r, WNOHANG))
+		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
-		if (!r->wl && watch_done(&r->watch))
-			break;
-		if (o->interval_ms || r->watch.ntids || (r->wl && !nfds)) {
-			uint64_t wait = o->interval_ms ? next - now : 100000000ull;
-
-			if (r->watch.ntids || (r->wl && !nfds))
-				wait = wait < 100000000ull ? wait : 100000000ull;
-			tmo.tv_sec = (time_t)(wait / 1000000000ull);
-			tmo.tv_nsec = (long)(wait % 1000000000ull);
-			tp = &tmo;
-		}
-		ret = ppoll(fds, (nfds_t)nfds, tp, waitmask);
-		if (ret > 0) {
-			for (int i = r->wl ? 1 : 0, k = 0; i < nfds; i++, k++)
-				r->watch.fds[k].revents = fds[i].revents;
-		}
+		ppoll(r->watch.fds, (nfds_t)r->watch.nfds,
+		      poll_timeout(r, interval, next, now, &tmo), waitmask);
 	}
-	if (r->wl && nfds)
-		close(fds[0].fd);
 	/*
 	 * After Ctrl-C the workload got the signal too (same process group);
 	 * wait for it like perf so its status and counts are final.
 	 */
 	if (r->wl && !r->exited)
 		reap(r, 0);
-	if (o->interval_ms && !got_signal) {
-		uint64_t now = now_ns();
-
-		if (now > last + 1000000ull || !last) {
-			struct timespec ts = {
-				.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
-				.tv_nsec = (long)((now - r->start_ns) % 1000000000ull)
-			};
-
-			pcl_evlist__read(el);
-			pcl_stat__print_interval(st, out, &ts, now - last);
-		}
-	}
+	/* the last, partial interval, as perf prints it */
+	if (interval && !got_signal && now_ns() > r->last_ns + 1000000ull)
+		interval_tick(r, el, st, out, now_ns());
 }
 
 static double tv_s(struct timeval tv)
@@ -538,6 +539,10 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 			pcl_workload__free(r.wl);
 			return -1;
 		}
+	}
+	if (r.wl) {
+		watch_pidfd(&r.watch, pcl_workload__pid(r.wl));
+		r.watch.workload = true;
 	}
 	if (o->target.pid && !o->all_threads)
 		watch_pids(&r.watch, o->target.pid, false);

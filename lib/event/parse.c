@@ -596,10 +596,70 @@ static size_t ident_len(const char *s, size_t len)
 	return i;
 }
 
+/* "pmu/terms/[:]mods" with the slashes at s[id] and s[close]. */
+static int parse_pmu_item(struct parser *p, const char *s, size_t len, size_t id, size_t close)
+{
+	const char *mods = s + close + 1;
+	size_t mlen = len - close - 1;
+	struct pcl_event *ev;
+	int ret;
+
+	if (mlen && *mods == ':') {
+		mods++;
+		mlen--;
+	}
+	if (mlen && !is_mod_string(mods, mlen))
+		return perr(p, EINVAL, mods, mlen, "bad modifier '%.*s'", (int)mlen, mods);
+	if (!(ev = new_event(p)))
+		return -ENOMEM;
+	ret = parse_pmu_event(p, s, id, close, ev);
+	if (ret)
+		return ret;
+	if (!ev->name[0])
+		set_name(ev, s, len);
+	apply_mods(ev, mods, mlen);
+	return 0;
+}
+
+/* A bare alias of some PMU ("tsc", "duration_time"): as pmu/alias/. */
+static int resolve_alias(struct parser *p, struct pcl_event *ev, const char *s, size_t nlen)
+{
+	const struct pcl_pmu_alias *alias;
+	char name[128];
+	int ret;
+
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, s);
+	ev->pmu = pmu_find_alias_anywhere(name, &alias);
+	ev->attr.type = pcl_pmu__type(ev->pmu);
+	ret = apply_term(p, ev, name, nlen, false);
+	if (!ret && pcl_pmu__ops(ev->pmu)->event_init &&
+	    pcl_pmu__ops(ev->pmu)->event_init(ev->pmu, &ev->attr))
+		ret = unknown_event(p, s, nlen);
+	return ret;
+}
+
+/* "sys:name[:mods]" with the first colon at @colon. */
+static int parse_tracepoint_item(struct parser *p, const char *s, size_t len, const char *colon)
+{
+	char sys[128], name[256];
+	const char *n = colon + 1, *c2 = memchr(n, ':', len - (size_t)(n - s));
+	size_t nlen = c2 ? (size_t)(c2 - n) : len - (size_t)(n - s);
+	size_t mlen = c2 ? len - (size_t)(c2 + 1 - s) : 0;
+
+	if ((size_t)(colon - s) >= sizeof(sys) || nlen >= sizeof(name) || !nlen || colon == s ||
+	    memchr(s, '/', len))
+		return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
+	if (c2 && !is_mod_string(c2 + 1, mlen))
+		return perr(p, EINVAL, c2 + 1, mlen, "bad modifier '%.*s'", (int)mlen, c2 + 1);
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - s), s);
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, n);
+	return parse_tracepoint(p, s, len, sys, name, c2 ? c2 + 1 : NULL, mlen);
+}
+
 /* One event (not a group). */
 static int parse_one(struct parser *p, const char *s, size_t len)
 {
-	size_t id = ident_len(s, len), close;
+	size_t id = ident_len(s, len), close, nlen, mlen;
 	struct pcl_event *ev;
 	const char *colon;
 	int ret;
@@ -608,50 +668,20 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 		return perr(p, EINVAL, s, 0, "empty event");
 	if (len > 4 && !strncmp(s, "mem:", 4))
 		return parse_breakpoint(p, s, len);
-	if (id < len && s[id] == '/' && (close = closing_slash(s, len, id))) {
-		const char *mods = s + close + 1;
-		size_t mlen = len - close - 1;
-
-		if (mlen && *mods == ':') {
-			mods++;
-			mlen--;
-		}
-		if (mlen && !is_mod_string(mods, mlen))
-			return perr(p, EINVAL, mods, mlen, "bad modifier '%.*s'", (int)mlen, mods);
-		if (!(ev = new_event(p)))
-			return -ENOMEM;
-		ret = parse_pmu_event(p, s, id, close, ev);
-		if (ret)
-			return ret;
-		if (!ev->name[0])
-			set_name(ev, s, len);
-		apply_mods(ev, mods, mlen);
-		return 0;
-	}
+	if (id < len && s[id] == '/' && (close = closing_slash(s, len, id)))
+		return parse_pmu_item(p, s, len, id, close);
 	colon = memchr(s, ':', len);
+	nlen = colon ? (size_t)(colon - s) : len;
+	mlen = colon ? len - nlen - 1 : 0;
 	if (!(ev = new_event(p)))
 		return -ENOMEM;
-	ret = resolve_name(p, ev, s, colon ? (size_t)(colon - s) : len);
-	if (ret == -EAGAIN) {
-		/* an alias of some PMU: re-parse as pmu/alias/ with the same modifiers */
-		const struct pcl_pmu_alias *alias;
-		char name[128];
-		size_t nlen = colon ? (size_t)(colon - s) : len;
-
-		snprintf(name, sizeof(name), "%.*s", (int)nlen, s);
-		ev->pmu = pmu_find_alias_anywhere(name, &alias);
-		ev->attr.type = pcl_pmu__type(ev->pmu);
-		ret = apply_term(p, ev, name, nlen, false);
-		if (!ret && pcl_pmu__ops(ev->pmu)->event_init &&
-		    pcl_pmu__ops(ev->pmu)->event_init(ev->pmu, &ev->attr))
-			ret = unknown_event(p, s, nlen);
-	}
+	ret = resolve_name(p, ev, s, nlen);
+	if (ret == -EAGAIN)
+		ret = resolve_alias(p, ev, s, nlen);
 	if (ret == 0) {
-		size_t mlen = colon ? len - (size_t)(colon - s) - 1 : 0;
-
 		if (colon && !is_mod_string(colon + 1, mlen))
 			return perr(p, EINVAL, colon + 1, mlen, "bad modifier '%.*s' on '%.*s'",
-				    (int)mlen, colon + 1, (int)(colon - s), s);
+				    (int)mlen, colon + 1, (int)nlen, s);
 		set_name(ev, s, len);
 		apply_mods(ev, colon ? colon + 1 : NULL, mlen);
 		return 0;
@@ -659,22 +689,8 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 	if (ret != -ENOENT)
 		return ret;
 	p->out->nr--; /* not a name: drop the event we reserved */
-	if (colon) {
-		char sys[128], name[256];
-		const char *n = colon + 1, *c2 = memchr(n, ':', len - (size_t)(n - s));
-		size_t nlen = c2 ? (size_t)(c2 - n) : len - (size_t)(n - s);
-		size_t mlen = c2 ? len - (size_t)(c2 + 1 - s) : 0;
-
-		if ((size_t)(colon - s) >= sizeof(sys) || nlen >= sizeof(name) || !nlen ||
-		    colon == s || memchr(s, '/', len))
-			return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
-		if (c2 && !is_mod_string(c2 + 1, mlen))
-			return perr(p, EINVAL, c2 + 1, mlen, "bad modifier '%.*s'", (int)mlen,
-				    c2 + 1);
-		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - s), s);
-		snprintf(name, sizeof(name), "%.*s", (int)nlen, n);
-		return parse_tracepoint(p, s, len, sys, name, c2 ? c2 + 1 : NULL, mlen);
-	}
+	if (colon)
+		return parse_tracepoint_item(p, s, len, colon);
 	return unknown_event(p, s, len);
 }
 

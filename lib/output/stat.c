@@ -120,12 +120,58 @@ static void read_comm(pid_t tid, char *buf, size_t size)
 		snprintf(buf, size, "%s", "<unknown>");
 }
 
+/* The socket/die/core of a CPU, with sysfs gaps filled as perf does. */
+static struct aggr_id cpu_id(int cpu)
+{
+	struct aggr_id id = { .cpu = cpu, .nr = 1 };
+	struct pcl_cpu_topo topo;
+
+	pcl_cpu_topology(cpu, &topo);
+	id.socket = topo.socket < 0 ? 0 : topo.socket;
+	id.die = topo.die;
+	id.core = topo.core < 0 ? cpu : topo.core;
+	return id;
+}
+
+static bool id_matches(const struct aggr_id *a, const struct aggr_id *b, enum pcl_aggr_mode m)
+{
+	return m == PCL_AGGR_NONE ? a->cpu == b->cpu : same_id(a, b, m);
+}
+
+/* One id per CPU (-A), core or socket, sorted, and each CPU index mapped to its id. */
+static void build_cpu_aggr(struct pcl_stat *st, int ncpu, enum pcl_aggr_mode m)
+{
+	for (int c = 0; c < ncpu; c++) {
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+		int k;
+
+		for (k = 0; k < st->nr_aggr && !id_matches(&st->ids[k], &id, m); k++)
+			;
+		if (k == st->nr_aggr)
+			st->ids[st->nr_aggr++] = id;
+		else
+			st->ids[k].nr++;
+	}
+	/* -A keeps CPU order (the CPU map is sorted); cores and sockets sort by topology */
+	if (m != PCL_AGGR_NONE)
+		qsort(st->ids, (size_t)st->nr_aggr, sizeof(*st->ids), cmp_aggr);
+	for (int c = 0; c < ncpu; c++) {
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+
+		for (int k = 0; k < st->nr_aggr; k++) {
+			if (id_matches(&st->ids[k], &id, m)) {
+				st->cpu_aggr[c] = k;
+				break;
+			}
+		}
+	}
+}
+
 /* Build the aggregation ids and the CPU -> id map for the configured mode. */
 static int build_aggr(struct pcl_stat *st)
 {
 	int ncpu = pcl_evlist__nr_cpus(st->el), nthr = pcl_evlist__nr_threads(st->el);
 	enum pcl_aggr_mode m = st->cfg.aggr;
-	bool per_cpu = pcl_evlist__cpu(st->el, 0) >= 0;
 
 	st->cpu_aggr = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(int));
 	st->ids = calloc((size_t)(ncpu > nthr ? ncpu : nthr) + 1, sizeof(*st->ids));
@@ -139,49 +185,13 @@ static int build_aggr(struct pcl_stat *st)
 				read_comm(st->ids[t].tid, st->ids[t].comm, sizeof(st->ids[t].comm));
 		}
 		st->nr_aggr = nthr;
-		return 0;
-	}
-	if (m == PCL_AGGR_GLOBAL || !per_cpu) {
+	} else if (m == PCL_AGGR_GLOBAL || pcl_evlist__cpu(st->el, 0) < 0) {
+		/* counting per task: there is nothing to split by CPU */
 		st->cfg.aggr = PCL_AGGR_GLOBAL;
 		st->nr_aggr = 1;
 		st->ids[0].nr = ncpu;
-		return 0;
-	}
-	for (int c = 0; c < ncpu; c++) {
-		struct pcl_cpu_topo topo;
-		struct aggr_id id = { .cpu = pcl_evlist__cpu(st->el, c), .nr = 1 };
-		int k;
-
-		pcl_cpu_topology(id.cpu, &topo);
-		id.socket = topo.socket < 0 ? 0 : topo.socket;
-		id.die = topo.die;
-		id.core = topo.core < 0 ? id.cpu : topo.core;
-		for (k = 0; m != PCL_AGGR_NONE && k < st->nr_aggr; k++) {
-			if (same_id(&st->ids[k], &id, m)) {
-				st->ids[k].nr++;
-				break;
-			}
-		}
-		if (m == PCL_AGGR_NONE || k == st->nr_aggr)
-			st->ids[st->nr_aggr++] = id;
-	}
-	if (m != PCL_AGGR_NONE)
-		qsort(st->ids, (size_t)st->nr_aggr, sizeof(*st->ids), cmp_aggr);
-	for (int c = 0; c < ncpu; c++) {
-		struct aggr_id id = { .cpu = pcl_evlist__cpu(st->el, c) };
-		struct pcl_cpu_topo topo;
-
-		pcl_cpu_topology(id.cpu, &topo);
-		id.socket = topo.socket < 0 ? 0 : topo.socket;
-		id.die = topo.die;
-		id.core = topo.core < 0 ? id.cpu : topo.core;
-		for (int k = 0; k < st->nr_aggr; k++) {
-			if (m == PCL_AGGR_NONE ? st->ids[k].cpu == id.cpu
-					       : same_id(&st->ids[k], &id, m)) {
-				st->cpu_aggr[c] = k;
-				break;
-			}
-		}
+	} else {
+		build_cpu_aggr(st, ncpu, m);
 	}
 	return 0;
 }
