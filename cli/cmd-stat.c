@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
+#include "run.h"
 
 #define DEFAULT_EVENTS                                                                             \
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"     \
@@ -53,13 +54,6 @@ enum {
 	OPT_PER_THREAD,
 	OPT_NO_BIG_NUM,
 };
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static bool parse_long(const char *s, long min, long max, long *out)
 {
@@ -343,99 +337,6 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * What ends the count: pidfds to poll (the workload's, or each -p process's),
- * and -t threads, which have no pidfd and are checked through /proc.
- */
-struct watch {
-	struct pollfd fds[64];
-	int nfds;
-	bool workload; /* fds[0] is the workload's: its end is seen by reaping */
-	pid_t tids[64];
-	int ntids;
-};
-
-static void watch_pidfd(struct watch *w, pid_t pid)
-{
-	int fd;
-
-	if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
-		w->fds[w->nfds].fd = fd;
-		w->fds[w->nfds++].events = POLLIN;
-	}
-}
-
-static void watch_pids(struct watch *w, const char *list, bool threads)
-{
-	const char *s = list;
-
-	while (s && *s) {
-		long pid = strtol(s, NULL, 10);
-
-		if (!threads)
-			watch_pidfd(w, (pid_t)pid);
-		else if (w->ntids < 64)
-			w->tids[w->ntids++] = (pid_t)pid;
-		s = strchr(s, ',');
-		if (s)
-			s++;
-	}
-}
-
-/* Every watched process and thread has ended. */
-static bool watch_done(struct watch *w)
-{
-	char path[64];
-	int alive = 0;
-
-	if (w->workload)
-		return false;
-	for (int i = 0; i < w->nfds; i++)
-		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR));
-	for (int i = 0; i < w->ntids; i++) {
-		snprintf(path, sizeof(path), "/proc/%d", (int)w->tids[i]);
-		alive += access(path, F_OK) == 0;
-	}
-	return (w->nfds || w->ntids) && !alive;
-}
-
-static void watch_close(struct watch *w)
-{
-	for (int i = 0; i < w->nfds; i++)
-		close(w->fds[i].fd);
-	w->nfds = 0;
-}
-
-struct run {
-	struct pcl_workload *wl;
-	struct watch watch;
-	int status; /* waitpid status of the workload */
-	bool exited;
-	uint64_t start_ns;
-	uint64_t last_ns; /* end of the last printed interval */
-};
-
-/* Reap the workload if it ended; true when it has. */
-static bool reap(struct run *r, int options)
-{
-	int ret;
-
-	if (!r->wl || r->exited)
-		return r->exited;
-	ret = pcl_workload__wait(r->wl, &r->status, options);
-	if (ret > 0)
-		r->exited = true;
-	return r->exited;
-}
-
 /* Print the interval that ends now. */
 static void interval_tick(struct run *r, struct pcl_evlist *el, struct pcl_stat *st, FILE *out,
 			  uint64_t now)
@@ -609,8 +510,7 @@ int cmd_stat(int argc, char **argv)
 	struct stat_opts o = { .target = { .sz = sizeof(struct pcl_target) } };
 	struct pcl_evlist *el = NULL;
 	struct pcl_stat *st = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block, waitmask;
+	sigset_t waitmask;
 	char *desc = NULL;
 	FILE *out = NULL;
 	int exit_code = 0;
@@ -633,15 +533,7 @@ int cmd_stat(int argc, char **argv)
 		exit_code = 1;
 		goto out;
 	}
-	/* SIGINT/SIGTERM only interrupt ppoll(): no race between a check and the sleep */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
+	run_signals_setup(&waitmask);
 	for (int i = 0; i < o.repeat && !got_signal; i++) {
 		if (run_once(&o, el, &st, out, &waitmask, &exit_code)) {
 			if (!exit_code)
@@ -651,13 +543,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (!o.interval_ms)
 		pcl_stat__print(st, out);
-	if (got_signal) {
-		/* die by the same signal, as perf does, so callers see why we stopped */
-		fflush(NULL);
-		signal(got_signal, SIG_DFL);
-		sigprocmask(SIG_UNBLOCK, &block, NULL);
-		raise(got_signal);
-	}
+	run_signals_reraise();
 out:
 	if (out && out != stderr)
 		fclose(out);

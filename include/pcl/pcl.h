@@ -23,5 +23,8 @@
 #include <pcl/event.h>
 #include <pcl/evlist.h>
 #include <pcl/stat.h>
+#include <pcl/record.h>
+#include <pcl/ring.h>
+#include <pcl/data.h>
 
 #endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a target for stat and record (see run.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "run.h"
+
+volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void watch_pidfd(struct watch *w, pid_t pid)
+{
+	int fd;
+
+	if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
+		w->fds[w->nfds].fd = fd;
+		w->fds[w->nfds++].events = POLLIN;
+	}
+}
+
+void watch_pids(struct watch *w, const char *list, bool threads)
+{
+	const char *s = list;
+
+	while (s && *s) {
+		long pid = strtol(s, NULL, 10);
+
+		if (!threads)
+			watch_pidfd(w, (pid_t)pid);
+		else if (w->ntids < 64)
+			w->tids[w->ntids++] = (pid_t)pid;
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+}
+
+bool watch_done(struct watch *w)
+{
+	char path[64];
+	int alive = 0;
+
+	if (w->workload)
+		return false;
+	for (int i = 0; i < w->nfds; i++)
+		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR));
+	for (int i = 0; i < w->ntids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)w->tids[i]);
+		alive += access(path, F_OK) == 0;
+	}
+	return (w->nfds || w->ntids) && !alive;
+}
+
+void watch_close(struct watch *w)
+{
+	for (int i = 0; i < w->nfds; i++)
+		close(w->fds[i].fd);
+	w->nfds = 0;
+}
+
+bool reap(struct run *r, int options)
+{
+	int ret;
+
+	if (!r->wl || r->exited)
+		return r->exited;
+	ret = pcl_workload__wait(r->wl, &r->status, options);
+	if (ret > 0)
+		r->exited = true;
+	return r->exited;
+}
+
+int run_exit_code(const struct run *r, const char *cmd)
+{
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status)) {
+		if (WTERMSIG(r->status) != SIGINT)
+			fprintf(stderr, "%s: %s\n", cmd, strsignal(WTERMSIG(r->status)));
+		return 128 + WTERMSIG(r->status);
+	}
+	return 1;
+}
+
+void run_signals_setup(sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, waitmask);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
+}
+
+void run_signals_reraise(void)
+{
+	sigset_t block;
+
+	if (!got_signal)
+		return;
+	fflush(NULL);
+	signal(got_signal, SIG_DFL);
+	sigemptyset(&block);
+	sigaddset(&block, got_signal);
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+	raise(got_signal);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a target for stat and record: the workload or pids whose end ends
+ * the run, and the signals that end it early.
+ */
+#ifndef PCL_CLI_RUN_H
+#define PCL_CLI_RUN_H
+
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pcl/pcl.h>
+
+/* The signal (SIGINT/SIGTERM) that asked us to stop, or 0. */
+extern volatile sig_atomic_t got_signal;
+
+uint64_t now_ns(void);
+
+/*
+ * What ends the run: pidfds to poll (the workload's, or each -p process's),
+ * and -t threads, which have no pidfd and are checked through /proc.
+ */
+struct watch {
+	struct pollfd fds[64];
+	int nfds;
+	bool workload;		/* fds[0] is the workload's: its end is seen by reaping */
+	pid_t tids[64];
+	int ntids;
+};
+
+void watch_pidfd(struct watch *w, pid_t pid);
+void watch_pids(struct watch *w, const char *list, bool threads);
+/* Every watched process and thread has ended. */
+bool watch_done(struct watch *w);
+void watch_close(struct watch *w);
+
+struct run {
+	struct pcl_workload *wl;
+	struct watch watch;
+	int status;		/* waitpid status of the workload */
+	bool exited;
+	uint64_t start_ns;
+	uint64_t last_ns;	/* stat -I: end of the last printed interval */
+};
+
+/* Reap the workload if it ended; true when it has. */
+bool reap(struct run *r, int options);
+/* The exit code for a reaped workload: its status, or 128+N for signal N (named on stderr). */
+int run_exit_code(const struct run *r, const char *cmd);
+
+/*
+ * Catch SIGINT/SIGTERM into got_signal and block them outside ppoll():
+ * @waitmask is the mask to give ppoll so they wake it, and only it.
+ */
+void run_signals_setup(sigset_t *waitmask);
+/* If a signal stopped us, die by it as perf does (after output is flushed). */
+void run_signals_reraise(void);
+
+#endif

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data layer: the perf.data file, as Linux perf reads and writes it
+ * (tools/perf/Documentation/perf.data-file-format.txt).
+ *
+ * File mode: header | attr ids | attrs | data | feature table | features.
+ * The header is written first with the data size of what is on disk, and
+ * rewritten at every round and at close, so a recorder killed by SIGKILL
+ * leaves a file whose header covers every complete round written; close()
+ * appends the feature sections and sets their bits last, so a file with
+ * features is a file that was closed.
+ *
+ * Pipe mode ("-"): a 16-byte header, then HEADER_ATTR and HEADER_FEATURE
+ * records before the data; build ids go as HEADER_BUILD_ID records at the
+ * end. Nothing is ever seeked.
+ *
+ * Not thread-safe: a writer belongs to one thread.
+ */
+#ifndef PCL_DATA_H
+#define PCL_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <pcl/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* perf's feature bits (the header's adds_features bitmap). */
+enum pcl_feature {
+	PCL_FEAT_TRACING_DATA = 1,
+	PCL_FEAT_BUILD_ID = 2,
+	PCL_FEAT_HOSTNAME = 3,
+	PCL_FEAT_OSRELEASE = 4,
+	PCL_FEAT_VERSION = 5,
+	PCL_FEAT_ARCH = 6,
+	PCL_FEAT_NRCPUS = 7,
+	PCL_FEAT_CPUDESC = 8,
+	PCL_FEAT_CPUID = 9,
+	PCL_FEAT_TOTAL_MEM = 10,
+	PCL_FEAT_CMDLINE = 11,
+	PCL_FEAT_EVENT_DESC = 12,
+	PCL_FEAT_CPU_TOPOLOGY = 13,
+	PCL_FEAT_NUMA_TOPOLOGY = 14,
+	PCL_FEAT_BRANCH_STACK = 15,
+	PCL_FEAT_PMU_MAPPINGS = 16,
+	PCL_FEAT_GROUP_DESC = 17,
+	PCL_FEAT_AUXTRACE = 18,
+	PCL_FEAT_STAT = 19,
+	PCL_FEAT_CACHE = 20,
+	PCL_FEAT_SAMPLE_TIME = 21,
+	PCL_FEAT_MEM_TOPOLOGY = 22,
+	PCL_FEAT_CLOCKID = 23,
+	PCL_FEAT_DIR_FORMAT = 24,
+	PCL_FEAT_BPF_PROG_INFO = 25,
+	PCL_FEAT_BPF_BTF = 26,
+	PCL_FEAT_COMPRESSED = 27,
+	PCL_FEAT_CPU_PMU_CAPS = 28,
+	PCL_FEAT_CLOCK_DATA = 29,
+	PCL_FEAT_HYBRID_TOPOLOGY = 30,
+	PCL_FEAT_PMU_CAPS = 31,
+	PCL_FEAT_MAX = 256,
+};
+
+/* perf's own record types, written to files, never by the kernel. */
+enum pcl_user_record {
+	PCL_RECORD_HEADER_ATTR = 64,
+	PCL_RECORD_HEADER_EVENT_TYPE = 65,
+	PCL_RECORD_HEADER_TRACING_DATA = 66,
+	PCL_RECORD_HEADER_BUILD_ID = 67,
+	PCL_RECORD_FINISHED_ROUND = 68,
+	PCL_RECORD_ID_INDEX = 69,
+	PCL_RECORD_AUXTRACE_INFO = 70,
+	PCL_RECORD_AUXTRACE = 71,
+	PCL_RECORD_AUXTRACE_ERROR = 72,
+	PCL_RECORD_THREAD_MAP = 73,
+	PCL_RECORD_CPU_MAP = 74,
+	PCL_RECORD_STAT_CONFIG = 75,
+	PCL_RECORD_STAT = 76,
+	PCL_RECORD_STAT_ROUND = 77,
+	PCL_RECORD_EVENT_UPDATE = 78,
+	PCL_RECORD_TIME_CONV = 79,
+	PCL_RECORD_HEADER_FEATURE = 80,
+	PCL_RECORD_COMPRESSED = 81,
+	PCL_RECORD_FINISHED_INIT = 82,
+};
+
+/* One event of the file: its attr, name and the kernel ids of its fds. */
+struct pcl_data_attr {
+	struct perf_event_attr attr;
+	const char *name;
+	const uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pcl_data_writer;
+
+/*
+ * Create @path for writing ("-" writes a pipe-mode stream to stdout). An
+ * existing file is renamed to @path.old first, as perf does. The @attrs
+ * (copied) are written at once. NULL with errno and pcl_last_error().
+ */
+PCL_API struct pcl_data_writer *pcl_data_writer__create(const char *path,
+							 const struct pcl_data_attr *attrs,
+							 int nr_attrs);
+/* Whether the writer streams (pipe mode). */
+PCL_API bool pcl_data_writer__is_pipe(const struct pcl_data_writer *w);
+
+/* Append one record (its header.size bytes). Buffered. */
+PCL_API int pcl_data_writer__write(struct pcl_data_writer *w, const void *record);
+/*
+ * End a round: write a FINISHED_ROUND record, flush, and (file mode) make
+ * the header cover the data on disk.
+ */
+PCL_API int pcl_data_writer__finish_round(struct pcl_data_writer *w);
+
+/*
+ * The bytes of feature section @feat, written at close (file mode) or as a
+ * HEADER_FEATURE record at once (pipe mode, where they should come before
+ * the first record). Copied.
+ */
+PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, const void *data,
+					 size_t len);
+
+/* Bytes of records written so far. */
+PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w);
+
+/*
+ * Flush, append the features, write the final header, close, free. Returns
+ * 0 or the first write error (the file is then removed, see abort).
+ */
+PCL_API int pcl_data_writer__close(struct pcl_data_writer *w);
+/* Give up: close and remove the file (a partial file must not look whole). NULL-safe. */
+PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w);
+
+/*
+ * Describe this machine and run the way perf record does: hostname,
+ * osrelease, version, arch, nrcpus, cpudesc, cpuid, total_mem, cmdline
+ * (@argc/@argv), cpu topology and pmu mappings. EVENT_DESC is written from
+ * the attrs at close. Returns 0 or -ENOMEM.
+ */
+PCL_API int pcl_data_writer__add_host_features(struct pcl_data_writer *w, int argc,
+					       char *const argv[]);
+
+/*
+ * One entry of the BUILD_ID feature: @size bytes of build id (at most 20)
+ * for @filename, mapped in @pid (-1 for the kernel), user or kernel space.
+ */
+PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid, bool kernel,
+					  const uint8_t *build_id, uint8_t size,
+					  const char *filename);
+
+/* Feature section encoders: a malloc'd buffer in perf's layout; *len set. NULL on ENOMEM. */
+PCL_API void *pcl_feature_string(const char *s, size_t *len);
+PCL_API void *pcl_feature_strings(const char *const *v, int n, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

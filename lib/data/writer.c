@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf.data writer (format and crash-safety protocol in
+ * include/pcl/data.h).
+ *
+ * State machine: create (header + attrs on disk, data size 0) -> write* ->
+ * finish_round* (data flushed, header's data size updated) -> close
+ * (features appended, bits set, final header) or abort (file removed).
+ * Any write error is sticky: later calls return it, close() removes the
+ * file, so an incomplete file never looks whole.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+#define WBUF_SIZE (1u << 20)
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t adds_features[4];
+};
+
+struct feature {
+	void *data;
+	size_t len;
+};
+
+struct pcl_data_writer {
+	int fd;
+	bool pipe;
+	char *path;
+	int err;		/* first error, sticky */
+	uint8_t *buf;
+	size_t used;
+	uint64_t data_offset, data_size;	/* data_size counts flushed and buffered bytes */
+	uint64_t flushed;	/* data bytes on disk */
+	struct file_header hdr;
+	struct pcl_data_attr *attrs;
+	uint64_t **ids;
+	int nr_attrs;
+	struct feature feat[PCL_FEAT_MAX];
+	uint8_t *build_ids;	/* BUILD_ID feature records, appended */
+	size_t build_ids_len;
+};
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p = (const uint8_t *)p + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *p, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p = (const uint8_t *)p + n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int fail(struct pcl_data_writer *w, int err)
+{
+	if (!w->err)
+		w->err = pcl_err(-err, "cannot write '%s': %s", w->path, pcl_strerror(err));
+	return w->err;
+}
+
+static int flush(struct pcl_data_writer *w)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	ret = write_all(w->fd, w->buf, w->used);
+	if (ret)
+		return fail(w, ret);
+	w->flushed += w->used;
+	w->used = 0;
+	return 0;
+}
+
+static int emit(struct pcl_data_writer *w, const void *p, size_t len)
+{
+	if (w->err)
+		return w->err;
+	if (w->used + len > WBUF_SIZE && flush(w))
+		return w->err;
+	if (len > WBUF_SIZE) {
+		int ret = write_all(w->fd, p, len);
+
+		if (ret)
+			return fail(w, ret);
+		w->flushed += len;
+		return 0;
+	}
+	memcpy(w->buf + w->used, p, len);
+	w->used += len;
+	return 0;
+}
+
+static int write_header(struct pcl_data_writer *w)
+{
+	int ret;
+
+	w->hdr.data.size = w->flushed - (w->pipe ? 0 : 0);
+	ret = pwrite_all(w->fd, &w->hdr, sizeof(w->hdr), 0);
+	return ret ? fail(w, ret) : 0;
+}
+
+/* File mode: header, then each attr's ids, then the attrs section. */
+static int start_file(struct pcl_data_writer *w)
+{
+	uint64_t off = sizeof(struct file_header), attrs_off;
+	size_t asz = sizeof(struct perf_event_attr);
+	int ret;
+
+	w->hdr.magic = PERF_MAGIC2;
+	w->hdr.size = sizeof(w->hdr);
+	w->hdr.attr_size = asz + sizeof(struct file_section);
+	for (int i = 0; i < w->nr_attrs; i++) {
+		size_t n = (size_t)w->attrs[i].nr_ids * 8;
+
+		ret = pwrite_all(w->fd, w->ids[i], n, (off_t)off);
+		if (ret)
+			return fail(w, ret);
+		off += n;
+	}
+	attrs_off = off;
+	off = sizeof(struct file_header);
+	for (int i = 0; i < w->nr_attrs; i++) {
+		struct file_section ids = { off, (uint64_t)w->attrs[i].nr_ids * 8 };
+		off_t at = (off_t)(attrs_off + (uint64_t)i * w->hdr.attr_size);
+
+		if ((ret = pwrite_all(w->fd, &w->attrs[i].attr, asz, at)) ||
+		    (ret = pwrite_all(w->fd, &ids, sizeof(ids), at + (off_t)asz)))
+			return fail(w, ret);
+		off += ids.size;
+	}
+	w->hdr.attrs.offset = attrs_off;
+	w->hdr.attrs.size = (uint64_t)w->nr_attrs * w->hdr.attr_size;
+	w->data_offset = (w->hdr.attrs.offset + w->hdr.attrs.size + 7) & ~7ULL;
+	w->hdr.data.offset = w->data_offset;
+	if (lseek(w->fd, (off_t)w->data_offset, SEEK_SET) < 0)
+		return fail(w, -errno);
+	return write_header(w);
+}
+
+/* Pipe mode: the short header, then one HEADER_ATTR record per event. */
+static int start_pipe(struct pcl_data_writer *w)
+{
+	uint64_t ph[2] = { PERF_MAGIC2, 16 };
+
+	emit(w, ph, sizeof(ph));
+	for (int i = 0; i < w->nr_attrs; i++) {
+		size_t asz = sizeof(struct perf_event_attr), n = (size_t)w->attrs[i].nr_ids * 8;
+		struct perf_event_header h = { .type = PCL_RECORD_HEADER_ATTR,
+					       .size = (uint16_t)(sizeof(h) + asz + n) };
+
+		if (sizeof(h) + asz + n > 0xffff)
+			return fail(w, -E2BIG);
+		emit(w, &h, sizeof(h));
+		emit(w, &w->attrs[i].attr, asz);
+		emit(w, w->ids[i], n);
+	}
+	return w->err;
+}
+
+static int copy_attrs(struct pcl_data_writer *w, const struct pcl_data_attr *attrs, int nr)
+{
+	w->attrs = calloc((size_t)nr, sizeof(*w->attrs));
+	w->ids = calloc((size_t)nr, sizeof(*w->ids));
+	if (!w->attrs || !w->ids)
+		return -ENOMEM;
+	for (int i = 0; i < nr; i++) {
+		w->attrs[i] = attrs[i];
+		w->attrs[i].attr.size = sizeof(struct perf_event_attr);
+		w->attrs[i].name = strdup(attrs[i].name ? attrs[i].name : "");
+		w->ids[i] = calloc(attrs[i].nr_ids ? attrs[i].nr_ids : 1, 8);
+		if (!w->attrs[i].name || !w->ids[i])
+			return -ENOMEM;
+		if (attrs[i].nr_ids)
+			memcpy(w->ids[i], attrs[i].ids, (size_t)attrs[i].nr_ids * 8);
+		w->attrs[i].ids = w->ids[i];
+		w->nr_attrs = i + 1;
+	}
+	return 0;
+}
+
+static void free_writer(struct pcl_data_writer *w)
+{
+	for (int i = 0; i < w->nr_attrs; i++) {
+		free((char *)w->attrs[i].name);
+		free(w->ids[i]);
+	}
+	for (int i = 0; i < PCL_FEAT_MAX; i++)
+		free(w->feat[i].data);
+	free(w->build_ids);
+	free(w->attrs);
+	free(w->ids);
+	free(w->buf);
+	free(w->path);
+	free(w);
+}
+
+PCL_API struct pcl_data_writer *pcl_data_writer__create(const char *path,
+							 const struct pcl_data_attr *attrs,
+							 int nr_attrs)
+{
+	struct pcl_data_writer *w;
+	char old[4096];
+	int e;
+
+	if (!path || !attrs || nr_attrs <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	w->pipe = !strcmp(path, "-");
+	w->path = strdup(w->pipe ? "<stdout>" : path);
+	w->buf = malloc(WBUF_SIZE);
+	if (!w->path || !w->buf || copy_attrs(w, attrs, nr_attrs)) {
+		free_writer(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (w->pipe) {
+		w->fd = STDOUT_FILENO;
+	} else {
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (access(path, F_OK) == 0 && rename(path, old)) {
+			e = errno;
+			pcl_err(e, "cannot rename '%s' to '%s': %s", path, old, strerror(e));
+			goto err;
+		}
+		w->fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+		if (w->fd < 0) {
+			e = errno;
+			pcl_err(e, "cannot create '%s': %s", path, strerror(e));
+			goto err;
+		}
+	}
+	if (w->pipe ? start_pipe(w) : start_file(w)) {
+		e = -w->err;
+		pcl_data_writer__abort(w);
+		errno = e;
+		return NULL;
+	}
+	return w;
+err:
+	free_writer(w);
+	errno = e;
+	return NULL;
+}
+
+PCL_API bool pcl_data_writer__is_pipe(const struct pcl_data_writer *w)
+{
+	return w && w->pipe;
+}
+
+PCL_API int pcl_data_writer__write(struct pcl_data_writer *w, const void *record)
+{
+	const struct perf_event_header *h = record;
+
+	if (!w || !h || h->size < sizeof(*h))
+		return -EINVAL;
+	w->data_size += h->size;
+	return emit(w, h, h->size);
+}
+
+PCL_API int pcl_data_writer__finish_round(struct pcl_data_writer *w)
+{
+	struct perf_event_header h = { .type = PCL_RECORD_FINISHED_ROUND, .size = sizeof(h) };
+
+	if (!w)
+		return -EINVAL;
+	pcl_data_writer__write(w, &h);
+	if (flush(w))
+		return w->err;
+	return w->pipe ? 0 : write_header(w);
+}
+
+PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w)
+{
+	return w ? w->data_size : 0;
+}
+
+/* Pipe mode: a feature goes out as a HEADER_FEATURE record { header, u64 feat, data }. */
+static int emit_feature(struct pcl_data_writer *w, int feat, const void *data, size_t len)
+{
+	struct perf_event_header h = { .type = PCL_RECORD_HEADER_FEATURE };
+	uint64_t id = (uint64_t)feat;
+
+	if (sizeof(h) + 8 + len > 0xffff)
+		return 0; /* too big for one record: leave it out of the stream */
+	h.size = (uint16_t)(sizeof(h) + 8 + ((len + 7) & ~(size_t)7));
+	emit(w, &h, sizeof(h));
+	emit(w, &id, 8);
+	emit(w, data, len);
+	emit(w, "\0\0\0\0\0\0\0", ((len + 7) & ~(size_t)7) - len);
+	w->data_size += h.size;
+	return w->err;
+}
+
+PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, const void *data,
+					 size_t len)
+{
+	void *copy;
+
+	if (!w || feat <= 0 || feat >= PCL_FEAT_MAX || (!data && len))
+		return -EINVAL;
+	if (w->pipe)
+		return emit_feature(w, feat, data, len);
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, len);
+	free(w->feat[feat].data);
+	w->feat[feat].data = copy;
+	w->feat[feat].len = len;
+	return 0;
+}
+
+/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, string name, u64 ids[]. */
+static int add_event_desc(struct pcl_data_writer *w)
+{
+	size_t asz = sizeof(struct perf_event_attr), len = 8, off = 8;
+	uint8_t *b;
+	int ret;
+
+	for (int i = 0; i < w->nr_attrs; i++)
+		len += asz + 4 + 4 + ((strlen(w->attrs[i].name) + 1 + 63) & ~(size_t)63) +
+		       (size_t)w->attrs[i].nr_ids * 8;
+	b = calloc(1, len);
+	if (!b)
+		return -ENOMEM;
+	((uint32_t *)b)[0] = (uint32_t)w->nr_attrs;
+	((uint32_t *)b)[1] = (uint32_t)asz;
+	for (int i = 0; i < w->nr_attrs; i++) {
+		size_t sl;
+		void *name = pcl_feature_string(w->attrs[i].name, &sl);
+
+		if (!name) {
+			free(b);
+			return -ENOMEM;
+		}
+		memcpy(b + off, &w->attrs[i].attr, asz);
+		off += asz;
+		memcpy(b + off, &w->attrs[i].nr_ids, 4);
+		off += 4;
+		memcpy(b + off, name, sl);
+		off += sl;
+		free(name);
+		memcpy(b + off, w->ids[i], (size_t)w->attrs[i].nr_ids * 8);
+		off += (size_t)w->attrs[i].nr_ids * 8;
+	}
+	ret = pcl_data_writer__set_feature(w, PCL_FEAT_EVENT_DESC, b, off);
+	free(b);
+	return ret;
+}
+
+/* File mode: after the data, a table of sections for the set bits, then the sections. */
+static int write_features(struct pcl_data_writer *w)
+{
+	struct file_section table[PCL_FEAT_MAX];
+	uint64_t off = w->data_offset + w->flushed;
+	int n = 0, ret;
+
+	for (int f = 1; f < PCL_FEAT_MAX; f++)
+		if (w->feat[f].data)
+			n++;
+	off += (uint64_t)n * sizeof(struct file_section);
+	n = 0;
+	for (int f = 1; f < PCL_FEAT_MAX; f++) {
+		if (!w->feat[f].data)
+			continue;
+		table[n].offset = off;
+		table[n].size = w->feat[f].len;
+		ret = pwrite_all(w->fd, w->feat[f].data, w->feat[f].len, (off_t)off);
+		if (ret)
+			return fail(w, ret);
+		off += w->feat[f].len;
+		w->hdr.adds_features[f / 64] |= 1ULL << (f % 64);
+		n++;
+	}
+	ret = pwrite_all(w->fd, table, (size_t)n * sizeof(*table),
+			 (off_t)(w->data_offset + w->flushed));
+	return ret ? fail(w, ret) : 0;
+}
+
+PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (w->build_ids_len)
+		pcl_data_writer__set_feature(w, PCL_FEAT_BUILD_ID, w->build_ids, w->build_ids_len);
+	if (!w->pipe && !w->err)
+		add_event_desc(w);
+	flush(w);
+	if (!w->pipe && !w->err && !write_features(w))
+		write_header(w);
+	ret = w->err;
+	if (ret) {
+		pcl_data_writer__abort(w);
+		return ret;
+	}
+	if (!w->pipe && close(w->fd)) {
+		ret = fail(w, -errno);
+		w->fd = -1;
+		pcl_data_writer__abort(w);
+		return ret;
+	}
+	free_writer(w);
+	return 0;
+}
+
+PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->pipe) {
+		if (w->fd >= 0)
+			close(w->fd);
+		unlink(w->path);
+	}
+	free_writer(w);
+}
+
+/*
+ * BUILD_ID feature entries are build_id_event records: { header (misc user
+ * or kernel, size), pid, u8 build_id[24] (the size in byte 20 with
+ * PERF_RECORD_MISC_BUILD_ID_SIZE), filename padded to 64 }. In pipe mode
+ * the same records go out as HEADER_BUILD_ID.
+ */
+PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid, bool kernel,
+					  const uint8_t *build_id, uint8_t size,
+					  const char *filename)
+{
+	size_t flen = (strlen(filename) + 1 + 63) & ~(size_t)63;
+	size_t len = sizeof(struct perf_event_header) + 4 + 24 + flen;
+	uint8_t *rec, *p;
+	struct perf_event_header h = { .size = (uint16_t)len };
+
+	if (!w || !build_id || size > 20 || len > 0xffff)
+		return -EINVAL;
+	h.misc = (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
+		 (1 << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */;
+	h.type = w->pipe ? PCL_RECORD_HEADER_BUILD_ID : 0;
+	rec = calloc(1, len);
+	if (!rec)
+		return -ENOMEM;
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), &pid, 4);
+	memcpy(rec + sizeof(h) + 4, build_id, size);
+	rec[sizeof(h) + 4 + 20] = size;
+	memcpy(rec + sizeof(h) + 28, filename, strlen(filename));
+	if (w->pipe) {
+		int ret = pcl_data_writer__write(w, rec);
+
+		free(rec);
+		return ret;
+	}
+	p = realloc(w->build_ids, w->build_ids_len + len);
+	if (!p) {
+		free(rec);
+		return -ENOMEM;
+	}
+	memcpy(p + w->build_ids_len, rec, len);
+	w->build_ids = p;
+	w->build_ids_len += len;
+	free(rec);
+	return 0;
+}
