@@ -19,7 +19,7 @@ OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
-LDLIBS := -lm -lpthread
+LDLIBS := -lelf -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))

@@ -13,12 +13,16 @@
 #define EXIT_USAGE 2
 
 int cmd_stat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* Print a subcommand's usage to @out; returns 0, or -1 for an unknown command. */
 int print_usage(const char *cmd, FILE *out);
+
+/* Append @s to a growable array of strings (not copied). 0 or -1 (out of memory). */
+int add_string(char ***v, int *n, char *s);
 
 /* "pcl: " + message + newline on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

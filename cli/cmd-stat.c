@@ -64,17 +64,6 @@ static bool parse_long(const char *s, long min, long max, long *out)
 	return *s && !*end && !errno && *out >= min && *out <= max;
 }
 
-static int add_event_opt(struct stat_opts *o, char *ev)
-{
-	char **p = realloc(o->events, sizeof(*p) * (size_t)(o->nr_events + 1));
-
-	if (!p)
-		return -1;
-	o->events = p;
-	o->events[o->nr_events++] = ev;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option longopts[] = {
@@ -108,7 +97,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (add_event_opt(o, optarg))
+			if (add_string(&o->events, &o->nr_events, optarg))
 				return -1;
 			break;
 		case 'r':

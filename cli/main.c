@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pcl/pcl.h>
 #include "cli.h"
@@ -14,6 +15,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "stat", cmd_stat },
+	{ "record", cmd_record },
 	{ "list", cmd_list },
 	{ "help", cmd_help },
 	{ "version", cmd_version },
@@ -28,6 +30,19 @@ void die_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int add_string(char ***v, int *n, char *s)
+{
+	char **p = realloc(*v, sizeof(*p) * (size_t)(*n + 1));
+
+	if (!p) {
+		die_msg("out of memory");
+		return -1;
+	}
+	*v = p;
+	(*v)[(*n)++] = s;
+	return 0;
 }
 
 int cmd_version(int argc, char **argv)

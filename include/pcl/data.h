@@ -22,8 +22,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 #include <pcl/common.h>
+#include <pcl/record.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,6 +154,41 @@ PCL_API int pcl_data_writer__add_host_features(struct pcl_data_writer *w, int ar
 PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid, bool kernel,
 					  const uint8_t *build_id, uint8_t size,
 					  const char *filename);
+
+/*
+ * The build id of an ELF file (its NT_GNU_BUILD_ID note, through libelf).
+ * Returns the id's size (1..20) with @id filled, or a negative errno
+ * (-ENOENT: no such note). Thread-safe.
+ */
+PCL_API int pcl_build_id_read(const char *path, uint8_t id[20]);
+/* The running kernel's build id, from /sys/kernel/notes; size or -errno. */
+PCL_API int pcl_build_id_kernel(uint8_t id[20]);
+
+/*
+ * Which mapped files got samples, for the BUILD_ID feature: feed it every
+ * MMAP, MMAP2, FORK and SAMPLE record as decoded; then write one entry per
+ * file with a sample and a readable build id.
+ */
+struct pcl_dso_hits;
+PCL_API struct pcl_dso_hits *pcl_dso_hits__new(void);
+PCL_API void pcl_dso_hits__free(struct pcl_dso_hits *h);
+PCL_API void pcl_dso_hits__record(struct pcl_dso_hits *h, const struct pcl_record *rec);
+/* Entries written, or a negative errno. */
+PCL_API int pcl_dso_hits__write_build_ids(struct pcl_dso_hits *h, struct pcl_data_writer *w);
+
+/*
+ * Synthesized records for what the kernel will not report: the kernel's
+ * map, and the threads (COMM, FORK) and executable maps (MMAP2, from
+ * /proc/PID/maps) of a process that already runs. Each record carries the
+ * sample_id_all trailer @attr asks for, with @id as its event id, and is
+ * handed to @sink (return non-zero to stop).
+ */
+typedef int (*pcl_record_sink_t)(void *ctx, const struct perf_event_header *rec);
+PCL_API int pcl_synthesize_kernel_mmap(const struct perf_event_attr *attr, uint64_t id,
+				       pcl_record_sink_t sink, void *ctx);
+/* @data_maps: also non-executable file maps (for -d), marked MMAP_DATA. */
+PCL_API int pcl_synthesize_process(pid_t pid, const struct perf_event_attr *attr, uint64_t id,
+				   bool data_maps, pcl_record_sink_t sink, void *ctx);
 
 /* Feature section encoders: a malloc'd buffer in perf's layout; *len set. NULL on ENOMEM. */
 PCL_API void *pcl_feature_string(const char *s, size_t *len);

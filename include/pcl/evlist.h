@@ -42,6 +42,8 @@ struct pcl_target {
 			       * events in order ("" = none); names are under the perf_event
 			       * (v1) or cgroup2 mount, or absolute paths; needs CPUs */
 	bool no_inherit;      /* do not count children created after open */
+	bool per_cpu;	      /* a task target gets a counter on each online CPU (needed to
+			       * mmap inherited events); CPU targets are per CPU anyway */
 };
 
 enum pcl_evsel_state {
@@ -62,6 +64,13 @@ PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_
 PCL_API int pcl_evlist__nr(const struct pcl_evlist *el);
 PCL_API const struct pcl_event *pcl_evlist__event(const struct pcl_evlist *el, int idx);
 PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int idx);
+/*
+ * The attr of event @idx, to adjust sampling fields before open (changes
+ * after open have no effect). NULL for a bad index.
+ */
+PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx);
+/* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source). */
+PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx);
 /* The cgroup event @idx counts in (after open with a target cgroup), or NULL. */
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx);
 /* The errno that made an event unsupported, or 0. */

@@ -166,7 +166,7 @@ static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct 
 {
 	int ret;
 
-	if (t && (t->system_wide || t->cpu_list || t->cgroup)) {
+	if (t && (t->system_wide || t->cpu_list || t->cgroup || t->per_cpu)) {
 		ret = t->cpu_list ? pcl_parse_cpu_list(t->cpu_list, &el->cpus)
 				  : online_cpus(&el->cpus);
 		if (ret < 0)
@@ -208,11 +208,12 @@ static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct 
 	if (!el->threads)
 		return -ENOMEM;
 	el->nthreads = 1;
-	if (el->cpus[0] >= 0) {
-		el->threads[0] = -1;
-	} else if (wl) {
+	if (wl && !(t && (t->system_wide || t->cpu_list || t->cgroup))) {
+		/* the workload, on any CPU or on each (per_cpu) */
 		el->threads[0] = pcl_workload__pid(wl);
 		el->workload = true;
+	} else if (el->cpus[0] >= 0) {
+		el->threads[0] = -1;
 	} else {
 		return pcl_err(EINVAL, "no target: give a command, pids, tids or CPUs");
 	}
@@ -379,6 +380,26 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 			s = c ? c + 1 : NULL;
 	}
 	return 0;
+}
+
+PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? &el->evsels[idx].ev.attr : NULL;
+}
+
+PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx)
+{
+	const struct evsel *e;
+	int c;
+
+	if (!el || idx < 0 || idx >= el->nr || cpu_idx < 0 || cpu_idx >= el->ncpus ||
+	    thread_idx < 0 || thread_idx >= el->nthreads)
+		return -1;
+	e = &el->evsels[idx];
+	c = cpu_idx * el->nthreads + thread_idx;
+	if (e->state != PCL_EVSEL_OK || !e->live || !e->live[c] || !pcl_pmu__is_kernel(e->ev.pmu))
+		return -1;
+	return e->ctr[c].fd;
 }
 
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)

@@ -75,16 +75,10 @@ static const char *string(struct cursor *c, size_t len)
 	return s;
 }
 
-/* A string running to the end of the body less @trailer bytes. */
-static const char *string_to(struct cursor *c, size_t trailer)
+/* A string running to the end of the body (the trailer is already cut off). */
+static const char *string_rest(struct cursor *c)
 {
-	size_t left = (size_t)(c->end - c->p);
-
-	if (left < trailer) {
-		c->bad = true;
-		return NULL;
-	}
-	return string(c, left - trailer);
+	return string(c, (size_t)(c->end - c->p));
 }
 
 static int popcount64(uint64_t v)
@@ -285,7 +279,7 @@ static void decode_sample(struct cursor *c, const struct perf_event_attr *a, str
 	r->has_id = true;
 }
 
-static void decode_mmap(struct cursor *c, const struct perf_event_attr *a, struct pcl_record *r)
+static void decode_mmap(struct cursor *c, struct pcl_record *r)
 {
 	u32x2(c, &r->mmap.pid, &r->mmap.tid);
 	r->mmap.addr = u64(c);
@@ -306,7 +300,7 @@ static void decode_mmap(struct cursor *c, const struct perf_event_attr *a, struc
 		}
 		u32x2(c, &r->mmap.prot, &r->mmap.flags);
 	}
-	r->mmap.filename = string_to(c, trailer_size(a));
+	r->mmap.filename = string_rest(c);
 }
 
 static void decode_body(struct cursor *c, const struct perf_event_attr *a, struct pcl_record *r)
@@ -314,11 +308,11 @@ static void decode_body(struct cursor *c, const struct perf_event_attr *a, struc
 	switch (r->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		decode_mmap(c, a, r);
+		decode_mmap(c, r);
 		break;
 	case PERF_RECORD_COMM:
 		u32x2(c, &r->comm.pid, &r->comm.tid);
-		r->comm.comm = string_to(c, trailer_size(a));
+		r->comm.comm = string_rest(c);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -375,7 +369,7 @@ static void decode_body(struct cursor *c, const struct perf_event_attr *a, struc
 			memcpy(&r->ksymbol.ksym_type, w + 4, 2);
 			memcpy(&r->ksymbol.flags, w + 6, 2);
 		}
-		r->ksymbol.name = string_to(c, trailer_size(a));
+		r->ksymbol.name = string_rest(c);
 		break;
 	}
 	case PERF_RECORD_BPF_EVENT: {
@@ -391,7 +385,7 @@ static void decode_body(struct cursor *c, const struct perf_event_attr *a, struc
 	}
 	case PERF_RECORD_CGROUP:
 		r->cgroup.id = u64(c);
-		r->cgroup.path = string_to(c, trailer_size(a));
+		r->cgroup.path = string_rest(c);
 		break;
 	case PERF_RECORD_TEXT_POKE: {
 		const uint8_t *w;

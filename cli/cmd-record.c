@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl record: sample events into a perf.data file that Linux perf reads.
+ *
+ * Flow: parse, set the sampling attrs, open per-CPU counters on the target
+ * (a task target too: inherited events can only be mmap'ed per CPU), map
+ * one ring per CPU and point every other fd of that CPU at it
+ * (SET_OUTPUT), create the file with the attrs and their ids, synthesize
+ * what the kernel will not tell us (the kernel map; the threads and maps of
+ * processes that already run), then drain the rings in rounds until the
+ * target ends or a signal comes, and close the file with its features.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <pcl/pcl.h>
+#include "cli.h"
+#include "record.h"
+#include "run.h"
+
+enum {
+	OPT_CALL_GRAPH = 256,
+	OPT_FREQ,
+	OPT_SWITCH_EVENTS,
+	OPT_SAMPLE_CPU,
+};
+
+static int parse_call_graph(struct record_opts *o, const char *arg)
+{
+	char *end;
+
+	if (!strcmp(arg, "fp")) {
+		o->call_graph = CG_FP;
+		return 0;
+	}
+	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
+		o->call_graph = CG_DWARF;
+		o->stack_size = 8192;
+		if (arg[5] == ',') {
+			unsigned long v = strtoul(arg + 6, &end, 0);
+
+			/* the kernel takes at most 64 KiB less a page, in u64 steps */
+			if (*end || !v || v > 65528) {
+				die_msg("bad dwarf stack size '%s' (1..65528 bytes)", arg + 6);
+				return -1;
+			}
+			o->stack_size = (uint32_t)((v + 7) & ~7ul);
+		}
+		return 0;
+	}
+	die_msg("bad call graph mode '%s' (fp or dwarf[,SIZE])", arg);
+	return -1;
+}
+
+static int parse_freq(struct record_opts *o, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(arg, "max")) {
+		o->freq_max = true;
+		return 0;
+	}
+	v = strtoul(arg, &end, 10);
+	if (*end || !*arg || !v || v > UINT_MAX) {
+		die_msg("bad frequency '%s' (expected Hz, or 'max')", arg);
+		return -1;
+	}
+	o->freq = (unsigned int)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+		{ "stat", no_argument, NULL, 's' },
+		{ "data", no_argument, NULL, 'd' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (add_string(&o->events, &o->nr_events, optarg))
+				return -1;
+			break;
+		case 'F':
+			if (parse_freq(o, optarg))
+				return -1;
+			break;
+		case 'c':
+			o->period = strtoull(optarg, &end, 0);
+			if (*end || !o->period) {
+				die_msg("bad sample period '%s' (expected a count >= 1)", optarg);
+				return -1;
+			}
+			break;
+		case 'g':
+			o->call_graph = CG_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(o, optarg))
+				return -1;
+			break;
+		case 'p':
+			o->target.pid = optarg;
+			break;
+		case 't':
+			o->target.tid = optarg;
+			break;
+		case 'a':
+			o->target.system_wide = true;
+			break;
+		case 'C':
+			o->target.cpu_list = optarg;
+			break;
+		case 'i':
+			o->target.no_inherit = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
+		case 's':
+			o->inherit_stat = true;
+			break;
+		case 'd':
+			o->data_addr = true;
+			break;
+		case 'T':
+			o->timestamps = true;
+			break;
+		case OPT_SAMPLE_CPU:
+			o->sample_cpu = true;
+			break;
+		case 'm':
+			o->mmap_pages = strtoul(optarg, &end, 0);
+			if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1))) {
+				die_msg("bad mmap size '%s' (a power of two number of pages)", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			print_usage("record", stdout);
+			exit(0);
+		case ':':
+			die_msg("option '%s' needs a value; see 'pcl record -h'", argv[optind - 1]);
+			return -1;
+		default:
+			die_msg("unknown option '%s'; see 'pcl record -h'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	return 0;
+}
+
+static int validate(struct record_opts *o)
+{
+	int *cpus = NULL, n;
+
+	if (!o->argv && !o->target.pid && !o->target.tid && !o->target.system_wide &&
+	    !o->target.cpu_list) {
+		die_msg("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
+		print_usage("record", stderr);
+		return -1;
+	}
+	if (o->target.cpu_list) {
+		n = pcl_parse_cpu_list(o->target.cpu_list, &cpus);
+		free(cpus);
+		if (n < 0) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
+	}
+	if (o->period && (o->freq || o->freq_max)) {
+		die_msg("give a frequency (-F) or a period (-c), not both");
+		return -1;
+	}
+	if (!o->output)
+		o->output = "perf.data";
+	if (!o->mmap_pages)
+		o->mmap_pages = 128;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .target = { .sz = sizeof(struct pcl_target) } };
+	int ret;
+
+	if (parse_opts(argc, argv, &o) || validate(&o)) {
+		free(o.events);
+		return EXIT_USAGE;
+	}
+	ret = record_run(&o, argc + 1, argv - 1);
+	free(o.events);
+	return ret;
+}
