@@ -11,6 +11,7 @@ static const char usage_main[] =
 	"perf_event_open(2). Commands:\n"
 	"\n"
 	"   stat      count events while a command runs (or on pids, CPUs, a cgroup)\n"
+	"   record    sample events into a perf.data file that perf reads too\n"
 	"   list      list the events this machine offers\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
 	"   version   print pcl's version\n"
@@ -52,6 +53,35 @@ static const char usage_stat[] =
 	"machine cannot count show as <not supported>; when perf_event_paranoid\n"
 	"forbids kernel counting, events count user space only and get ':u'.\n";
 
+static const char usage_record[] =
+	"usage: pcl record [OPTIONS] [--] COMMAND [ARGS]\n"
+	"       pcl record [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
+	"\n"
+	"Sample events into a perf.data file (perf report, perf script and pcl read it).\n"
+	"\n"
+	"  -e, --event EVENTS      events to sample (default cycles; cpu-clock without a PMU)\n"
+	"  -F, --freq HZ|max       samples per second per event (default 4000, at most\n"
+	"                          perf_event_max_sample_rate)\n"
+	"  -c, --count N           a sample every N events instead of a frequency\n"
+	"  -g                      call chains through frame pointers\n"
+	"      --call-graph fp|dwarf[,SIZE]  frame pointers, or user registers and SIZE\n"
+	"                          bytes of user stack (default 8192) for DWARF unwinding\n"
+	"  -p, --pid PIDS / -t, --tid TIDS / -a, --all-cpus / -C, --cpu LIST   targets\n"
+	"  -i, --no-inherit        do not follow children created after the start\n"
+	"      --switch-events     record context switches\n"
+	"  -s, --stat              per-thread counts (inherit_stat)\n"
+	"  -d, --data              sample data addresses\n"
+	"  -T, --timestamp         sample timestamps (always on)\n"
+	"      --sample-cpu        sample the CPU (on with -a and -C)\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 128)\n"
+	"  -o, --output FILE       output file (default perf.data, the old one kept as\n"
+	"                          perf.data.old); '-' streams pipe mode to stdout\n"
+	"  -q, --quiet             no notes and no summary\n"
+	"\n"
+	"The exit status is the command's. Ctrl-C stops recording and leaves a complete\n"
+	"file. A recorder killed outright leaves a file that holds every round written.\n"
+	"A file that cannot be completed (disk full) is removed.\n";
+
 static const char usage_list[] =
 	"usage: pcl list [--json] [hw|sw|cache|pmu|tracepoint|GLOB]\n"
 	"\n"
@@ -81,6 +111,7 @@ static const struct {
 	const char *text;
 } usages[] = {
 	{ "stat", usage_stat },
+	{ "record", usage_record },
 	{ "list", usage_list },
 	{ "events", usage_events },
 	{ "help", usage_main },

@@ -112,3 +112,130 @@ for n, l in enumerate(open(sys.argv[1]), 1):
 		return 2
 	fi
 }
+
+# ---- helpers for the record tests (t-record-*.sh) ----
+
+# has_record: true if this pcl has a record command (listed by 'pcl help').
+has_record() { "$PCL" help 2>/dev/null | grep -qE '^[[:space:]]+record([[:space:]]|$)'; }
+# workload_fp NAME: path of tests/workloads/NAME.c built into $TMP with clang
+# and frame pointers in leaf functions too, no tail calls (STYLE.md), so the
+# call chains a test expects are exact. Fails if clang is missing.
+workload_fp() {
+	local name=$1 src out
+	src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/workloads/$name.c"
+	out="$TMP/wl-$name-fp"
+	command -v clang >/dev/null 2>&1 || return 1
+	[ -x "$out" ] || clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -o "$out" "$src" -lm -lpthread >&2 || return 1
+	echo "$out"
+}
+# run_long TAG SECS CMD...: like run, with a timeout of SECS seconds.
+run_long() {
+	local tag=$1 secs=$2
+	shift 2
+	timeout -k 5 "$secs" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err"
+	RC=$?
+}
+# complaints FILE: the lines of FILE (a perf reader's stderr) that warn or fail.
+complaints() { grep -iE 'warn|fail|error|unexpected|broken|corrupt|invalid|incompatible|not supported|cannot|can.t' "$1"; }
+# perf_reads_clean NAME TAG CMD...: run CMD (a perf reader) as TAG; ok if it
+# exits 0, prints something on stdout and nothing on stderr that complains.
+perf_reads_clean() {
+	local name=$1 tag=$2
+	shift 2
+	run_long "$tag" 60 "$@"
+	if [ "$RC" -eq 0 ] && [ -s "$TMP/$tag.out" ] && ! complaints "$TMP/$tag.err" >/dev/null; then
+		ok "$name"
+	else
+		not_ok "$name" "command: $*" "exit $RC (want 0), stdout $(wc -c <"$TMP/$tag.out") bytes (want > 0)," \
+			"stderr (want no warning/error line):" "$(show "$TMP/$tag.err")"
+	fi
+}
+# record_summary FILE: from pcl record's stderr in FILE, print "WOKEN MB PATH
+# SAMPLES" out of "[ pcl record: Woken up N times to write data ]" and
+# "[ pcl record: Captured and wrote X MB PATH (N samples) ]"; "-" for a
+# missing field.
+record_summary() {
+	perl -ne '
+		$w = $1 if /^\[ pcl record: Woken up (\d+) times? to write data \]/;
+		($m, $p, $s) = ($1, $2, $3) if /^\[ pcl record: Captured and wrote ([\d.]+) MB (.*?)(?: \((\d+) samples\))? \]$/;
+		END { printf "%s %s %s %s\n", $w // "-", $m // "-", $p // "-", $s // "-" }' "$1"
+}
+# data_walk FILE: walk the records of a perf.data file (file or pipe mode)
+# without perf, trusting nothing, and print "key=value" words:
+#   mode=file|pipe|bad  data_offset= data_size= (file mode, from the header)
+#   file_size= walked= (bytes of records walked) tail= (bytes left that do
+#   not form a whole record) records= samples= lost_records= lost=
+#   (sum of PERF_RECORD_LOST counts) lost_samples= (sum of LOST_SAMPLES)
+#   features= (number of feature bits set in the header)
+# A file-mode walk covers the header's data section, or, when the header
+# says 0 bytes or holds no feature sections (a recorder killed before its
+# end), everything from the data offset to the end of the file.
+data_walk() {
+	command -v python3 >/dev/null 2>&1 || { echo "mode=nopython"; return 2; }
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+out = {'file_size': len(d)}
+def done(**kw):
+    out.update(kw)
+    print(' '.join('%s=%s' % kv for kv in out.items()))
+    sys.exit(0)
+if len(d) < 16 or d[:8] != b'PERFILE2':
+    done(mode='bad')
+hsize = struct.unpack_from('<Q', d, 8)[0]
+if hsize == 16:
+    out['mode'] = 'pipe'
+    off, end = 16, len(d)
+elif hsize >= 104 and len(d) >= 104:
+    out['mode'] = 'file'
+    doff, dsize = struct.unpack_from('<QQ', d, 40)
+    feats = sum(bin(b).count('1') for b in d[72:104])
+    out.update(data_offset=doff, data_size=dsize, features=feats)
+    off = doff
+    end = doff + dsize if dsize and feats else len(d)
+    end = min(end, len(d))
+else:
+    done(mode='bad')
+start = off
+n = samples = lost_recs = lost = lost_samples = 0
+while off + 8 <= end:
+    typ, misc, size = struct.unpack_from('<IHH', d, off)
+    if size < 8 or off + size > end:
+        break
+    extra = 0
+    if typ == 66 and size >= 12:     # HEADER_TRACING_DATA: payload follows
+        s = struct.unpack_from('<I', d, off + 8)[0]
+        extra = (s + 7) & ~7
+    elif typ == 71 and size >= 16:   # AUXTRACE: payload follows
+        extra = struct.unpack_from('<Q', d, off + 8)[0]
+    if off + size + extra > end:
+        break
+    n += 1
+    if typ == 9:
+        samples += 1
+    elif typ == 2 and size >= 24:
+        lost_recs += 1
+        lost += struct.unpack_from('<Q', d, off + 16)[0]
+    elif typ == 13 and size >= 16:
+        lost_samples += struct.unpack_from('<Q', d, off + 8)[0]
+    off += size + extra
+done(walked=off - start, tail=end - off, records=n, samples=samples,
+     lost_records=lost_recs, lost=lost, lost_samples=lost_samples)
+PY
+}
+# walk_get WORDS KEY: the value of KEY in data_walk's output WORDS.
+walk_get() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
+# perf_samples FILE: number of SAMPLE events perf report --stats counts.
+perf_samples() { perf report --stats -i "$1" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }'; }
+# evlist_attr FILE [N]: 'perf evlist -v' line N (default 1) of FILE as one
+# "key=value" per line, the sample_type and read_format flags one per line
+# as "sample_type:FLAG"; values of period/freq/size/config kept as they are.
+evlist_attr() {
+	perf evlist -v -i "$1" 2>/dev/null | sed -n "${2:-1}p" |
+		sed 's/{ sample_period, sample_freq }/sample_period_freq/; s/^.*: type: /type: /' |
+		tr ',' '\n' | sed 's/^ *//' | awk -F': ' '
+			$1 == "sample_type" || $1 == "read_format" || $1 == "branch_sample_type" {
+				n = split($2, f, "|"); for (i = 1; i <= n; i++) print $1 ":" f[i]; next }
+			NF { print $1 "=" $2 }' | sort
+}
