@@ -26,6 +26,7 @@
 #include <pcl/pcl.h>
 #include "cli.h"
 #include "run.h"
+#include "stat-data.h"
 
 #define DEFAULT_EVENTS                                                                             \
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"     \
@@ -46,6 +47,11 @@ struct stat_opts {
 	bool big_num_set;
 	char *all_threads; /* -a --per-thread: every pid on the system */
 	char **argv;	   /* the command, or NULL */
+	bool record;	   /* pcl stat record: also write counts to data_path */
+	const char *data_path;
+	struct stat_writer *sw;
+	int pcl_argc; /* pcl's own command line, for the file's cmdline */
+	char **pcl_argv;
 };
 
 enum {
@@ -266,6 +272,15 @@ static int validate(struct stat_opts *o)
 	}
 	if (!o->repeat)
 		o->repeat = 1;
+	if (o->record) {
+		if (o->repeat > 1) {
+			die_msg("stat record writes one run: drop -r");
+			return -1;
+		}
+		/* as in perf stat record, -o names the data file; counts still print */
+		o->data_path = o->output ? o->output : "perf.data";
+		o->output = NULL;
+	}
 	if (!o->big_num_set)
 		o->cfg.big_num = o->cfg.format == PCL_STAT_STD;
 	o->cfg.run_count = o->repeat;
@@ -327,8 +342,8 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 }
 
 /* Print the interval that ends now. */
-static void interval_tick(struct run *r, struct pcl_evlist *el, struct pcl_stat *st, FILE *out,
-			  uint64_t now)
+static void interval_tick(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
+			  struct pcl_stat *st, FILE *out, uint64_t now)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)((now - r->start_ns) / 1000000000ull),
@@ -337,6 +352,8 @@ static void interval_tick(struct run *r, struct pcl_evlist *el, struct pcl_stat 
 
 	pcl_evlist__read(el);
 	pcl_stat__print_interval(st, out, &ts, now - r->last_ns);
+	if (o->sw)
+		stat_writer_round(o->sw, false, now - r->start_ns);
 	r->last_ns = now;
 }
 
@@ -372,7 +389,7 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		uint64_t now = now_ns();
 
 		if (interval && now >= next) {
-			interval_tick(r, el, st, out, now);
+			interval_tick(o, r, el, st, out, now);
 			while (next <= now)
 				next += interval;
 		}
@@ -389,7 +406,7 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		reap(r, 0);
 	/* the last, partial interval, as perf prints it */
 	if (interval && !got_signal && now_ns() > r->last_ns + 1000000ull)
-		interval_tick(r, el, st, out, now_ns());
+		interval_tick(o, r, el, st, out, now_ns());
 }
 
 static double tv_s(struct timeval tv)
@@ -417,6 +434,14 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 				       has_cpus(o) || o->target.pid || o->target.tid ? NULL : r.wl);
 		if (ret) {
 			die_msg("%s", pcl_last_error());
+			pcl_workload__free(r.wl);
+			return -1;
+		}
+	}
+	if (o->record && !o->sw) {
+		o->sw = stat_writer_create(o->data_path, el, &o->cfg, o->interval_ms, o->pcl_argc,
+					   o->pcl_argv);
+		if (!o->sw) {
 			pcl_workload__free(r.wl);
 			return -1;
 		}
@@ -460,6 +485,11 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	if (r.wl)
 		pcl_workload__rusage(r.wl, &ru);
 	pcl_stat__add_run(*st, wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime));
+	if (o->sw && !o->interval_ms && stat_writer_round(o->sw, true, wall)) {
+		die_msg("%s", pcl_last_error());
+		pcl_workload__free(r.wl);
+		return -1;
+	}
 	if (!o->null_run)
 		pcl_evlist__close(el);
 	watch_close(&r.watch);
@@ -504,6 +534,15 @@ int cmd_stat(int argc, char **argv)
 	FILE *out = NULL;
 	int exit_code = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_stat_report(argc - 1, argv + 1);
+	o.pcl_argc = argc + 1;
+	o.pcl_argv = argv - 1;
+	if (argc > 1 && !strcmp(argv[1], "record")) {
+		o.record = true;
+		argc--;
+		argv++;
+	}
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
 		free(o.all_threads);
@@ -532,8 +571,19 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (!o.interval_ms)
 		pcl_stat__print(st, out);
+	if (o.sw) {
+		if (stat_writer_close(o.sw) && !exit_code)
+			exit_code = 1;
+		o.sw = NULL;
+	}
 	run_signals_reraise();
 out:
+	if (o.sw) {
+		/* a run that failed leaves no file that looks whole */
+		stat_writer_close(o.sw);
+		if (o.data_path && strcmp(o.data_path, "-"))
+			unlink(o.data_path);
+	}
 	if (out && out != stderr)
 		fclose(out);
 	pcl_stat__free(st);

@@ -2,9 +2,10 @@
 /*
  * The recording session of pcl record (see cmd-record.c for the flow).
  *
- * Every event shares one sample_type, so any sample decodes with the first
- * event's attr; the first event also carries the tracking bits (mmap, comm,
- * task ...), as perf's does. Rings are drained in rounds: all of them, then
+ * With several events every record starts (samples) or ends (others) with
+ * its event's identifier, which picks the attr to decode it with; the first
+ * event also carries the tracking bits (mmap, comm, task ...), as perf's
+ * does. Rings are drained in rounds: all of them, then
  * a FINISHED_ROUND, which also makes the file's header cover what is on
  * disk.
  */
@@ -108,8 +109,12 @@ static void setup_attrs(struct recorder *rc)
 		set_rate(rc, a);
 		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				  PERF_SAMPLE_PERIOD;
+		/* several events: the id first in every record tells whose it is */
 		if (rc->nev > 1)
-			a->sample_type |= PERF_SAMPLE_ID;
+			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		/* tracepoints carry their fields as raw data, as perf records them */
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			a->sample_type |= PERF_SAMPLE_RAW;
 		if (o->sample_cpu || o->target.system_wide || o->target.cpu_list)
 			a->sample_type |= PERF_SAMPLE_CPU;
 		if (o->data_addr)
@@ -186,13 +191,28 @@ static int map_rings(struct recorder *rc)
 	return 0;
 }
 
+/* The attr of the event that wrote @h: by its identifier when there are several. */
+static const struct perf_event_attr *attr_of(struct recorder *rc, const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (rc->nev == 1)
+		return &rc->attrs[0].attr;
+	id = pcl_record_identifier(h, h->size, true);
+	for (int i = 0; i < rc->nev; i++)
+		for (uint32_t k = 0; k < rc->attrs[i].nr_ids; k++)
+			if (rc->ids[i][k] == id)
+				return &rc->attrs[i].attr;
+	return &rc->attrs[0].attr;
+}
+
 /* Write one record and account for it (samples, times, maps for build ids). */
 static int sink(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *rc = ctx;
 	struct pcl_record r;
 
-	if (pcl_record_decode(h, h->size, &rc->attrs[0].attr, &r) == 0) {
+	if (pcl_record_decode(h, h->size, attr_of(rc, h), &r) == 0) {
 		pcl_dso_hits__record(rc->hits, &r);
 		if (r.type == PERF_RECORD_SAMPLE) {
 			rc->samples++;
@@ -369,6 +389,17 @@ static void free_recorder(struct recorder *rc)
 	pcl_evlist__free(rc->el);
 }
 
+/* Tracepoint formats, so perf can decode the tracepoint samples. */
+static int add_tracing(struct recorder *rc)
+{
+	const struct perf_event_attr *a[256];
+	int n = rc->nev < 256 ? rc->nev : 256;
+
+	for (int i = 0; i < n; i++)
+		a[i] = &rc->attrs[i].attr;
+	return pcl_data_writer__add_tracing_data(rc->w, a, n);
+}
+
 /* Open everything; on failure a message was printed. */
 static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 {
@@ -403,7 +434,8 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
-	if (pcl_data_writer__add_host_features(rc->w, argc, argv) || synthesize_all(rc)) {
+	if (pcl_data_writer__add_host_features(rc->w, argc, argv) || add_tracing(rc) ||
+	    synthesize_all(rc)) {
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}

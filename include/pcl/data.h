@@ -148,6 +148,14 @@ PCL_API int pcl_data_writer__add_host_features(struct pcl_data_writer *w, int ar
 					       char *const argv[]);
 
 /*
+ * The TRACING_DATA feature for the tracepoints among @attrs (their tracefs
+ * format files), which perf needs to read a file with tracepoint events.
+ * File mode only. 0 (also when there is no tracepoint) or -errno.
+ */
+PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
+					      const struct perf_event_attr *const *attrs, int nr);
+
+/*
  * One entry of the BUILD_ID feature: @size bytes of build id (at most 20)
  * for @filename, mapped in @pid (-1 for the kernel), user or kernel space.
  */
@@ -189,6 +197,41 @@ PCL_API int pcl_synthesize_kernel_mmap(const struct perf_event_attr *attr, uint6
 /* @data_maps: also non-executable file maps (for -d), marked MMAP_DATA. */
 PCL_API int pcl_synthesize_process(pid_t pid, const struct perf_event_attr *attr, uint64_t id,
 				   bool data_maps, pcl_record_sink_t sink, void *ctx);
+
+/*
+ * Reading a perf.data file or stream ("-" reads stdin). Every number in the
+ * file is checked before use: section offsets and sizes against the file,
+ * attr sizes against what we know, record sizes against their header and
+ * the bytes left. Records come in file order; in pipe mode HEADER_ATTR and
+ * HEADER_FEATURE records are absorbed (the attrs and features appear as
+ * they arrive) and not returned. Not thread-safe.
+ */
+struct pcl_data_reader;
+PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path);
+PCL_API void pcl_data_reader__close(struct pcl_data_reader *r);
+PCL_API bool pcl_data_reader__is_pipe(const struct pcl_data_reader *r);
+PCL_API int pcl_data_reader__nr_attrs(const struct pcl_data_reader *r);
+/* Attr @i with its ids and its name (from EVENT_DESC, else ""); valid until close. */
+PCL_API const struct pcl_data_attr *pcl_data_reader__attr(const struct pcl_data_reader *r, int i);
+/* The attr whose ids hold @id, or NULL. */
+PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl_data_reader *r,
+								  uint64_t id);
+/* Feature @feat's section (bytes valid until close), or NULL when absent. */
+PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat,
+					     size_t *len);
+/*
+ * The next record (valid until the next call), or NULL at the end or on an
+ * error: then errno is 0 at a clean end, EBADMSG for a corrupt record (the
+ * message names the offset), EIO for a read error. A file that ends inside
+ * a record ends there with pcl_data_reader__truncated() true.
+ */
+PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_reader *r);
+/* File offset of the record next() returned last. */
+PCL_API uint64_t pcl_data_reader__offset(const struct pcl_data_reader *r);
+PCL_API bool pcl_data_reader__truncated(const struct pcl_data_reader *r);
+
+/* Strings of a CMDLINE-style feature (u32 n, then n perf strings); n or -EBADMSG. */
+PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out);
 
 /* Feature section encoders: a malloc'd buffer in perf's layout; *len set. NULL on ENOMEM. */
 PCL_API void *pcl_feature_string(const char *s, size_t *len);

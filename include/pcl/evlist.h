@@ -71,6 +71,18 @@ PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int 
 PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx);
 /* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source). */
 PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx);
+/*
+ * Replaying counts read elsewhere (a perf.data stat file): add an event
+ * from its attr without parsing or opening it, give the CPU and thread maps
+ * the counts refer to, then set each count; the list then reads like an
+ * opened one (pcl_evlist__count, pcl_stat). Returns 0 or -errno.
+ */
+PCL_API int pcl_evlist__add_attr(struct pcl_evlist *el, const struct perf_event_attr *attr,
+				 const char *name);
+PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncpus,
+				 const pid_t *threads, int nthreads);
+PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx,
+				  const struct pcl_count *count);
 /* The cgroup event @idx counts in (after open with a target cgroup), or NULL. */
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx);
 /* The errno that made an event unsupported, or 0. */

@@ -174,6 +174,8 @@ static int start_file(struct pcl_data_writer *w)
 	return write_header(w);
 }
 
+static int add_event_desc(struct pcl_data_writer *w);
+
 /* Pipe mode: the short header, then one HEADER_ATTR record per event. */
 static int start_pipe(struct pcl_data_writer *w)
 {
@@ -191,7 +193,8 @@ static int start_pipe(struct pcl_data_writer *w)
 		emit(w, &w->attrs[i].attr, asz);
 		emit(w, w->ids[i], n);
 	}
-	return w->err;
+	/* names travel as an EVENT_DESC feature record, ahead of any data */
+	return w->err ? w->err : add_event_desc(w);
 }
 
 static int copy_attrs(struct pcl_data_writer *w, const struct pcl_data_attr *attrs, int nr)
@@ -317,6 +320,8 @@ PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w)
 }
 
 /* Pipe mode: a feature goes out as a HEADER_FEATURE record { header, u64 feat, data }. */
+static int emit_feature(struct pcl_data_writer *w, int feat, const void *data, size_t len);
+
 static int emit_feature(struct pcl_data_writer *w, int feat, const void *data, size_t len)
 {
 	struct perf_event_header h = { .type = PCL_RECORD_HEADER_FEATURE };
@@ -340,8 +345,12 @@ PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, co
 
 	if (!w || feat <= 0 || feat >= PCL_FEAT_MAX || (!data && len))
 		return -EINVAL;
-	if (w->pipe)
+	if (w->pipe) {
+		/* perf streams tracing data as a record of its own kind, which we do not write */
+		if (feat == PCL_FEAT_TRACING_DATA)
+			return 0;
 		return emit_feature(w, feat, data, len);
+	}
 	copy = malloc(len ? len : 1);
 	if (!copy)
 		return -ENOMEM;

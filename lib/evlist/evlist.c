@@ -668,3 +668,72 @@ PCL_API double pcl_count__scaled(const struct pcl_count *c, double scale)
 		v = v * ((double)c->ena / (double)c->run);
 	return v * (scale ? scale : 1.0);
 }
+
+PCL_API int pcl_evlist__add_attr(struct pcl_evlist *el, const struct perf_event_attr *attr,
+				 const char *name)
+{
+	struct evsel *e;
+
+	if (!el || !attr || el->opened)
+		return -EINVAL;
+	if (grow_array((void **)&el->evsels, &el->alloc, el->nr + 1, sizeof(*el->evsels)))
+		return -ENOMEM;
+	e = &el->evsels[el->nr];
+	memset(e, 0, sizeof(*e));
+	e->ev.attr = *attr;
+	e->ev.leader = el->nr;
+	e->ev.scale = 1.0;
+	e->ev.pmu = pcl_pmu__find_by_type(attr->type);
+	snprintf(e->ev.name, sizeof(e->ev.name), "%s", name ? name : "");
+	e->state = PCL_EVSEL_NOT_OPENED;
+	e->cgroup_fd = -1;
+	el->nr++;
+	return 0;
+}
+
+PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncpus,
+				 const pid_t *threads, int nthreads)
+{
+	int n;
+
+	if (!el || el->opened || ncpus <= 0 || nthreads <= 0 || ncpus > 65536 || nthreads > (1 << 22))
+		return -EINVAL;
+	free(el->cpus);
+	free(el->threads);
+	el->cpus = malloc(sizeof(int) * (size_t)ncpus);
+	el->threads = malloc(sizeof(pid_t) * (size_t)nthreads);
+	if (!el->cpus || !el->threads)
+		return -ENOMEM;
+	memcpy(el->cpus, cpus, sizeof(int) * (size_t)ncpus);
+	memcpy(el->threads, threads, sizeof(pid_t) * (size_t)nthreads);
+	el->ncpus = ncpus;
+	el->nthreads = nthreads;
+	n = ncpus * nthreads;
+	for (int i = 0; i < el->nr; i++) {
+		struct evsel *e = &el->evsels[i];
+
+		free(e->counts);
+		free(e->live);
+		e->counts = calloc((size_t)n, sizeof(*e->counts));
+		e->live = calloc((size_t)n, 1);
+		if (!e->counts || !e->live)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx,
+				  const struct pcl_count *count)
+{
+	struct evsel *e;
+
+	if (!el || idx < 0 || idx >= el->nr || cpu_idx < 0 || cpu_idx >= el->ncpus ||
+	    thread_idx < 0 || thread_idx >= el->nthreads || !count)
+		return -EINVAL;
+	e = &el->evsels[idx];
+	if (!e->counts)
+		return -EINVAL;
+	e->counts[cpu_idx * el->nthreads + thread_idx] = *count;
+	e->state = PCL_EVSEL_OK;
+	return 0;
+}

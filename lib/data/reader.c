@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf.data reader (contract in include/pcl/data.h).
+ *
+ * File mode: the header, the attrs and their id arrays, and the feature
+ * table are read up front and checked against the file's size; records are
+ * then read from the data section through a buffer, a record never trusted
+ * beyond the bytes that remain. A data section that claims more than the
+ * file holds is read up to what exists and marked truncated (a recorder
+ * killed mid-write). Pipe mode reads stdin the same way with no seeking.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define PERF_MAGIC2 0x32454c4946524550ULL
+#define RBUF_SIZE (4u << 20)
+#define MAX_ATTRS 4096
+#define MAX_IDS (1u << 20)
+
+struct section {
+	uint64_t offset, size;
+};
+
+struct pcl_data_reader {
+	int fd;
+	bool pipe, truncated, eof;
+	char path[256];
+	uint64_t file_size;
+	uint64_t data_offset, data_size;	/* file mode */
+	uint64_t pos;				/* file offset of buf[0] */
+	uint8_t *buf;
+	size_t len, at;				/* bytes in buf, next record */
+	uint64_t last_offset;
+	struct pcl_data_attr *attrs;
+	int nr_attrs;
+	void *feat[PCL_FEAT_MAX];
+	size_t feat_len[PCL_FEAT_MAX];
+	uint8_t rec[65536 + 8];			/* a record that straddles refills */
+};
+
+static int rd_pread(struct pcl_data_reader *r, void *p, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(r->fd, (uint8_t *)p + got, n - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EBADMSG;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+static int add_attr(struct pcl_data_reader *r, const void *attr, size_t asz, const uint64_t *ids,
+		    uint64_t nr_ids)
+{
+	struct pcl_data_attr *a;
+	uint64_t *idcopy;
+
+	if (r->nr_attrs >= MAX_ATTRS || nr_ids > MAX_IDS)
+		return -E2BIG;
+	a = realloc(r->attrs, sizeof(*a) * (size_t)(r->nr_attrs + 1));
+	if (!a)
+		return -ENOMEM;
+	r->attrs = a;
+	a = &r->attrs[r->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, attr, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+	idcopy = calloc(nr_ids ? (size_t)nr_ids : 1, 8);
+	if (!idcopy)
+		return -ENOMEM;
+	if (nr_ids)
+		memcpy(idcopy, ids, (size_t)nr_ids * 8);
+	a->ids = idcopy;
+	a->nr_ids = (uint32_t)nr_ids;
+	a->name = strdup("");
+	r->nr_attrs++;
+	return a->name ? 0 : -ENOMEM;
+}
+
+static bool section_ok(const struct pcl_data_reader *r, const struct section *s)
+{
+	return s->offset <= r->file_size && s->size <= r->file_size - s->offset;
+}
+
+static int read_attrs(struct pcl_data_reader *r, const struct section *attrs, uint64_t attr_size)
+{
+	uint8_t rec[512];
+	uint64_t n;
+
+	if (attr_size < 64 + 16 || attr_size > sizeof(rec) || !section_ok(r, attrs) ||
+	    attrs->size % attr_size)
+		return pcl_err(EBADMSG, "'%s': bad attr section (attr size %llu)", r->path,
+			       (unsigned long long)attr_size);
+	n = attrs->size / attr_size;
+	for (uint64_t i = 0; i < n; i++) {
+		struct section ids;
+		uint64_t *idv;
+		int ret;
+
+		ret = rd_pread(r, rec, (size_t)attr_size, attrs->offset + i * attr_size);
+		if (ret)
+			return pcl_err(-ret, "'%s': cannot read attr %llu", r->path,
+				       (unsigned long long)i);
+		memcpy(&ids, rec + attr_size - 16, 16);
+		if (!section_ok(r, &ids) || ids.size % 8 || ids.size / 8 > MAX_IDS)
+			return pcl_err(EBADMSG, "'%s': bad ids of attr %llu at offset %#llx", r->path,
+				       (unsigned long long)i, (unsigned long long)ids.offset);
+		idv = malloc(ids.size ? (size_t)ids.size : 1);
+		if (!idv)
+			return -ENOMEM;
+		ret = ids.size ? rd_pread(r, idv, (size_t)ids.size, ids.offset) : 0;
+		if (!ret)
+			ret = add_attr(r, rec, (size_t)(attr_size - 16), idv, ids.size / 8);
+		free(idv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_features(struct pcl_data_reader *r, const uint64_t bits[4], uint64_t at)
+{
+	for (int f = 0; f < PCL_FEAT_MAX; f++) {
+		struct section s;
+
+		if (!(bits[f / 64] & (1ULL << (f % 64))))
+			continue;
+		if (at + 16 > r->file_size || rd_pread(r, &s, 16, at))
+			return 0; /* features are extras: a cut file keeps its records */
+		at += 16;
+		if (!section_ok(r, &s) || s.size > (64u << 20))
+			continue;
+		r->feat[f] = malloc(s.size ? (size_t)s.size : 1);
+		if (!r->feat[f])
+			return -ENOMEM;
+		if (rd_pread(r, r->feat[f], (size_t)s.size, s.offset)) {
+			free(r->feat[f]);
+			r->feat[f] = NULL;
+			continue;
+		}
+		r->feat_len[f] = (size_t)s.size;
+	}
+	return 0;
+}
+
+/* EVENT_DESC: u32 nr, u32 attr_size, per event: attr, u32 nr_ids, string, ids. */
+static void name_attrs(struct pcl_data_reader *r)
+{
+	const uint8_t *p = r->feat[PCL_FEAT_EVENT_DESC], *end = p + r->feat_len[PCL_FEAT_EVENT_DESC];
+	uint32_t nr, asz;
+
+	if (!p || end - p < 8)
+		return;
+	memcpy(&nr, p, 4);
+	memcpy(&asz, p + 4, 4);
+	p += 8;
+	for (uint32_t i = 0; i < nr && p < end; i++) {
+		uint32_t nids, slen;
+		uint64_t first = 0;
+		const struct pcl_data_attr *a;
+
+		if ((size_t)(end - p) < (size_t)asz + 8)
+			return;
+		p += asz;
+		memcpy(&nids, p, 4);
+		memcpy(&slen, p + 4, 4);
+		p += 8;
+		if (slen > (size_t)(end - p) || !memchr(p, '\0', slen))
+			return;
+		if (nids && (size_t)(end - p - slen) >= 8)
+			memcpy(&first, p + slen, 8);
+		a = nids ? pcl_data_reader__attr_by_id(r, first) : NULL;
+		if (!a && i < (uint32_t)r->nr_attrs)
+			a = &r->attrs[i];
+		if (a) {
+			char *n = strdup((const char *)p);
+
+			if (n) {
+				free((char *)a->name);
+				((struct pcl_data_attr *)a)->name = n;
+			}
+		}
+		p += slen;
+		if ((uint64_t)nids > (uint64_t)(end - p) / 8)
+			return;
+		p += (size_t)nids * 8;
+	}
+}
+
+static int open_file(struct pcl_data_reader *r)
+{
+	struct {
+		uint64_t magic, size, attr_size;
+		struct section attrs, data, event_types;
+		uint64_t features[4];
+	} h;
+	int ret = rd_pread(r, &h, sizeof(h), 0);
+
+	if (ret || h.magic != PERF_MAGIC2)
+		return pcl_err(EBADMSG, "'%s' is not a perf.data file (bad magic)", r->path);
+	if (h.size != sizeof(h))
+		return pcl_err(EBADMSG, "'%s': unexpected header size %llu", r->path,
+			       (unsigned long long)h.size);
+	ret = read_attrs(r, &h.attrs, h.attr_size);
+	if (ret)
+		return ret;
+	if (h.data.offset > r->file_size)
+		return pcl_err(EBADMSG, "'%s': data offset %#llx is past the end of the file",
+			       r->path, (unsigned long long)h.data.offset);
+	r->data_offset = h.data.offset;
+	r->data_size = h.data.size;
+	if (h.data.size > r->file_size - h.data.offset) {
+		r->data_size = r->file_size - h.data.offset;
+		r->truncated = true;
+	} else if (!h.data.size && !(h.features[0] | h.features[1] | h.features[2] | h.features[3])) {
+		/* a recorder killed before its first round: the records may be there */
+		r->data_size = r->file_size - h.data.offset;
+		r->truncated = true;
+	}
+	ret = read_features(r, h.features, h.data.offset + h.data.size);
+	if (ret)
+		return ret;
+	name_attrs(r);
+	r->pos = r->data_offset;
+	return 0;
+}
+
+PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
+{
+	struct pcl_data_reader *r;
+	struct stat st;
+	uint64_t ph[2];
+	int ret = 0;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->buf = malloc(RBUF_SIZE);
+	r->pipe = !strcmp(path, "-");
+	snprintf(r->path, sizeof(r->path), "%s", r->pipe ? "<stdin>" : path);
+	r->fd = r->pipe ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (!r->buf || r->fd < 0) {
+		ret = r->buf ? pcl_err(errno, "cannot open '%s': %s", path, strerror(errno)) : -ENOMEM;
+		goto err;
+	}
+	if (!r->pipe) {
+		if (fstat(r->fd, &st) || !S_ISREG(st.st_mode))
+			r->pipe = true; /* a fifo given by name streams like stdin */
+		else
+			r->file_size = (uint64_t)st.st_size;
+	}
+	if (r->pipe) {
+		if (read(r->fd, ph, 16) != 16 || ph[0] != PERF_MAGIC2 || ph[1] != 16) {
+			ret = pcl_err(EBADMSG, "'%s' is not a perf.data stream (bad magic)", r->path);
+			goto err;
+		}
+		r->pos = 16;
+		return r;
+	}
+	ret = open_file(r);
+	if (!ret)
+		return r;
+err:
+	pcl_data_reader__close(r);
+	errno = -ret;
+	return NULL;
+}
+
+PCL_API void pcl_data_reader__close(struct pcl_data_reader *r)
+{
+	if (!r)
+		return;
+	if (!r->pipe && r->fd >= 0)
+		close(r->fd);
+	for (int i = 0; i < r->nr_attrs; i++) {
+		free((void *)r->attrs[i].ids);
+		free((char *)r->attrs[i].name);
+	}
+	for (int f = 0; f < PCL_FEAT_MAX; f++)
+		free(r->feat[f]);
+	free(r->attrs);
+	free(r->buf);
+	free(r);
+}
+
+PCL_API bool pcl_data_reader__is_pipe(const struct pcl_data_reader *r)
+{
+	return r && r->pipe;
+}
+
+PCL_API int pcl_data_reader__nr_attrs(const struct pcl_data_reader *r)
+{
+	return r ? r->nr_attrs : 0;
+}
+
+PCL_API const struct pcl_data_attr *pcl_data_reader__attr(const struct pcl_data_reader *r, int i)
+{
+	return r && i >= 0 && i < r->nr_attrs ? &r->attrs[i] : NULL;
+}
+
+PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl_data_reader *r,
+								  uint64_t id)
+{
+	for (int i = 0; r && i < r->nr_attrs; i++)
+		for (uint32_t k = 0; k < r->attrs[i].nr_ids; k++)
+			if (r->attrs[i].ids[k] == id)
+				return &r->attrs[i];
+	return NULL;
+}
+
+PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat,
+					     size_t *len)
+{
+	if (!r || feat <= 0 || feat >= PCL_FEAT_MAX || !r->feat[feat])
+		return NULL;
+	if (len)
+		*len = r->feat_len[feat];
+	return r->feat[feat];
+}
+
+/* Refill the buffer, keeping the unread tail. 0, or -errno; r->eof at the end. */
+static int refill(struct pcl_data_reader *r)
+{
+	size_t keep = r->len - r->at, want;
+	ssize_t n;
+
+	memmove(r->buf, r->buf + r->at, keep);
+	r->pos += r->at;
+	r->at = 0;
+	r->len = keep;
+	want = RBUF_SIZE - keep;
+	if (!r->pipe) {
+		uint64_t end = r->data_offset + r->data_size, next = r->pos + keep;
+
+		if (next >= end) {
+			r->eof = true;
+			return 0;
+		}
+		if (want > end - next)
+			want = (size_t)(end - next);
+	}
+	do {
+		n = r->pipe ? read(r->fd, r->buf + keep, want)
+			    : pread(r->fd, r->buf + keep, want, (off_t)(r->pos + keep));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return pcl_err(errno, "cannot read '%s': %s", r->path, strerror(errno));
+	if (n == 0)
+		r->eof = true;
+	r->len += (size_t)n;
+	return 0;
+}
+
+/* Pipe mode: absorb HEADER_ATTR { attr, ids } and HEADER_FEATURE { u64 feat, data }. */
+static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
+{
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	size_t blen = h->size - sizeof(*h);
+
+	if (h->type == PCL_RECORD_HEADER_ATTR) {
+		uint32_t asz;
+
+		if (blen < 8 || (memcpy(&asz, body + 4, 4), asz > blen) || asz < 64)
+			return true;
+		add_attr(r, body, asz, (const uint64_t *)(body + asz), (blen - asz) / 8);
+		return true;
+	}
+	if (h->type == PCL_RECORD_HEADER_FEATURE && blen >= 8) {
+		uint64_t f;
+
+		memcpy(&f, body, 8);
+		if (f > 0 && f < PCL_FEAT_MAX && !r->feat[f] && (r->feat[f] = malloc(blen - 8 + 1))) {
+			memcpy(r->feat[f], body + 8, blen - 8);
+			r->feat_len[f] = blen - 8;
+			if (f == PCL_FEAT_EVENT_DESC)
+				name_attrs(r);
+		}
+		return true;
+	}
+	return false;
+}
+
+PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_reader *r)
+{
+	struct perf_event_header h;
+
+	if (!r)
+		return NULL;
+	for (;;) {
+		size_t left = r->len - r->at;
+
+		if (left >= sizeof(h))
+			memcpy(&h, r->buf + r->at, sizeof(h));
+		if (left < sizeof(h) || left < h.size) {
+			if (!r->eof && refill(r)) {
+				errno = EIO;
+				return NULL;
+			}
+		}
+		if (r->len - r->at < sizeof(h)) {
+			if (r->len != r->at)
+				r->truncated = true;
+			errno = 0;
+			return NULL;
+		}
+		memcpy(&h, r->buf + r->at, sizeof(h));
+		if (h.size < sizeof(h)) {
+			pcl_err(EBADMSG, "'%s': corrupt record (size %u) at offset %#llx", r->path,
+				h.size, (unsigned long long)(r->pos + r->at));
+			errno = EBADMSG;
+			return NULL;
+		}
+		if (r->len - r->at < h.size) {
+			r->truncated = true; /* the file ends inside this record */
+			errno = 0;
+			return NULL;
+		}
+		memcpy(r->rec, r->buf + r->at, h.size);
+		r->last_offset = r->pos + r->at;
+		r->at += h.size;
+		if (r->pipe && absorb(r, (const struct perf_event_header *)r->rec))
+			continue;
+		return (const struct perf_event_header *)r->rec;
+	}
+}
+
+PCL_API uint64_t pcl_data_reader__offset(const struct pcl_data_reader *r)
+{
+	return r ? r->last_offset : 0;
+}
+
+PCL_API bool pcl_data_reader__truncated(const struct pcl_data_reader *r)
+{
+	return r && r->truncated;
+}
+
+PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out)
+{
+	const uint8_t *p = data, *end = p + len;
+	uint32_t n;
+	char **v;
+
+	if (!data || len < 4 || !out)
+		return -EBADMSG;
+	memcpy(&n, p, 4);
+	p += 4;
+	if (n > len / 4)
+		return -EBADMSG;
+	v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t sl;
+
+		if (end - p < 4 || (memcpy(&sl, p, 4), sl > (size_t)(end - p - 4)) ||
+		    !memchr(p + 4, '\0', sl)) {
+			for (uint32_t k = 0; k < i; k++)
+				free(v[k]);
+			free(v);
+			return -EBADMSG;
+		}
+		v[i] = strdup((const char *)p + 4);
+		p += 4 + sl;
+	}
+	*out = v;
+	return (int)n;
+}
