@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
@@ -38,6 +39,7 @@ struct recorder {
 	struct pcl_dso_hits *hits;
 	uint64_t samples, first_time, last_time, wakeups;
 	int max_rate;
+	const char *notes[2];	/* said once recording starts, so an error stays one line */
 };
 
 static int add_events(struct recorder *rc)
@@ -59,9 +61,8 @@ static int add_events(struct recorder *rc)
 		/* perf's default: cycles, or cpu-clock where there is no hardware PMU */
 		if (pcl_event_probe(&cycles)) {
 			def = "cpu-clock";
-			if (!o->quiet)
-				fprintf(stderr, "pcl: no hardware 'cycles' event on this machine: "
-						"sampling 'cpu-clock' instead\n");
+			rc->notes[0] = "no hardware 'cycles' event on this machine: sampling "
+				       "'cpu-clock' instead";
 		}
 		if (pcl_evlist__add(rc->el, def, &err) < 0) {
 			die_msg("%s", err.msg);
@@ -69,9 +70,9 @@ static int add_events(struct recorder *rc)
 		}
 	}
 	rc->nev = pcl_evlist__nr(rc->el);
-	if (pcl_evlist__user_only_fallback(rc->el) > 0 && !o->quiet)
-		fprintf(stderr, "pcl: this user may not sample the kernel (perf_event_paranoid): "
-				"sampling user space only (:u)\n");
+	if (pcl_evlist__user_only_fallback(rc->el) > 0)
+		rc->notes[1] = "this user may not sample the kernel (perf_event_paranoid): "
+			       "sampling user space only (:u)";
 	return 0;
 }
 
@@ -117,8 +118,9 @@ static void setup_attrs(struct recorder *rc)
 			a->sample_type |= PERF_SAMPLE_RAW;
 		if (o->sample_cpu || o->target.system_wide || o->target.cpu_list)
 			a->sample_type |= PERF_SAMPLE_CPU;
-		if (o->data_addr)
-			a->sample_type |= PERF_SAMPLE_ADDR;
+		/* perf samples data sources with -d, and both for DWARF unwinding */
+		if (o->data_addr || o->call_graph == CG_DWARF)
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (o->call_graph != CG_NONE)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (o->call_graph == CG_DWARF) {
@@ -133,7 +135,7 @@ static void setup_attrs(struct recorder *rc)
 		a->wakeup_watermark = (uint32_t)(o->mmap_pages * (unsigned long)getpagesize() / 4);
 		if (i == 0) {
 			a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
-			a->mmap_data = o->data_addr;
+			a->mmap_data = o->data_addr || o->call_graph == CG_DWARF;
 			a->context_switch = o->switch_events;
 		}
 	}
@@ -278,7 +280,7 @@ static int synthesize_all(struct recorder *rc)
 			pid_t tid = pcl_evlist__thread(rc->el, t), tgid = thread_group(tid);
 
 			if (tgid == tid || o->target.tid)
-				ret = pcl_synthesize_process(tgid, a, id, o->data_addr, sink, rc);
+				ret = pcl_synthesize_process(tgid, a, id, a->mmap_data, sink, rc);
 		}
 	} else if (o->target.system_wide || o->target.cpu_list) {
 		DIR *d = opendir("/proc");
@@ -287,7 +289,7 @@ static int synthesize_all(struct recorder *rc)
 		while (d && !ret && (de = readdir(d))) {
 			pid_t pid = (pid_t)atoi(de->d_name);
 
-			if (pid > 0 && pcl_synthesize_process(pid, a, id, o->data_addr, sink, rc) ==
+			if (pid > 0 && pcl_synthesize_process(pid, a, id, a->mmap_data, sink, rc) ==
 						 -EIO)
 				ret = -EIO;
 		}
@@ -357,7 +359,7 @@ static void summary(struct recorder *rc)
 	fprintf(stderr, "[ pcl record: Woken up %llu times to write data ]\n",
 		(unsigned long long)(rc->wakeups ? rc->wakeups : 1));
 	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s (%llu samples) ]\n", mb,
-		strcmp(rc->o->output, "-") ? rc->o->output : "<stdout>",
+		rc->o->output,
 		(unsigned long long)rc->samples);
 }
 
@@ -416,6 +418,11 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		return 1;
 	}
 	o->target.per_cpu = task;
+	/* perf's read_format for sampling: ids (and lost counts); times only with -s */
+	pcl_evlist__set_read_format(rc->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
+						    (o->inherit_stat ? PERF_FORMAT_TOTAL_TIME_ENABLED |
+									       PERF_FORMAT_TOTAL_TIME_RUNNING
+								     : 0));
 	if (pcl_evlist__open(rc->el, &o->target, o->target.pid || o->target.tid ? NULL : r->wl)) {
 		die_msg("%s", pcl_last_error());
 		return 1;
@@ -461,6 +468,9 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	} else if (o->target.tid) {
 		watch_pids(&r.watch, o->target.tid, true);
 	}
+	for (int i = 0; i < 2 && !o->quiet; i++)
+		if (rc.notes[i])
+			fprintf(stderr, "pcl: %s\n", rc.notes[i]);
 	pcl_evlist__enable(rc.el);
 	if (r.wl && (ret = pcl_workload__start(r.wl))) {
 		die_msg("cannot run '%s': %s", o->argv[0], pcl_strerror(ret));
@@ -468,6 +478,9 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		goto out;
 	}
 	ret = record_loop(&rc, &r, &waitmask);
+	/* like perf record, a stop request ends the workload too */
+	if (got_signal && r.wl && !r.exited)
+		kill(pcl_workload__pid(r.wl), SIGTERM);
 	pcl_evlist__disable(rc.el);
 	if (!ret)
 		ret = drain(&rc);

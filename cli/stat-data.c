@@ -216,7 +216,10 @@ static void attr_name(const struct pcl_data_attr *a, char *buf, size_t size)
 	}
 	for (int i = 0; (n = pcl_event_names(i)); i++) {
 		if (n->type == a->attr.type && n->config == a->attr.config) {
-			snprintf(buf, size, "%s", n->alias ? n->alias : n->name);
+			/* perf's names: "cycles", "branches"; "page-faults", not "faults" */
+			bool hw = n->type == PERF_TYPE_HARDWARE;
+
+			snprintf(buf, size, "%s", hw && n->alias ? n->alias : n->name);
 			return;
 		}
 	}
@@ -346,6 +349,30 @@ static int read_stat(struct report *rp, const uint8_t *b, size_t len)
 	return 0;
 }
 
+static char *cmdline_desc(struct pcl_data_reader *rd)
+{
+	size_t len, dl = 0;
+	const void *f = pcl_data_reader__feature(rd, PCL_FEAT_CMDLINE, &len);
+	char **v = NULL, *desc = NULL;
+	FILE *m;
+	int n;
+
+	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
+		return strdup(pcl_data_reader__is_pipe(rd) ? "'pipe'" : "'<unknown>'");
+	m = open_memstream(&desc, &dl);
+	if (m) {
+		fputc('\'', m);
+		for (int i = 0; i < n; i++)
+			fprintf(m, "%s%s", i ? " " : "", v[i]);
+		fputc('\'', m);
+		fclose(m);
+	}
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return desc;
+}
+
 static int read_round(struct report *rp, const uint8_t *b, size_t len)
 {
 	uint64_t rr[2];
@@ -356,6 +383,9 @@ static int read_round(struct report *rp, const uint8_t *b, size_t len)
 	if (ensure_maps(rp))
 		return -ENOMEM;
 	if (!rp->st) {
+		/* a stream's features (the command line) may come after its first records */
+		free(rp->desc);
+		rp->desc = cmdline_desc(rp->rd);
 		rp->cfg.sz = sizeof(rp->cfg);
 		rp->cfg.target_desc = rp->desc;
 		rp->st = pcl_stat__new(&rp->cfg, rp->el);
@@ -376,30 +406,6 @@ static int read_round(struct report *rp, const uint8_t *b, size_t len)
 	return 0;
 }
 
-static char *cmdline_desc(struct pcl_data_reader *rd)
-{
-	size_t len, dl = 0;
-	const void *f = pcl_data_reader__feature(rd, PCL_FEAT_CMDLINE, &len);
-	char **v = NULL, *desc = NULL;
-	FILE *m;
-	int n;
-
-	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
-		return strdup("'<unknown>'");
-	m = open_memstream(&desc, &dl);
-	if (m) {
-		fputc('\'', m);
-		for (int i = 0; i < n; i++)
-			fprintf(m, "%s%s", i ? " " : "", v[i]);
-		fputc('\'', m);
-		fclose(m);
-	}
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	return desc;
-}
-
 /* The file's events, once its attrs are known (at once for a file, after the first records of a stream). */
 static void add_report_events(struct report *rp)
 {
@@ -411,8 +417,6 @@ static void add_report_events(struct report *rp)
 		attr_name(pcl_data_reader__attr(rp->rd, i), name, sizeof(name));
 		pcl_evlist__add_attr(rp->el, &pcl_data_reader__attr(rp->rd, i)->attr, name);
 	}
-	free(rp->desc);
-	rp->desc = cmdline_desc(rp->rd);
 }
 
 static int report_records(struct report *rp)

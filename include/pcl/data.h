@@ -4,11 +4,11 @@
  * (tools/perf/Documentation/perf.data-file-format.txt).
  *
  * File mode: header | attr ids | attrs | data | feature table | features.
- * The header is written first with the data size of what is on disk, and
- * rewritten at every round and at close, so a recorder killed by SIGKILL
- * leaves a file whose header covers every complete round written; close()
- * appends the feature sections and sets their bits last, so a file with
- * features is a file that was closed.
+ * The header is written first with a data size of 0 and completed only by
+ * close(), which also appends the feature sections: a recorder killed by
+ * SIGKILL leaves its rounds on disk under a header that says the recording
+ * did not finish (perf warns and reads them; so does pcl), and a file with
+ * a data size is a file that was closed.
  *
  * Pipe mode ("-"): a 16-byte header, then HEADER_ATTR and HEADER_FEATURE
  * records before the data; build ids go as HEADER_BUILD_ID records at the

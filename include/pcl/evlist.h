@@ -69,6 +69,12 @@ PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int 
  * after open have no effect). NULL for a bad index.
  */
 PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx);
+/*
+ * Use @read_format for every event instead of the counting default
+ * (TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID, plus GROUP for groups).
+ * For sampling sessions that never read counts. Call before open.
+ */
+PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format);
 /* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source). */
 PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx);
 /*

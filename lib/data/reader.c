@@ -378,6 +378,23 @@ static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
 		add_attr(r, body, asz, (const uint64_t *)(body + asz), (blen - asz) / 8);
 		return true;
 	}
+	if (h->type == PCL_RECORD_EVENT_UPDATE && blen >= 16) {
+		/* { u64 type, u64 id, data }: a stream names its events this way (type 2) */
+		uint64_t tid[2];
+		const struct pcl_data_attr *a;
+
+		memcpy(tid, body, 16);
+		a = pcl_data_reader__attr_by_id(r, tid[1]);
+		if (tid[0] == 2 && a && memchr(body + 16, '\0', blen - 16)) {
+			char *n = strdup((const char *)body + 16);
+
+			if (n) {
+				free((char *)a->name);
+				((struct pcl_data_attr *)a)->name = n;
+			}
+		}
+		return true;
+	}
 	if (h->type == PCL_RECORD_HEADER_FEATURE && blen >= 8) {
 		uint64_t f;
 

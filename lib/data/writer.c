@@ -4,8 +4,12 @@
  * include/pcl/data.h).
  *
  * State machine: create (header + attrs on disk, data size 0) -> write* ->
- * finish_round* (data flushed, header's data size updated) -> close
- * (features appended, bits set, final header) or abort (file removed).
+ * finish_round* (data flushed) -> close (features appended, bits set, data
+ * size written) or abort (file removed). Until close the header says the
+ * data is empty, which is how perf marks a recording that did not finish:
+ * readers (perf, pcl) then take the records up to the end of the file and
+ * warn, so a recorder killed outright leaves every flushed round readable
+ * and nothing looks whole that is not.
  * Any write error is sticky: later calls return it, close() removes the
  * file, so an incomplete file never looks whole.
  */
@@ -309,9 +313,7 @@ PCL_API int pcl_data_writer__finish_round(struct pcl_data_writer *w)
 	if (!w)
 		return -EINVAL;
 	pcl_data_writer__write(w, &h);
-	if (flush(w))
-		return w->err;
-	return w->pipe ? 0 : write_header(w);
+	return flush(w);
 }
 
 PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w)

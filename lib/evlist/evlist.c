@@ -47,6 +47,7 @@ struct pcl_evlist {
 	int nthreads;
 	bool workload;
 	bool opened;
+	uint64_t read_format;	/* set by pcl_evlist__set_read_format, else 0 for the default */
 };
 
 PCL_API struct pcl_evlist *pcl_evlist__new(void)
@@ -241,8 +242,8 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	struct evsel *l = &el->evsels[e->ev.leader];
 
 	a->size = sizeof(*a);
-	a->read_format = READ_FORMAT;
-	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu))
+	a->read_format = el->read_format ? el->read_format : READ_FORMAT;
+	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu) && !el->read_format)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->inherit = !(t && t->no_inherit);
 	a->disabled = leader;
@@ -275,6 +276,10 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	if (ret == -EINVAL && e->ev.attr.exclude_guest) {
 		/* older kernels and some PMUs refuse exclude_guest: retry as perf does */
 		e->ev.attr.exclude_guest = 0;
+		ret = ops->add(c);
+	}
+	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_LOST)) {
+		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 		ret = ops->add(c);
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {
@@ -339,6 +344,9 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 	}
 	close_evsel(e, n);
 	e->open_errno = -ret;
+	if (ret == -ESRCH && el->threads[0] > 0)
+		return pcl_err(ESRCH, "cannot open event '%s': process '%d' is gone (it exited)",
+			       e->ev.name, (int)el->threads[0]);
 	if (is_unsupported_errno(-ret, &e->ev)) {
 		e->state = PCL_EVSEL_NOT_SUPPORTED;
 		return 0;
@@ -385,6 +393,14 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? &el->evsels[idx].ev.attr : NULL;
+}
+
+PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format)
+{
+	if (!el || el->opened || !read_format)
+		return -EINVAL;
+	el->read_format = read_format;
+	return 0;
 }
 
 PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx)

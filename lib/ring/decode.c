@@ -276,6 +276,7 @@ static void decode_sample(struct cursor *c, const struct perf_event_attr *a, str
 	r->id.id = (st & PERF_SAMPLE_IDENTIFIER) ? s->identifier : s->id;
 	r->id.stream_id = s->stream_id;
 	r->id.cpu = s->cpu;
+	r->id.res = s->res;
 	r->has_id = true;
 }
 
@@ -431,8 +432,8 @@ PCL_API int pcl_record_decode(const struct perf_event_header *hdr, size_t avail,
 		decode_sample(&c, attr, out);
 		return c.bad ? -EBADMSG : 0;
 	}
-	/* the trailer sits at the very end; known types are read before it */
-	tsize = trailer_size(attr);
+	/* the trailer sits at the very end of kernel records; perf's own types have none */
+	tsize = hdr->type < PERF_RECORD_USER_TYPE_START ? trailer_size(attr) : 0;
 	if (tsize) {
 		struct cursor t = { .p = c.end - tsize, .end = c.end };
 
