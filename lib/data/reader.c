@@ -261,6 +261,9 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 			r->pipe = true; /* a fifo given by name streams like stdin */
 		else
 			r->file_size = (uint64_t)st.st_size;
+		/* a saved stream ('perf record -o - > file') is read as the stream it is */
+		if (!r->pipe && rd_pread(r, ph, 16, 0) == 0 && ph[0] == PERF_MAGIC2 && ph[1] == 16)
+			r->pipe = true;
 	}
 	if (r->pipe) {
 		if (read(r->fd, ph, 16) != 16 || ph[0] != PERF_MAGIC2 || ph[1] != 16) {

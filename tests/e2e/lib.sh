@@ -167,7 +167,8 @@ record_summary() {
 #   file_size= walked= (bytes of records walked) tail= (bytes left that do
 #   not form a whole record) records= samples= lost_records= lost=
 #   (sum of PERF_RECORD_LOST counts) lost_samples= (sum of LOST_SAMPLES)
-#   features= (number of feature bits set in the header)
+#   features= (number of feature bits set in the header) feat_end= (where
+#   the last feature section ends: the file size in a whole file)
 # A file-mode walk covers the header's data section, or, when the header
 # says 0 bytes or holds no feature sections (a recorder killed before its
 # end), everything from the data offset to the end of the file.
@@ -195,6 +196,15 @@ elif hsize >= 104 and len(d) >= 104:
     off = doff
     end = doff + dsize if dsize and feats else len(d)
     end = min(end, len(d))
+    if dsize and feats:
+        # The feature sections' table follows the data: {offset, size}
+        # per feature bit set; feat_end is where the last section ends.
+        t = doff + dsize
+        if t + 16 * feats > len(d):
+            out['feat_end'] = 'beyond-eof'
+        else:
+            secs = [struct.unpack_from('<QQ', d, t + 16 * i) for i in range(feats)]
+            out['feat_end'] = max([t + 16 * feats] + [o + z for o, z in secs])
 else:
     done(mode='bad')
 start = off

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# The event-spec fuzz target on its seed corpus (fuzz/corpus/event-parse):
-#   fuzz-event-parse-corpus   every seed once, under ASan+UBSan
-#   fuzz-event-parse-runs     a short fixed libFuzzer run (2000 inputs, seed 1)
-# Both need clang and the libFuzzer runtime (Debian: libclang-rt-14-dev).
-# Without them the corpus is still replayed through fuzz/replay.c built with
-# $CC and ASan+UBSan, and the libFuzzer run is skipped. The committed corpus
-# is never written: libFuzzer works on a copy under $TMP.
+# Each fuzz target on its seed corpus (fuzz/corpus/TARGET):
+#   fuzz-TARGET-corpus   every seed once, under ASan+UBSan
+#   fuzz-TARGET-runs     a short fixed libFuzzer run (2000 inputs, seed 1)
+# for TARGET in event-parse (the event-spec parser) and record-decode (the
+# PERF_RECORD_* decoder). Both need clang and the libFuzzer runtime (Debian:
+# libclang-rt-14-dev). Without them each corpus is still replayed through
+# fuzz/replay.c built with $CC and ASan+UBSan, and the libFuzzer runs are
+# skipped. The committed corpora are never written: libFuzzer works on
+# copies under $TMP.
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-corpus=fuzz/corpus/event-parse
-fuzzer=fuzz/out/fuzz-event-parse
+targets=(event-parse record-decode)
 
 # FUZZ_CC as in fuzz/Makefile; FUZZ_CC=none tests the fallback.
 FUZZ_CC=${FUZZ_CC:-clang}
@@ -45,43 +46,61 @@ run_logged() { # name log cmd...
 	fi
 }
 
-if [ ! -d "$corpus" ] || [ -z "$(ls -A "$corpus" 2>/dev/null)" ]; then
-	not_ok fuzz-event-parse-corpus "no seed corpus in $corpus"
-	exit 0
-fi
+# The targets whose seed corpus is there; a missing one is a failure.
+present=()
+for t in "${targets[@]}"; do
+	if [ ! -d "fuzz/corpus/$t" ] || [ -z "$(ls -A "fuzz/corpus/$t" 2>/dev/null)" ]; then
+		not_ok "fuzz-$t-corpus" "no seed corpus in fuzz/corpus/$t"
+	else
+		present+=("$t")
+	fi
+done
+[ ${#present[@]} -gt 0 ] || exit 0
 
 if ! have_libfuzzer; then
 	reason="$FUZZ_CC with libFuzzer not available (apt-get install clang libclang-rt-14-dev)"
-	if make -s -f fuzz/Makefile replay >"$TMP/replay.log" 2>&1; then
-		ok fuzz-event-parse-corpus
-	else
-		not_ok fuzz-event-parse-corpus "replay of $corpus without libFuzzer failed" \
-			"$(tail -20 "$TMP/replay.log")"
-	fi
-	skip fuzz-event-parse-runs "$reason"
+	for t in "${present[@]}"; do
+		replayer="$(pwd -P)/fuzz/out/replay-$t" # the path fuzz/Makefile names it by
+		if make -s -f fuzz/Makefile "$replayer" >"$TMP/replay-$t.log" 2>&1 &&
+			"$replayer" "fuzz/corpus/$t" >>"$TMP/replay-$t.log" 2>&1; then
+			ok "fuzz-$t-corpus"
+		else
+			not_ok "fuzz-$t-corpus" "replay of fuzz/corpus/$t without libFuzzer failed" \
+				"$(tail -20 "$TMP/replay-$t.log")"
+		fi
+		skip "fuzz-$t-runs" "$reason"
+	done
 	exit 0
 fi
 
 if ! make -s -f fuzz/Makefile >"$TMP/build.log" 2>&1; then
-	not_ok fuzz-event-parse-build "make -f fuzz/Makefile failed" "$(tail -20 "$TMP/build.log")"
-	skip fuzz-event-parse-corpus "fuzz target did not build"
-	skip fuzz-event-parse-runs "fuzz target did not build"
+	for t in "${present[@]}"; do
+		not_ok "fuzz-$t-build" "make -f fuzz/Makefile failed" "$(tail -20 "$TMP/build.log")"
+		skip "fuzz-$t-corpus" "fuzz target did not build"
+		skip "fuzz-$t-runs" "fuzz target did not build"
+	done
 	exit 0
 fi
 
-# Each seed once: libFuzzer runs the named files and exits, no mutation.
-run_logged fuzz-event-parse-corpus "$TMP/corpus.log" \
-	"$fuzzer" -timeout=10 "$corpus"/*
+for t in "${present[@]}"; do
+	corpus=fuzz/corpus/$t
+	fuzzer=fuzz/out/fuzz-$t
 
-# A short, reproducible mutation run over a scratch copy of the corpus.
-cp -r "$corpus" "$TMP/corpus"
-run_logged fuzz-event-parse-runs "$TMP/runs.log" \
-	"$fuzzer" -runs=2000 -seed=1 -max_len=4096 -timeout=10 -max_total_time=60 \
-	-artifact_prefix="$TMP/" "$TMP/corpus"
-# A crash input is the one thing worth keeping from the temp dir.
-for a in "$TMP"/crash-* "$TMP"/leak-* "$TMP"/timeout-*; do
-	[ -f "$a" ] || continue
-	mkdir -p fuzz/out
-	cp "$a" fuzz/out/
-	echo "    kept $(basename "$a") in fuzz/out/ (input: $(head -c 200 "$a" | od -An -c | tr -s ' ' | head -3))"
+	# Each seed once: libFuzzer runs the named files and exits, no mutation.
+	run_logged "fuzz-$t-corpus" "$TMP/corpus-$t.log" \
+		"$fuzzer" -timeout=10 "$corpus"/*
+
+	# A short, reproducible mutation run over a scratch copy of the corpus.
+	mkdir -p "$TMP/$t"
+	cp -r "$corpus" "$TMP/$t/corpus"
+	run_logged "fuzz-$t-runs" "$TMP/runs-$t.log" \
+		"$fuzzer" -runs=2000 -seed=1 -max_len=4096 -timeout=10 -max_total_time=60 \
+		-artifact_prefix="$TMP/$t/" "$TMP/$t/corpus"
+	# A crash input is the one thing worth keeping from the temp dir.
+	for a in "$TMP/$t"/crash-* "$TMP/$t"/leak-* "$TMP/$t"/timeout-*; do
+		[ -f "$a" ] || continue
+		mkdir -p fuzz/out
+		cp "$a" "fuzz/out/$t-$(basename "$a")"
+		echo "    kept $t-$(basename "$a") in fuzz/out/ (input: $(head -c 200 "$a" | od -An -c | tr -s ' ' | head -3))"
+	done
 done
