@@ -183,7 +183,10 @@ static void sample_tail(struct cursor *c, const struct perf_event_attr *a, struc
 		sample_regs(c, a->sample_regs_user, &s->user_abi, &s->user_regs);
 	if (st & PERF_SAMPLE_STACK_USER) {
 		s->user_stack_size = u64(c);
-		if (s->user_stack_size) {
+		/* the kernel dumps whole words; anything else would misalign what follows */
+		if (s->user_stack_size & 7)
+			c->bad = true;
+		if (s->user_stack_size && !c->bad) {
 			s->user_stack = take(c, (size_t)s->user_stack_size);
 			s->user_stack_dyn_size = u64(c);
 			if (s->user_stack_dyn_size > s->user_stack_size)
@@ -193,13 +196,12 @@ static void sample_tail(struct cursor *c, const struct perf_event_attr *a, struc
 	if (st & PERF_SAMPLE_WEIGHT)
 		s->weight = u64(c);
 	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
-		const uint32_t *w = take(c, 8);
+		uint32_t w[2];
 
-		if (w) {
-			s->weight = w[0];
-			s->weight_var2 = w[1] & 0xffff;
-			s->weight_var3 = w[1] >> 16;
-		}
+		u32x2(c, &w[0], &w[1]);
+		s->weight = w[0];
+		s->weight_var2 = w[1] & 0xffff;
+		s->weight_var3 = w[1] >> 16;
 	}
 	if (st & PERF_SAMPLE_DATA_SRC)
 		s->data_src = u64(c);
@@ -252,9 +254,11 @@ static void decode_sample(struct cursor *c, const struct perf_event_attr *a, str
 		s->callchain = words(c, s->nr_callchain);
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		const uint32_t *size = take(c, 4);
+		const void *size = take(c, 4);
 
-		s->raw_size = size ? *size : 0;
+		s->raw_size = 0;
+		if (size)
+			memcpy(&s->raw_size, size, 4);
 		s->raw = take(c, s->raw_size);
 		/* the u32 size and the data are padded together to 8 bytes */
 		take(c, (8 - ((4 + (size_t)s->raw_size) & 7)) & 7);
