@@ -76,6 +76,8 @@ static const char usage_record[] =
 	"  -T, --timestamp         sample timestamps (always on)\n"
 	"      --sample-cpu        sample the CPU (on with -a and -C)\n"
 	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 128)\n"
+	"  -k, --clockid CLOCK     time samples with monotonic, monotonic_raw, realtime,\n"
+	"                          boottime or tai (writes the clockid feature)\n"
 	"  -o, --output FILE       output file (default perf.data, the old one kept as\n"
 	"                          perf.data.old); '-' streams pipe mode to stdout\n"
 	"  -q, --quiet             no notes and no summary\n"

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -77,6 +79,39 @@ static int parse_freq(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -k: perf's clock names, or a number. */
+static int parse_clockid(struct record_opts *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		int id;
+	} clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },	  { "boottime", CLOCK_BOOTTIME },
+		{ "tai", CLOCK_TAI },		  { "mono", CLOCK_MONOTONIC },
+		{ "raw", CLOCK_MONOTONIC_RAW },	  { "real", CLOCK_REALTIME },
+		{ "boot", CLOCK_BOOTTIME },
+	};
+	const char *name = strncasecmp(arg, "CLOCK_", 6) ? arg : arg + 6;
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (!strcasecmp(name, clocks[i].name)) {
+			o->clockid = clocks[i].id;
+			return 0;
+		}
+	}
+	v = strtol(arg, &end, 0);
+	if (*end || !*arg || v < 0 || v > 63) {
+		die_msg("unknown clock '%s' (monotonic, monotonic_raw, realtime, boottime, tai)",
+			arg);
+		return -1;
+	}
+	o->clockid = (int)v;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -95,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "timestamp", no_argument, NULL, 'T' },
 		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -105,7 +141,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))
@@ -169,6 +205,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'k':
+			if (parse_clockid(o, optarg))
+				return -1;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -219,7 +259,7 @@ static int validate(struct record_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .target = { .sz = sizeof(struct pcl_target) } };
+	struct record_opts o = { .target = { .sz = sizeof(struct pcl_target) }, .clockid = -1 };
 	int ret;
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {

@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "record.h"
@@ -131,6 +132,10 @@ static void setup_attrs(struct recorder *rc)
 		}
 		a->sample_id_all = 1;
 		a->inherit_stat = o->inherit_stat;
+		if (o->clockid >= 0) {
+			a->use_clockid = 1;
+			a->clockid = o->clockid;
+		}
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(o->mmap_pages * (unsigned long)getpagesize() / 4);
 		if (i == 0) {
@@ -391,6 +396,18 @@ static void free_recorder(struct recorder *rc)
 	pcl_evlist__free(rc->el);
 }
 
+/* CLOCKID: the resolution (ns) of the clock -k chose, as perf writes it. */
+static int add_clockid(struct recorder *rc)
+{
+	struct timespec res;
+	uint64_t ns;
+
+	if (rc->o->clockid < 0 || clock_getres(rc->o->clockid, &res))
+		return 0;
+	ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	return pcl_data_writer__set_feature(rc->w, PCL_FEAT_CLOCKID, &ns, sizeof(ns));
+}
+
 /* Tracepoint formats, so perf can decode the tracepoint samples. */
 static int add_tracing(struct recorder *rc)
 {
@@ -442,7 +459,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		return 1;
 	}
 	if (pcl_data_writer__add_host_features(rc->w, argc, argv) || add_tracing(rc) ||
-	    synthesize_all(rc)) {
+	    add_clockid(rc) || synthesize_all(rc)) {
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
