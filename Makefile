@@ -102,6 +102,7 @@ fuzz:
 
 bench: all
 	@bench/stat.sh $(BUILD)
+	@bench/record.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \
