@@ -3,6 +3,7 @@
 #ifndef PCL_CLI_H
 #define PCL_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -23,6 +24,15 @@ int print_usage(const char *cmd, FILE *out);
 
 /* Append @s to a growable array of strings (not copied). 0 or -1 (out of memory). */
 int add_string(char ***v, int *n, char *s);
+
+/*
+ * The target options stat and record share: -p, -t, -a, -C, -i. True when
+ * @c was one of them (and @t took it).
+ */
+struct pcl_target;
+bool parse_target_opt(struct pcl_target *t, int c, char *arg);
+/* The message for getopt's ':' (missing value) or '?' (unknown option); returns -1. */
+int option_error(const char *cmd, int c, char **argv);
 
 /* "pcl: " + message + newline on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -21,8 +21,10 @@ static const char usage_main[] =
 static const char usage_stat[] =
 	"usage: pcl stat [OPTIONS] [--] COMMAND [ARGS]\n"
 	"       pcl stat [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
-	"       pcl stat record [-o FILE|-] [OPTIONS] [--] COMMAND   (also write a perf.data stat file)\n"
-	"       pcl stat report [-i FILE|-] [-x SEP] [-j]            (print one, as pcl stat would)\n"
+	"       pcl stat record [-o FILE|-] [OPTIONS] [--] COMMAND   (also write a perf.data stat "
+	"file)\n"
+	"       pcl stat report [-i FILE|-] [-x SEP] [-j]            (print one, as pcl stat "
+	"would)\n"
 	"\n"
 	"Run COMMAND and print counts of events over its run, like perf stat.\n"
 	"Counting starts at the command's exec and follows its children.\n"
@@ -114,11 +116,8 @@ static const struct {
 	const char *name;
 	const char *text;
 } usages[] = {
-	{ "stat", usage_stat },
-	{ "record", usage_record },
-	{ "list", usage_list },
-	{ "events", usage_events },
-	{ "help", usage_main },
+	{ "stat", usage_stat },	    { "record", usage_record }, { "list", usage_list },
+	{ "events", usage_events }, { "help", usage_main },
 };
 
 int print_usage(const char *cmd, FILE *out)

@@ -86,10 +86,14 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 		const char *name;
 		int id;
 	} clocks[] = {
-		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
-		{ "realtime", CLOCK_REALTIME },	  { "boottime", CLOCK_BOOTTIME },
-		{ "tai", CLOCK_TAI },		  { "mono", CLOCK_MONOTONIC },
-		{ "raw", CLOCK_MONOTONIC_RAW },	  { "real", CLOCK_REALTIME },
+		{ "monotonic", CLOCK_MONOTONIC },
+		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME },
+		{ "tai", CLOCK_TAI },
+		{ "mono", CLOCK_MONOTONIC },
+		{ "raw", CLOCK_MONOTONIC_RAW },
+		{ "real", CLOCK_REALTIME },
 		{ "boot", CLOCK_BOOTTIME },
 	};
 	const char *name = strncasecmp(arg, "CLOCK_", 6) ? arg : arg + 6;
@@ -141,7 +145,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))
@@ -165,21 +170,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			if (parse_call_graph(o, optarg))
 				return -1;
 			break;
-		case 'p':
-			o->target.pid = optarg;
-			break;
-		case 't':
-			o->target.tid = optarg;
-			break;
-		case 'a':
-			o->target.system_wide = true;
-			break;
-		case 'C':
-			o->target.cpu_list = optarg;
-			break;
-		case 'i':
-			o->target.no_inherit = true;
-			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;
 			break;
@@ -198,7 +188,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'm':
 			o->mmap_pages = strtoul(optarg, &end, 0);
 			if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1))) {
-				die_msg("bad mmap size '%s' (a power of two number of pages)", optarg);
+				die_msg("bad mmap size '%s' (a power of two number of pages)",
+					optarg);
 				return -1;
 			}
 			break;
@@ -215,12 +206,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			print_usage("record", stdout);
 			exit(0);
-		case ':':
-			die_msg("option '%s' needs a value; see 'pcl record -h'", argv[optind - 1]);
-			return -1;
 		default:
-			die_msg("unknown option '%s'; see 'pcl record -h'", argv[optind - 1]);
-			return -1;
+			if (!parse_target_opt(&o->target, c, optarg))
+				return option_error("record", c, argv);
+			break;
 		}
 	}
 	if (optind < argc)

@@ -134,23 +134,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'p':
-			o->target.pid = optarg;
-			break;
-		case 't':
-			o->target.tid = optarg;
-			break;
-		case 'a':
-			o->target.system_wide = true;
-			break;
-		case 'C':
-			o->target.cpu_list = optarg;
-			break;
 		case 'G':
 			o->target.cgroup = optarg;
-			break;
-		case 'i':
-			o->target.no_inherit = true;
 			break;
 		case 'A':
 			o->cfg.aggr = PCL_AGGR_NONE;
@@ -178,12 +163,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'h':
 			print_usage("stat", stdout);
 			exit(0);
-		case ':':
-			die_msg("option '%s' needs a value; see 'pcl stat -h'", argv[optind - 1]);
-			return -1;
 		default:
-			die_msg("unknown option '%s'; see 'pcl stat -h'", argv[optind - 1]);
-			return -1;
+			if (!parse_target_opt(&o->target, c, optarg))
+				return option_error("stat", c, argv);
+			break;
 		}
 	}
 	if (optind < argc)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pcl: dispatch to a subcommand. */
+#include <getopt.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,11 +15,8 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
-	{ "stat", cmd_stat },
-	{ "record", cmd_record },
-	{ "list", cmd_list },
-	{ "help", cmd_help },
-	{ "version", cmd_version },
+	{ "stat", cmd_stat }, { "record", cmd_record },	  { "list", cmd_list },
+	{ "help", cmd_help }, { "version", cmd_version },
 };
 
 void die_msg(const char *fmt, ...)
@@ -43,6 +41,37 @@ int add_string(char ***v, int *n, char *s)
 	*v = p;
 	(*v)[(*n)++] = s;
 	return 0;
+}
+
+bool parse_target_opt(struct pcl_target *t, int c, char *arg)
+{
+	switch (c) {
+	case 'p':
+		t->pid = arg;
+		return true;
+	case 't':
+		t->tid = arg;
+		return true;
+	case 'a':
+		t->system_wide = true;
+		return true;
+	case 'C':
+		t->cpu_list = arg;
+		return true;
+	case 'i':
+		t->no_inherit = true;
+		return true;
+	}
+	return false;
+}
+
+int option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		die_msg("option '%s' needs a value; see 'pcl %s -h'", argv[optind - 1], cmd);
+	else
+		die_msg("unknown option '%s'; see 'pcl %s -h'", argv[optind - 1], cmd);
+	return -1;
 }
 
 int cmd_version(int argc, char **argv)

@@ -32,7 +32,7 @@ struct recorder {
 	struct record_opts *o;
 	struct pcl_evlist *el;
 	int nev;
-	struct pcl_ring **rings;	/* one per CPU index */
+	struct pcl_ring **rings; /* one per CPU index */
 	int nrings;
 	struct pcl_data_writer *w;
 	struct pcl_data_attr *attrs;
@@ -40,7 +40,7 @@ struct recorder {
 	struct pcl_dso_hits *hits;
 	uint64_t samples, first_time, last_time, wakeups;
 	int max_rate;
-	const char *notes[2];	/* said once recording starts, so an error stays one line */
+	const char *notes[2]; /* said once recording starts, so an error stays one line */
 };
 
 static int add_events(struct recorder *rc)
@@ -49,7 +49,8 @@ static int add_events(struct recorder *rc)
 	struct pcl_parse_error err;
 	struct perf_event_attr cycles = { .type = PERF_TYPE_HARDWARE,
 					  .config = PERF_COUNT_HW_CPU_CYCLES,
-					  .size = sizeof(cycles), .exclude_kernel = 1 };
+					  .size = sizeof(cycles),
+					  .exclude_kernel = 1 };
 	const char *def = "cycles";
 
 	for (int i = 0; i < o->nr_events; i++) {
@@ -109,8 +110,8 @@ static void setup_attrs(struct recorder *rc)
 		struct perf_event_attr *a = pcl_evlist__attr(rc->el, i);
 
 		set_rate(rc, a);
-		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				  PERF_SAMPLE_PERIOD;
+		a->sample_type |=
+			PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 		/* several events: the id first in every record tells whose it is */
 		if (rc->nev > 1)
 			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -180,16 +181,18 @@ static int map_rings(struct recorder *rc)
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					rc->ids[i][rc->attrs[i].nr_ids++] = id;
 				if (!rc->rings[c]) {
-					rc->rings[c] = pcl_ring__mmap(fd, (unsigned int)rc->o->mmap_pages,
-								     false);
+					rc->rings[c] = pcl_ring__mmap(
+						fd, (unsigned int)rc->o->mmap_pages, false);
 					if (!rc->rings[c]) {
 						die_msg("cannot map a %lu-page ring buffer: %s (a "
 							"smaller -m may fit perf_event_mlock_kb)",
 							rc->o->mmap_pages, strerror(errno));
 						return -1;
 					}
-				} else if ((ret = pcl_ring_set_output(fd, pcl_ring__fd(rc->rings[c])))) {
-					die_msg("cannot share a ring buffer: %s", pcl_strerror(ret));
+				} else if ((ret = pcl_ring_set_output(
+						    fd, pcl_ring__fd(rc->rings[c])))) {
+					die_msg("cannot share a ring buffer: %s",
+						pcl_strerror(ret));
 					return -1;
 				}
 			}
@@ -294,8 +297,8 @@ static int synthesize_all(struct recorder *rc)
 		while (d && !ret && (de = readdir(d))) {
 			pid_t pid = (pid_t)atoi(de->d_name);
 
-			if (pid > 0 && pcl_synthesize_process(pid, a, id, a->mmap_data, sink, rc) ==
-						 -EIO)
+			if (pid > 0 &&
+			    pcl_synthesize_process(pid, a, id, a->mmap_data, sink, rc) == -EIO)
 				ret = -EIO;
 		}
 		if (d)
@@ -364,8 +367,7 @@ static void summary(struct recorder *rc)
 	fprintf(stderr, "[ pcl record: Woken up %llu times to write data ]\n",
 		(unsigned long long)(rc->wakeups ? rc->wakeups : 1));
 	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s (%llu samples) ]\n", mb,
-		rc->o->output,
-		(unsigned long long)rc->samples);
+		rc->o->output, (unsigned long long)rc->samples);
 }
 
 /* Build ids, sample times, close. Returns 0 or the write error. */
@@ -436,17 +438,19 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 	}
 	o->target.per_cpu = task;
 	/* perf's read_format for sampling: ids (and lost counts); times only with -s */
-	pcl_evlist__set_read_format(rc->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
-						    (o->inherit_stat ? PERF_FORMAT_TOTAL_TIME_ENABLED |
-									       PERF_FORMAT_TOTAL_TIME_RUNNING
-								     : 0));
+	pcl_evlist__set_read_format(
+		rc->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
+				(o->inherit_stat ? PERF_FORMAT_TOTAL_TIME_ENABLED |
+							   PERF_FORMAT_TOTAL_TIME_RUNNING
+						 : 0));
 	if (pcl_evlist__open(rc->el, &o->target, o->target.pid || o->target.tid ? NULL : r->wl)) {
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
 	for (int i = 0; i < rc->nev; i++) {
 		if (pcl_evlist__state(rc->el, i) != PCL_EVSEL_OK) {
-			die_msg("cannot sample '%s' on this machine: %s", pcl_evlist__event(rc->el, i)->name,
+			die_msg("cannot sample '%s' on this machine: %s",
+				pcl_evlist__event(rc->el, i)->name,
 				pcl_strerror(pcl_evlist__open_errno(rc->el, i)));
 			return 1;
 		}

@@ -24,7 +24,7 @@ static const uint64_t perf_aggr[] = { 1, 0, 4, 2, 5 };
 struct stat_writer {
 	struct pcl_data_writer *w;
 	struct pcl_evlist *el;
-	uint64_t **ids;		/* [event][cpu * nthreads + thread] */
+	uint64_t **ids; /* [event][cpu * nthreads + thread] */
 	int nev;
 };
 
@@ -319,9 +319,9 @@ static int ensure_maps(struct report *rp)
 	if (rp->maps_set)
 		return 0;
 	rp->maps_set = true;
-	return pcl_evlist__set_maps(rp->el, rp->cpus ? rp->cpus : &any_cpu, rp->cpus ? rp->ncpus : 1,
-				    rp->threads ? rp->threads : &any_thread,
-				    rp->threads ? rp->nthreads : 1);
+	return pcl_evlist__set_maps(
+		rp->el, rp->cpus ? rp->cpus : &any_cpu, rp->cpus ? rp->ncpus : 1,
+		rp->threads ? rp->threads : &any_thread, rp->threads ? rp->nthreads : 1);
 }
 
 static int read_stat(struct report *rp, const uint8_t *b, size_t len)
@@ -397,7 +397,8 @@ static int read_round(struct report *rp, const uint8_t *b, size_t len)
 		return pcl_stat__print(rp->st, stderr);
 	}
 	if (rr[0] == STAT_ROUND_INTERVAL) {
-		struct timespec ts = { (time_t)(rr[1] / 1000000000ull), (long)(rr[1] % 1000000000ull) };
+		struct timespec ts = { (time_t)(rr[1] / 1000000000ull),
+				       (long)(rr[1] % 1000000000ull) };
 		uint64_t span = rr[1] > rp->last_time ? rr[1] - rp->last_time : rr[1];
 
 		rp->last_time = rr[1];
@@ -406,7 +407,8 @@ static int read_round(struct report *rp, const uint8_t *b, size_t len)
 	return 0;
 }
 
-/* The file's events, once its attrs are known (at once for a file, after the first records of a stream). */
+/* The file's events, once its attrs are known (at once for a file, after the first records of a
+ * stream). */
 static void add_report_events(struct report *rp)
 {
 	if (pcl_evlist__nr(rp->el) || rp->maps_set)
@@ -504,7 +506,8 @@ int cmd_stat_report(int argc, char **argv)
 			die_msg("'%s' holds no counts (is it a 'pcl stat record' file?)", input);
 			ret = 1;
 		} else if (pcl_data_reader__truncated(rp.rd)) {
-			fprintf(stderr, "pcl: warning: '%s' is cut short; these are the counts it holds\n",
+			fprintf(stderr,
+				"pcl: warning: '%s' is cut short; these are the counts it holds\n",
 				input);
 		}
 	}

@@ -28,6 +28,14 @@ int read_int_file(const char *path, long long *val);
 /* Growable arrays: grow *arr to hold at least @need elements of @elem bytes. */
 int grow_array(void **arr, int *alloc, int need, size_t elem);
 
+/* A growable byte buffer; on allocation failure it stops growing and sets oom. */
+struct bytebuf {
+	uint8_t *p;
+	size_t len, alloc;
+	bool oom;
+};
+void bytebuf_put(struct bytebuf *b, const void *data, size_t n);
+
 /* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
 int edit_distance(const char *a, const char *b, int cap);
 

@@ -33,7 +33,8 @@ static int notes_build_id(const uint8_t *p, size_t len, uint8_t id[20])
 		desc_off = name_off + ((namesz + 3) & ~3u);
 		if (namesz > len || descsz > len || desc_off + descsz > len)
 			return -EBADMSG;
-		if (type == NT_GNU_BUILD_ID_TYPE && namesz == 4 && !memcmp(p + name_off, "GNU", 4)) {
+		if (type == NT_GNU_BUILD_ID_TYPE && namesz == 4 &&
+		    !memcmp(p + name_off, "GNU", 4)) {
 			size_t n = descsz > 20 ? 20 : descsz;
 
 			memcpy(id, p + desc_off, n);
@@ -163,8 +164,8 @@ static void add_map(struct pcl_dso_hits *h, const struct pcl_record *r)
 	if (d < 0 ||
 	    grow_array((void **)&h->maps, &h->alloc_maps, h->nr_maps + 1, sizeof(*h->maps)))
 		return;
-	h->maps[h->nr_maps++] = (struct map){ r->mmap.pid, r->mmap.addr,
-					      r->mmap.addr + r->mmap.len, d };
+	h->maps[h->nr_maps++] =
+		(struct map){ r->mmap.pid, r->mmap.addr, r->mmap.addr + r->mmap.len, d };
 }
 
 static int find_map(struct pcl_dso_hits *h, uint32_t pid, uint64_t ip)
@@ -219,7 +220,8 @@ PCL_API void pcl_dso_hits__record(struct pcl_dso_hits *h, const struct pcl_recor
 		if (rec->task.pid != rec->task.ppid &&
 		    !grow_array((void **)&h->forks, &h->alloc_forks, h->nr_forks + 1,
 				sizeof(*h->forks)))
-			h->forks[h->nr_forks++] = (struct fork_link){ rec->task.pid, rec->task.ppid };
+			h->forks[h->nr_forks++] =
+				(struct fork_link){ rec->task.pid, rec->task.ppid };
 		break;
 	case PERF_RECORD_SAMPLE:
 		if (rec->sample.sample_type & PERF_SAMPLE_IP)

@@ -11,41 +11,19 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* A growable byte buffer for one section. */
-struct sbuf {
-	uint8_t *p;
-	size_t len, alloc;
-	bool oom;
-};
+/* Sections are built in a struct bytebuf (internal.h). */
 
-static void put(struct sbuf *b, const void *data, size_t n)
+static void put(struct bytebuf *b, const void *data, size_t n)
 {
-	if (b->oom)
-		return;
-	if (b->len + n > b->alloc) {
-		size_t a = b->alloc ? b->alloc * 2 : 256;
-		uint8_t *np;
-
-		while (a < b->len + n)
-			a *= 2;
-		np = realloc(b->p, a);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->alloc = a;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
+	bytebuf_put(b, data, n);
 }
 
-static void put_u32(struct sbuf *b, uint32_t v)
+static void put_u32(struct bytebuf *b, uint32_t v)
 {
 	put(b, &v, 4);
 }
 
-static void put_string(struct sbuf *b, const char *s)
+static void put_string(struct bytebuf *b, const char *s)
 {
 	static const char zeros[64];
 	size_t olen = strlen(s) + 1, len = (olen + 63) & ~(size_t)63;
@@ -57,7 +35,7 @@ static void put_string(struct sbuf *b, const char *s)
 
 PCL_API void *pcl_feature_string(const char *s, size_t *len)
 {
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 
 	put_string(&b, s ? s : "");
 	if (b.oom) {
@@ -70,7 +48,7 @@ PCL_API void *pcl_feature_string(const char *s, size_t *len)
 
 PCL_API void *pcl_feature_strings(const char *const *v, int n, size_t *len)
 {
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 
 	put_u32(&b, (uint32_t)n);
 	for (int i = 0; i < n; i++)
@@ -83,7 +61,7 @@ PCL_API void *pcl_feature_strings(const char *const *v, int n, size_t *len)
 	return b.p;
 }
 
-static int set_sbuf(struct pcl_data_writer *w, int feat, struct sbuf *b)
+static int set_sbuf(struct pcl_data_writer *w, int feat, struct bytebuf *b)
 {
 	int ret = b->oom ? -ENOMEM : pcl_data_writer__set_feature(w, feat, b->p, b->len);
 
@@ -93,7 +71,7 @@ static int set_sbuf(struct pcl_data_writer *w, int feat, struct sbuf *b)
 
 static int set_string(struct pcl_data_writer *w, int feat, const char *s)
 {
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 
 	put_string(&b, s);
 	return set_sbuf(w, feat, &b);
@@ -129,7 +107,7 @@ static int add_cpu_features(struct pcl_data_writer *w)
 	char desc[256] = "unknown", vendor[64] = "", fam[16] = "0", model[16] = "0", step[16] = "0";
 	char id[160];
 	int online = (int)sysconf(_SC_NPROCESSORS_ONLN), ret;
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 
 	put_u32(&b, (uint32_t)pcl_nr_cpus());
 	put_u32(&b, (uint32_t)(online > 0 ? online : 1));
@@ -149,10 +127,10 @@ static int add_cpu_features(struct pcl_data_writer *w)
 }
 
 /* Distinct sysfs topology lists ("0-1") over every possible CPU. */
-static void put_sibling_lists(struct sbuf *b, const char *file)
+static void put_sibling_lists(struct bytebuf *b, const char *file)
 {
 	int n = pcl_nr_cpus(), nr = 0;
-	char (*seen)[64] = calloc((size_t)n, 64);
+	char(*seen)[64] = calloc((size_t)n, 64);
 	char path[128], buf[64];
 
 	if (!seen) {
@@ -179,7 +157,7 @@ static void put_sibling_lists(struct sbuf *b, const char *file)
 /* CPU_TOPOLOGY: core and thread sibling lists, per-CPU core/socket ids, then dies. */
 static int add_topology(struct pcl_data_writer *w)
 {
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 	int n = pcl_nr_cpus();
 
 	put_sibling_lists(&b, "core_siblings_list");
@@ -204,7 +182,7 @@ static int add_topology(struct pcl_data_writer *w)
 /* PMU_MAPPINGS: u32 nr, then { u32 type; string name } for each kernel PMU. */
 static int add_pmu_mappings(struct pcl_data_writer *w)
 {
-	struct sbuf b = { 0 };
+	struct bytebuf b = { 0 };
 	struct pcl_pmu *pmu = NULL;
 	uint32_t nr = 0;
 

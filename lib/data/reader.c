@@ -18,9 +18,9 @@
 #include "internal.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL
-#define RBUF_SIZE (4u << 20)
-#define MAX_ATTRS 4096
-#define MAX_IDS (1u << 20)
+#define RBUF_SIZE   (4u << 20)
+#define MAX_ATTRS   4096
+#define MAX_IDS	    (1u << 20)
 
 struct section {
 	uint64_t offset, size;
@@ -31,16 +31,16 @@ struct pcl_data_reader {
 	bool pipe, truncated, eof;
 	char path[256];
 	uint64_t file_size;
-	uint64_t data_offset, data_size;	/* file mode */
-	uint64_t pos;				/* file offset of buf[0] */
+	uint64_t data_offset, data_size; /* file mode */
+	uint64_t pos;			 /* file offset of buf[0] */
 	uint8_t *buf;
-	size_t len, at;				/* bytes in buf, next record */
+	size_t len, at; /* bytes in buf, next record */
 	uint64_t last_offset;
 	struct pcl_data_attr *attrs;
 	int nr_attrs;
 	void *feat[PCL_FEAT_MAX];
 	size_t feat_len[PCL_FEAT_MAX];
-	uint8_t rec[65536 + 8];			/* a record that straddles refills */
+	uint8_t rec[65536 + 8]; /* a record that straddles refills */
 };
 
 static int rd_pread(struct pcl_data_reader *r, void *p, size_t n, uint64_t off)
@@ -112,8 +112,9 @@ static int read_attrs(struct pcl_data_reader *r, const struct section *attrs, ui
 				       (unsigned long long)i);
 		memcpy(&ids, rec + attr_size - 16, 16);
 		if (!section_ok(r, &ids) || ids.size % 8 || ids.size / 8 > MAX_IDS)
-			return pcl_err(EBADMSG, "'%s': bad ids of attr %llu at offset %#llx", r->path,
-				       (unsigned long long)i, (unsigned long long)ids.offset);
+			return pcl_err(EBADMSG, "'%s': bad ids of attr %llu at offset %#llx",
+				       r->path, (unsigned long long)i,
+				       (unsigned long long)ids.offset);
 		idv = malloc(ids.size ? (size_t)ids.size : 1);
 		if (!idv)
 			return -ENOMEM;
@@ -155,7 +156,8 @@ static int read_features(struct pcl_data_reader *r, const uint64_t bits[4], uint
 /* EVENT_DESC: u32 nr, u32 attr_size, per event: attr, u32 nr_ids, string, ids. */
 static void name_attrs(struct pcl_data_reader *r)
 {
-	const uint8_t *p = r->feat[PCL_FEAT_EVENT_DESC], *end = p + r->feat_len[PCL_FEAT_EVENT_DESC];
+	const uint8_t *p = r->feat[PCL_FEAT_EVENT_DESC],
+		      *end = p + r->feat_len[PCL_FEAT_EVENT_DESC];
 	uint32_t nr, asz;
 
 	if (!p || end - p < 8)
@@ -221,7 +223,8 @@ static int open_file(struct pcl_data_reader *r)
 	if (h.data.size > r->file_size - h.data.offset) {
 		r->data_size = r->file_size - h.data.offset;
 		r->truncated = true;
-	} else if (!h.data.size && !(h.features[0] | h.features[1] | h.features[2] | h.features[3])) {
+	} else if (!h.data.size &&
+		   !(h.features[0] | h.features[1] | h.features[2] | h.features[3])) {
 		/* a recorder killed before its first round: the records may be there */
 		r->data_size = r->file_size - h.data.offset;
 		r->truncated = true;
@@ -253,7 +256,8 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 	snprintf(r->path, sizeof(r->path), "%s", r->pipe ? "<stdin>" : path);
 	r->fd = r->pipe ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (!r->buf || r->fd < 0) {
-		ret = r->buf ? pcl_err(errno, "cannot open '%s': %s", path, strerror(errno)) : -ENOMEM;
+		ret = r->buf ? pcl_err(errno, "cannot open '%s': %s", path, strerror(errno))
+			     : -ENOMEM;
 		goto err;
 	}
 	if (!r->pipe) {
@@ -267,7 +271,8 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 	}
 	if (r->pipe) {
 		if (read(r->fd, ph, 16) != 16 || ph[0] != PERF_MAGIC2 || ph[1] != 16) {
-			ret = pcl_err(EBADMSG, "'%s' is not a perf.data stream (bad magic)", r->path);
+			ret = pcl_err(EBADMSG, "'%s' is not a perf.data stream (bad magic)",
+				      r->path);
 			goto err;
 		}
 		r->pos = 16;
@@ -315,7 +320,7 @@ PCL_API const struct pcl_data_attr *pcl_data_reader__attr(const struct pcl_data_
 }
 
 PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl_data_reader *r,
-								  uint64_t id)
+								uint64_t id)
 {
 	for (int i = 0; r && i < r->nr_attrs; i++)
 		for (uint32_t k = 0; k < r->attrs[i].nr_ids; k++)
@@ -324,8 +329,7 @@ PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl
 	return NULL;
 }
 
-PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat,
-					     size_t *len)
+PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat, size_t *len)
 {
 	if (!r || feat <= 0 || feat >= PCL_FEAT_MAX || !r->feat[feat])
 		return NULL;
@@ -402,7 +406,8 @@ static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
 		uint64_t f;
 
 		memcpy(&f, body, 8);
-		if (f > 0 && f < PCL_FEAT_MAX && !r->feat[f] && (r->feat[f] = malloc(blen - 8 + 1))) {
+		if (f > 0 && f < PCL_FEAT_MAX && !r->feat[f] &&
+		    (r->feat[f] = malloc(blen - 8 + 1))) {
 			memcpy(r->feat[f], body + 8, blen - 8);
 			r->feat_len[f] = blen - 8;
 			if (f == PCL_FEAT_EVENT_DESC)

@@ -62,8 +62,8 @@ static void rec_str(struct rec *r, const char *s)
 }
 
 /* The sample_id_all trailer in sample_type order; time, cpu and stream id are 0. */
-static void rec_trailer(struct rec *r, const struct perf_event_attr *a, uint32_t pid,
-			uint32_t tid, uint64_t id)
+static void rec_trailer(struct rec *r, const struct perf_event_attr *a, uint32_t pid, uint32_t tid,
+			uint64_t id)
 {
 	uint64_t st = a->sample_type;
 
@@ -100,7 +100,8 @@ static uint64_t kernel_text_start(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, "_text")) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text")) {
 			start = addr;
 			break;
 		}

@@ -16,32 +16,9 @@
 #include <unistd.h>
 #include "internal.h"
 
-struct blob {
-	uint8_t *p;
-	size_t len, alloc;
-	bool oom;
-};
-
-static void put(struct blob *b, const void *d, size_t n)
+static void put(struct bytebuf *b, const void *d, size_t n)
 {
-	if (b->oom)
-		return;
-	if (b->len + n > b->alloc) {
-		size_t a = b->alloc ? b->alloc : 4096;
-		uint8_t *np;
-
-		while (a < b->len + n)
-			a *= 2;
-		np = realloc(b->p, a);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->alloc = a;
-	}
-	memcpy(b->p + b->len, d, n);
-	b->len += n;
+	bytebuf_put(b, d, n);
 }
 
 /* A whole tracefs file (they are small text files whose size stat() does not know). */
@@ -70,7 +47,7 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* u64 size + the file's bytes; @named puts "name\0" first. */
-static int put_file(struct blob *b, const char *path, const char *named)
+static int put_file(struct bytebuf *b, const char *path, const char *named)
 {
 	size_t len;
 	char *d = slurp(path, &len);
@@ -129,7 +106,7 @@ static int cmp_tp(const void *a, const void *b)
 	return strcmp(((const struct tp *)a)->sys, ((const struct tp *)b)->sys);
 }
 
-static void put_systems(struct blob *b, const char *tfs, struct tp *tps, int n)
+static void put_systems(struct bytebuf *b, const char *tfs, struct tp *tps, int n)
 {
 	char path[1024];
 	uint32_t nsys = 0;
@@ -160,7 +137,7 @@ PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const char *tfs = pcl_tracefs(false);
-	struct blob b = { 0 };
+	struct bytebuf b = { 0 };
 	struct tp *tps;
 	char path[1024];
 	uint8_t endian = 0, lsize = sizeof(long);

@@ -21,7 +21,7 @@
 #include "internal.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
-#define WBUF_SIZE (1u << 20)
+#define WBUF_SIZE   (1u << 20)
 
 struct file_section {
 	uint64_t offset, size;
@@ -44,17 +44,17 @@ struct pcl_data_writer {
 	int fd;
 	bool pipe;
 	char *path;
-	int err;		/* first error, sticky */
+	int err; /* first error, sticky */
 	uint8_t *buf;
 	size_t used;
-	uint64_t data_offset, data_size;	/* data_size counts flushed and buffered bytes */
-	uint64_t flushed;	/* data bytes on disk */
+	uint64_t data_offset, data_size; /* data_size counts flushed and buffered bytes */
+	uint64_t flushed;		 /* data bytes on disk */
 	struct file_header hdr;
 	struct pcl_data_attr *attrs;
 	uint64_t **ids;
 	int nr_attrs;
 	struct feature feat[PCL_FEAT_MAX];
-	uint8_t *build_ids;	/* BUILD_ID feature records, appended */
+	uint8_t *build_ids; /* BUILD_ID feature records, appended */
 	size_t build_ids_len;
 };
 
@@ -238,9 +238,8 @@ static void free_writer(struct pcl_data_writer *w)
 	free(w);
 }
 
-PCL_API struct pcl_data_writer *pcl_data_writer__create(const char *path,
-							 const struct pcl_data_attr *attrs,
-							 int nr_attrs)
+PCL_API struct pcl_data_writer *
+pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int nr_attrs)
 {
 	struct pcl_data_writer *w;
 	char old[4096];

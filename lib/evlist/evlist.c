@@ -47,7 +47,7 @@ struct pcl_evlist {
 	int nthreads;
 	bool workload;
 	bool opened;
-	uint64_t read_format;	/* set by pcl_evlist__set_read_format, else 0 for the default */
+	uint64_t read_format; /* set by pcl_evlist__set_read_format, else 0 for the default */
 };
 
 PCL_API struct pcl_evlist *pcl_evlist__new(void)
@@ -712,7 +712,8 @@ PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncp
 {
 	int n;
 
-	if (!el || el->opened || ncpus <= 0 || nthreads <= 0 || ncpus > 65536 || nthreads > (1 << 22))
+	if (!el || el->opened || ncpus <= 0 || nthreads <= 0 || ncpus > 65536 ||
+	    nthreads > (1 << 22))
 		return -EINVAL;
 	free(el->cpus);
 	free(el->threads);

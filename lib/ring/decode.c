@@ -113,8 +113,7 @@ static void read_block(struct cursor *c, uint64_t fmt, struct pcl_read *r)
 		words(c, (uint64_t)r->stride - 1);
 }
 
-PCL_API struct pcl_read_value pcl_read__value(const struct pcl_read *r, uint64_t i,
-					       uint64_t fmt)
+PCL_API struct pcl_read_value pcl_read__value(const struct pcl_read *r, uint64_t i, uint64_t fmt)
 {
 	struct pcl_read_value v = { 0 };
 	const uint64_t *w;
@@ -270,8 +269,8 @@ static void decode_sample(struct cursor *c, const struct perf_event_attr *a, str
 		if (s->nr_branches > (uint64_t)(c->end - c->p) / sizeof(struct perf_branch_entry))
 			c->bad = true;
 		else
-			s->branches = take(c, (size_t)s->nr_branches *
-						      sizeof(struct perf_branch_entry));
+			s->branches =
+				take(c, (size_t)s->nr_branches * sizeof(struct perf_branch_entry));
 	}
 	sample_tail(c, a, s);
 	r->id.pid = s->pid;

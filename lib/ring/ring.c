@@ -31,11 +31,11 @@ struct pcl_ring {
 	struct perf_event_mmap_page *page;
 	size_t map_size;
 	uint8_t *data;
-	uint64_t size;		/* data area bytes, a power of two */
+	uint64_t size; /* data area bytes, a power of two */
 	uint64_t mask;
-	uint64_t head;		/* snapshot taken by read_begin */
-	uint64_t pos;		/* next record to return */
-	uint64_t start;		/* overwrite mode: where this read began */
+	uint64_t head;	/* snapshot taken by read_begin */
+	uint64_t pos;	/* next record to return */
+	uint64_t start; /* overwrite mode: where this read began */
 	uint8_t bounce[65536];
 	struct pcl_ring_stats stats;
 };

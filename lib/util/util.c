@@ -108,3 +108,25 @@ int edit_distance(const char *a, const char *b, int cap)
 	}
 	return row[lb];
 }
+
+void bytebuf_put(struct bytebuf *b, const void *data, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->alloc) {
+		size_t a = b->alloc ? b->alloc : 256;
+		uint8_t *np;
+
+		while (a < b->len + n)
+			a *= 2;
+		np = realloc(b->p, a);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->alloc = a;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
