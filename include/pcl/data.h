@@ -11,8 +11,8 @@
  * a data size is a file that was closed.
  *
  * Pipe mode ("-"): a 16-byte header, then HEADER_ATTR and HEADER_FEATURE
- * records before the data; build ids go as HEADER_BUILD_ID records at the
- * end. Nothing is ever seeked.
+ * records (and HEADER_TRACING_DATA with its trailing bytes) before the data;
+ * build ids go as HEADER_BUILD_ID records at the end. Nothing is seeked.
  *
  * Not thread-safe: a writer belongs to one thread.
  */
@@ -105,9 +105,8 @@ struct pcl_data_writer;
  * existing file is renamed to @path.old first, as perf does. The @attrs
  * (copied) are written at once. NULL with errno and pcl_last_error().
  */
-PCL_API struct pcl_data_writer *pcl_data_writer__create(const char *path,
-							 const struct pcl_data_attr *attrs,
-							 int nr_attrs);
+PCL_API struct pcl_data_writer *
+pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int nr_attrs);
 /* Whether the writer streams (pipe mode). */
 PCL_API bool pcl_data_writer__is_pipe(const struct pcl_data_writer *w);
 
@@ -149,8 +148,9 @@ PCL_API int pcl_data_writer__add_host_features(struct pcl_data_writer *w, int ar
 
 /*
  * The TRACING_DATA feature for the tracepoints among @attrs (their tracefs
- * format files), which perf needs to read a file with tracepoint events.
- * File mode only. 0 (also when there is no tracepoint) or -errno.
+ * format files), which perf needs to read a file with tracepoint events; in
+ * pipe mode it is streamed at once, as perf does. 0 (also when there is no
+ * tracepoint) or -errno.
  */
 PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
 					      const struct perf_event_attr *const *attrs, int nr);
@@ -215,7 +215,7 @@ PCL_API int pcl_data_reader__nr_attrs(const struct pcl_data_reader *r);
 PCL_API const struct pcl_data_attr *pcl_data_reader__attr(const struct pcl_data_reader *r, int i);
 /* The attr whose ids hold @id, or NULL. */
 PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl_data_reader *r,
-								  uint64_t id);
+								uint64_t id);
 /* Feature @feat's section (bytes valid until close), or NULL when absent. */
 PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat,
 					     size_t *len);

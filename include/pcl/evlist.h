@@ -75,7 +75,8 @@ PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
  * For sampling sessions that never read counts. Call before open.
  */
 PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format);
-/* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source). */
+/* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source).
+ */
 PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx);
 /*
  * Replaying counts read elsewhere (a perf.data stat file): add an event

@@ -28,12 +28,12 @@ struct pcl_ring;
 
 /* Records and samples the ring saw lost or throttled (from the records it returned). */
 struct pcl_ring_stats {
-	uint64_t records;		/* records returned */
-	uint64_t bytes;			/* bytes returned */
-	uint64_t lost;			/* sum of PERF_RECORD_LOST counts */
-	uint64_t lost_records;		/* PERF_RECORD_LOST records */
-	uint64_t lost_samples;		/* sum of PERF_RECORD_LOST_SAMPLES counts */
-	uint64_t throttle, unthrottle;	/* PERF_RECORD_THROTTLE / UNTHROTTLE records */
+	uint64_t records;	       /* records returned */
+	uint64_t bytes;		       /* bytes returned */
+	uint64_t lost;		       /* sum of PERF_RECORD_LOST counts */
+	uint64_t lost_records;	       /* PERF_RECORD_LOST records */
+	uint64_t lost_samples;	       /* sum of PERF_RECORD_LOST_SAMPLES counts */
+	uint64_t throttle, unthrottle; /* PERF_RECORD_THROTTLE / UNTHROTTLE records */
 };
 
 /*

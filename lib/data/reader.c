@@ -35,6 +35,7 @@ struct pcl_data_reader {
 	uint64_t pos;			 /* file offset of buf[0] */
 	uint8_t *buf;
 	size_t len, at; /* bytes in buf, next record */
+	uint64_t skip; /* stream bytes to pass over (tracing data) */
 	uint64_t last_offset;
 	struct pcl_data_attr *attrs;
 	int nr_attrs;
@@ -385,6 +386,14 @@ static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
 		add_attr(r, body, asz, (const uint64_t *)(body + asz), (blen - asz) / 8);
 		return true;
 	}
+	if (h->type == PCL_RECORD_HEADER_TRACING_DATA && blen >= 8) {
+		/* { u32 size, u32 pad }: the size bytes that follow belong to it */
+		uint32_t size;
+
+		memcpy(&size, body, 4);
+		r->skip = size;
+		return true;
+	}
 	if (h->type == PCL_RECORD_EVENT_UPDATE && blen >= 16) {
 		/* { u64 type, u64 id, data }: a stream names its events this way (type 2) */
 		uint64_t tid[2];
@@ -426,6 +435,23 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 		return NULL;
 	for (;;) {
 		size_t left = r->len - r->at;
+
+		if (r->skip) {
+			size_t n = left < r->skip ? left : (size_t)r->skip;
+
+			r->at += n;
+			r->skip -= n;
+			if (r->skip && !r->eof && refill(r)) {
+				errno = EIO;
+				return NULL;
+			}
+			if (r->skip && r->eof && r->len == r->at) {
+				r->truncated = true;
+				errno = 0;
+				return NULL;
+			}
+			continue;
+		}
 
 		if (left >= sizeof(h))
 			memcpy(&h, r->buf + r->at, sizeof(h));

@@ -180,6 +180,23 @@ static int start_file(struct pcl_data_writer *w)
 
 static int add_event_desc(struct pcl_data_writer *w);
 
+/* EVENT_UPDATE { header, u64 type (2: name), u64 id, name padded to 8 }. */
+static void emit_event_name(struct pcl_data_writer *w, const struct pcl_data_attr *a)
+{
+	size_t nl = strlen(a->name) + 1, padded = (nl + 7) & ~(size_t)7;
+	struct perf_event_header h = { .type = PCL_RECORD_EVENT_UPDATE };
+	uint64_t tid[2] = { 2, a->nr_ids ? a->ids[0] : 0 };
+
+	if (!a->nr_ids || sizeof(h) + 16 + padded > 0xffff)
+		return;
+	h.size = (uint16_t)(sizeof(h) + 16 + padded);
+	emit(w, &h, sizeof(h));
+	emit(w, tid, sizeof(tid));
+	emit(w, a->name, nl);
+	emit(w, "\0\0\0\0\0\0\0", padded - nl);
+	w->data_size += h.size;
+}
+
 /* Pipe mode: the short header, then one HEADER_ATTR record per event. */
 static int start_pipe(struct pcl_data_writer *w)
 {
@@ -197,7 +214,9 @@ static int start_pipe(struct pcl_data_writer *w)
 		emit(w, &w->attrs[i].attr, asz);
 		emit(w, w->ids[i], n);
 	}
-	/* names travel as an EVENT_DESC feature record, ahead of any data */
+	/* perf names a stream's events by EVENT_UPDATE records; pcl also takes EVENT_DESC */
+	for (int i = 0; i < w->nr_attrs && !w->err; i++)
+		emit_event_name(w, &w->attrs[i]);
 	return w->err ? w->err : add_event_desc(w);
 }
 
@@ -323,6 +342,26 @@ PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w)
 /* Pipe mode: a feature goes out as a HEADER_FEATURE record { header, u64 feat, data }. */
 static int emit_feature(struct pcl_data_writer *w, int feat, const void *data, size_t len);
 
+/*
+ * Pipe mode streams tracing data as perf does: a 16-byte HEADER_TRACING_DATA
+ * record { header, u32 size, u32 pad } followed by @size bytes that the
+ * record's own size does not cover (the data padded to 8).
+ */
+static int emit_tracing_data(struct pcl_data_writer *w, const void *data, size_t len)
+{
+	struct perf_event_header h = { .type = PCL_RECORD_HEADER_TRACING_DATA, .size = 16 };
+	uint32_t size[2] = { (uint32_t)((len + 7) & ~(size_t)7), 0 };
+
+	if (len > UINT32_MAX - 8)
+		return -E2BIG;
+	emit(w, &h, sizeof(h));
+	emit(w, size, sizeof(size));
+	emit(w, data, len);
+	emit(w, "\0\0\0\0\0\0\0", size[0] - len);
+	w->data_size += 16 + size[0];
+	return w->err;
+}
+
 static int emit_feature(struct pcl_data_writer *w, int feat, const void *data, size_t len)
 {
 	struct perf_event_header h = { .type = PCL_RECORD_HEADER_FEATURE };
@@ -346,12 +385,9 @@ PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, co
 
 	if (!w || feat <= 0 || feat >= PCL_FEAT_MAX || (!data && len))
 		return -EINVAL;
-	if (w->pipe) {
-		/* perf streams tracing data as a record of its own kind, which we do not write */
-		if (feat == PCL_FEAT_TRACING_DATA)
-			return 0;
-		return emit_feature(w, feat, data, len);
-	}
+	if (w->pipe)
+		return feat == PCL_FEAT_TRACING_DATA ? emit_tracing_data(w, data, len)
+						     : emit_feature(w, feat, data, len);
 	copy = malloc(len ? len : 1);
 	if (!copy)
 		return -ENOMEM;

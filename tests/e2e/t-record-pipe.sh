@@ -115,3 +115,28 @@ if hotfp=$(workload_fp hot); then
 else
 	skip record-pipe-callchain "clang is not installed (scripts/deps.sh)"
 fi
+
+# --- tracepoints through a pipe: the formats stream as HEADER_TRACING_DATA ------------
+# perf decodes the fields from the streamed formats, and names the event from the
+# stream's EVENT_UPDATE records; pcl's own reader passes over the formats' bytes.
+writes=$(workload writes)
+timeout -k 5 40 "$PCL" record -q -e syscalls:sys_enter_write,task-clock -o - -- "$writes" 7 2>"$TMP/tp.rec" |
+	timeout -k 5 40 perf script -i - >"$TMP/tp.out" 2>"$TMP/tp.err"
+RRC=$?
+n=$(grep -c 'syscalls:sys_enter_write: fd: ' "$TMP/tp.out")
+if [ "$RRC" -eq 0 ] && [ "$n" -eq 7 ] && ! complaints "$TMP/tp.err" >/dev/null; then
+	ok record-pipe-tracepoint-fields
+else
+	not_ok record-pipe-tracepoint-fields "pcl record -e syscalls:sys_enter_write,task-clock -o - -- writes 7 | perf script -i -:" \
+		"perf exit $RRC, $n lines with the named event and its fields (want 7)" \
+		"perf stderr:" "$(show "$TMP/tp.err")" "perf stdout:" "$(show "$TMP/tp.out" 8)"
+fi
+"$PCL" stat record -o - -e syscalls:sys_enter_write,task-clock -- "$writes" 7 2>/dev/null |
+	"$PCL" stat report -i - >"$TMP/tps.out" 2>&1
+n=$(awk '/syscalls:sys_enter_write/ {print $1}' "$TMP/tps.out")
+if [ "$n" = "7" ]; then
+	ok record-pipe-stat-tracepoint
+else
+	not_ok record-pipe-stat-tracepoint "pcl stat record -o - -e syscalls:sys_enter_write,... -- writes 7 | pcl stat report -i -:" \
+		"count '$n' (want 7); output:" "$(show "$TMP/tps.out")"
+fi
