@@ -133,7 +133,7 @@ else
 fi
 "$PCL" stat record -o - -e syscalls:sys_enter_write,task-clock -- "$writes" 7 2>/dev/null |
 	"$PCL" stat report -i - >"$TMP/tps.out" 2>&1
-n=$(awk '/syscalls:sys_enter_write/ {print $1}' "$TMP/tps.out")
+n=$(awk '$2 == "syscalls:sys_enter_write" {print $1}' "$TMP/tps.out")
 if [ "$n" = "7" ]; then
 	ok record-pipe-stat-tracepoint
 else
