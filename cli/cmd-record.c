@@ -39,11 +39,11 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 	char *end;
 
 	if (!strcmp(arg, "fp")) {
-		o->call_graph = CG_FP;
+		o->call_graph = PCL_CALLCHAIN_FP;
 		return 0;
 	}
 	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
-		o->call_graph = CG_DWARF;
+		o->call_graph = PCL_CALLCHAIN_DWARF;
 		o->stack_size = 8192;
 		if (arg[5] == ',') {
 			unsigned long v = strtoul(arg + 6, &end, 0);
@@ -164,7 +164,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'g':
-			o->call_graph = CG_FP;
+			o->call_graph = PCL_CALLCHAIN_FP;
 			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(o, optarg))

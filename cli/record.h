@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* pcl record: options and the recording session (record-run.c). */
+/* pcl record: options (cmd-record.c) and the run over a libpcl session (record-run.c). */
 #ifndef PCL_CLI_RECORD_H
 #define PCL_CLI_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <pcl/pcl.h>
-
-enum call_graph {
-	CG_NONE,
-	CG_FP,
-	CG_DWARF,
-};
 
 struct record_opts {
 	char **events;
@@ -20,7 +14,7 @@ struct record_opts {
 	unsigned int freq;		/* -F HZ */
 	bool freq_max;			/* -F max / --freq=max */
 	uint64_t period;		/* -c N */
-	enum call_graph call_graph;
+	enum pcl_callchain call_graph;
 	uint32_t stack_size;		/* dwarf: user stack bytes per sample */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
 	unsigned long mmap_pages;	/* data pages per CPU ring */

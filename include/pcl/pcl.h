@@ -26,5 +26,6 @@
 #include <pcl/record.h>
 #include <pcl/ring.h>
 #include <pcl/data.h>
+#include <pcl/session.h>
 
 #endif

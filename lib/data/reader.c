@@ -35,7 +35,7 @@ struct pcl_data_reader {
 	uint64_t pos;			 /* file offset of buf[0] */
 	uint8_t *buf;
 	size_t len, at; /* bytes in buf, next record */
-	uint64_t skip; /* stream bytes to pass over (tracing data) */
+	uint64_t skip;	/* stream bytes to pass over (tracing data) */
 	uint64_t last_offset;
 	struct pcl_data_attr *attrs;
 	int nr_attrs;

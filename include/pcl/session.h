@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recording session: the events of an evlist sampled into a perf.data
+ * file, the way perf record does it.
+ *
+ * open() gives every event perf's sampling attrs (frequency or period,
+ * sample_type, the tracking bits on the first event), opens them per CPU
+ * on the target (inherited events can only be mmap'ed per CPU), maps one
+ * ring per CPU and points the other fds of that CPU at it, creates the file
+ * with the attrs, ids and features, and writes the records the kernel will
+ * not give (the kernel map; threads and maps of processes already running).
+ * The caller then enables the evlist, polls the fds and calls drain() until
+ * the target ends, and closes, which adds the build ids of the files that
+ * got samples. Not thread-safe.
+ */
+#ifndef PCL_SESSION_H
+#define PCL_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <pcl/common.h>
+#include <pcl/evlist.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pcl_callchain {
+	PCL_CALLCHAIN_NONE = 0,
+	PCL_CALLCHAIN_FP,    /* frame pointers, walked by the kernel */
+	PCL_CALLCHAIN_DWARF, /* user registers and stack, for unwinding later */
+};
+
+struct pcl_session_opts {
+	size_t sz;	   /* sizeof(struct pcl_session_opts) */
+	unsigned int freq; /* Hz; 0: 4000 (capped at perf_event_max_sample_rate) */
+	bool freq_max;	   /* the highest rate this kernel allows */
+	uint64_t period;   /* a sample every N events instead of a frequency */
+	enum pcl_callchain call_graph;
+	uint32_t stack_size;	 /* DWARF: user stack bytes per sample (multiple of 8) */
+	bool switch_events;	 /* context switch records */
+	bool inherit_stat;	 /* per-thread counts */
+	bool data_addr;		 /* data addresses and sources */
+	bool sample_cpu;	 /* the CPU in every sample (on with CPU targets) */
+	unsigned int mmap_pages; /* data pages per CPU ring, a power of two; 0: 128 */
+	int clockid;		 /* sample times from this clock; -1: perf's clock */
+};
+
+struct pcl_session_stats {
+	uint64_t samples;
+	uint64_t bytes;	       /* records written */
+	uint64_t wakeups;      /* drains that found records */
+	uint64_t lost;	       /* samples the kernel could not write (LOST records) */
+	uint64_t lost_records; /* LOST records */
+	uint64_t lost_samples; /* LOST_SAMPLES counts */
+};
+
+struct pcl_session;
+
+/*
+ * Start recording @el's events (added, not opened) on @target (with @wl, a
+ * prepared workload, or NULL) into @path ("-" streams to stdout); @argc and
+ * @argv are the recorder's command line for the file. NULL with errno and
+ * pcl_last_error() on failure; every event must be countable here.
+ */
+PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
+					      const struct pcl_target *target,
+					      struct pcl_workload *wl,
+					      const struct pcl_session_opts *opts, const char *path,
+					      int argc, char *const argv[]);
+/* The ring fds to poll for POLLIN (valid while open). */
+PCL_API int pcl_session__nr_fds(const struct pcl_session *s);
+PCL_API int pcl_session__fd(const struct pcl_session *s, int i);
+/* Write what every ring holds, as one round. 0 or the write error. */
+PCL_API int pcl_session__drain(struct pcl_session *s);
+PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_stats *out);
+/*
+ * Drain, add the build ids and sample times, close the file and free. 0, or
+ * the write error (the file is then removed). @stats, if given, is filled.
+ */
+PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats);
+/* Give up: remove the file and free. NULL-safe. */
+PCL_API void pcl_session__abort(struct pcl_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

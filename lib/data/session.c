@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recording session (contract in include/pcl/session.h).
+ *
+ * With several events every record starts (samples) or ends (others) with
+ * its event's identifier, which picks the attr to decode it with; the first
+ * event carries the tracking bits (mmap, comm, task ...), as perf's does.
+ * Rings are drained in rounds: all of them, then a FINISHED_ROUND.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define DEFAULT_FREQ  4000
+#define DEFAULT_PAGES 128
+/* x86_64 user registers perf samples for DWARF unwinding: all but the segment registers */
+#define DWARF_REGS_MASK 0xff0fffULL
+
+struct pcl_session {
+	struct pcl_session_opts o;
+	struct pcl_evlist *el;
+	bool cpu_target, task_target, tid_target;
+	int nev;
+	struct pcl_ring **rings; /* one per CPU index */
+	int nrings;
+	int *fds; /* the mapped rings' fds */
+	int nfds;
+	struct pcl_data_writer *w;
+	struct pcl_data_attr *attrs;
+	uint64_t **ids;
+	struct pcl_dso_hits *hits;
+	struct pcl_session_stats st;
+	uint64_t first_time, last_time;
+	int max_rate;
+};
+
+static void set_rate(struct pcl_session *s, struct perf_event_attr *a)
+{
+	unsigned int hz = s->o.freq ? s->o.freq : DEFAULT_FREQ;
+
+	if (a->sample_period || a->freq)
+		return; /* the event spec chose (period=, freq=, tracepoints) */
+	if (s->o.period) {
+		a->sample_period = s->o.period;
+		return;
+	}
+	if (s->max_rate > 0 && (s->o.freq_max || hz > (unsigned int)s->max_rate))
+		hz = (unsigned int)s->max_rate;
+	a->freq = 1;
+	a->sample_freq = hz;
+}
+
+/* perf record's sample_type for the options, and the tracking bits on the first event. */
+static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool first)
+{
+	bool dwarf = s->o.call_graph == PCL_CALLCHAIN_DWARF;
+
+	set_rate(s, a);
+	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	/* several events: the id first in every record tells whose it is */
+	if (s->nev > 1)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	/* tracepoints carry their fields as raw data, as perf records them */
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (s->o.sample_cpu || s->cpu_target)
+		a->sample_type |= PERF_SAMPLE_CPU;
+	/* perf samples data sources with -d, and both for DWARF unwinding */
+	if (s->o.data_addr || dwarf)
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	if (s->o.call_graph != PCL_CALLCHAIN_NONE)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (dwarf) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = DWARF_REGS_MASK;
+		a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
+		a->exclude_callchain_user = 1;
+	}
+	a->sample_id_all = 1;
+	a->inherit_stat = s->o.inherit_stat;
+	if (s->o.clockid >= 0) {
+		a->use_clockid = 1;
+		a->clockid = s->o.clockid;
+	}
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(s->o.mmap_pages * (unsigned int)getpagesize() / 4);
+	if (first) {
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		a->mmap_data = s->o.data_addr || dwarf;
+		a->context_switch = s->o.switch_events;
+	}
+}
+
+/* One ring per CPU: the first fd on a CPU maps it, the others write into it. */
+static int map_rings(struct pcl_session *s)
+{
+	int ncpu = pcl_evlist__nr_cpus(s->el), nthr = pcl_evlist__nr_threads(s->el), ret;
+
+	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
+	s->fds = calloc((size_t)ncpu, sizeof(*s->fds));
+	s->ids = calloc((size_t)s->nev, sizeof(*s->ids));
+	s->attrs = calloc((size_t)s->nev, sizeof(*s->attrs));
+	if (!s->rings || !s->fds || !s->ids || !s->attrs)
+		return -ENOMEM;
+	s->nrings = ncpu;
+	for (int i = 0; i < s->nev; i++) {
+		const struct pcl_event *ev = pcl_evlist__event(s->el, i);
+
+		s->ids[i] = calloc((size_t)(ncpu * nthr), sizeof(uint64_t));
+		if (!s->ids[i])
+			return -ENOMEM;
+		s->attrs[i].attr = ev->attr;
+		s->attrs[i].name = ev->name;
+		s->attrs[i].ids = s->ids[i];
+		for (int c = 0; c < ncpu; c++) {
+			for (int t = 0; t < nthr; t++) {
+				int fd = pcl_evlist__fd(s->el, i, c, t);
+				uint64_t id;
+
+				if (fd < 0)
+					continue;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
+					s->ids[i][s->attrs[i].nr_ids++] = id;
+				if (s->rings[c]) {
+					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[c]));
+					if (ret)
+						return pcl_err(-ret,
+							       "cannot share a ring buffer: %s",
+							       pcl_strerror(ret));
+					continue;
+				}
+				s->rings[c] = pcl_ring__mmap(fd, s->o.mmap_pages, false);
+				if (!s->rings[c])
+					return pcl_err(
+						errno,
+						"cannot map a %u-page ring buffer: %s (a smaller "
+						"-m may fit perf_event_mlock_kb)",
+						s->o.mmap_pages, strerror(errno));
+				s->fds[s->nfds++] = fd;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The attr of the event that wrote @h: by its identifier when there are several. */
+static const struct perf_event_attr *attr_of(struct pcl_session *s,
+					     const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (s->nev == 1)
+		return &s->attrs[0].attr;
+	id = pcl_record_identifier(h, h->size, true);
+	for (int i = 0; i < s->nev; i++)
+		for (uint32_t k = 0; k < s->attrs[i].nr_ids; k++)
+			if (s->ids[i][k] == id)
+				return &s->attrs[i].attr;
+	return &s->attrs[0].attr;
+}
+
+/* Write one record and account for it (samples, times, maps for build ids). */
+static int sink(void *ctx, const struct perf_event_header *h)
+{
+	struct pcl_session *s = ctx;
+	struct pcl_record r;
+
+	if (pcl_record_decode(h, h->size, attr_of(s, h), &r) == 0) {
+		pcl_dso_hits__record(s->hits, &r);
+		if (r.type == PERF_RECORD_SAMPLE) {
+			s->st.samples++;
+			if (!s->first_time || r.sample.time < s->first_time)
+				s->first_time = r.sample.time;
+			if (r.sample.time > s->last_time)
+				s->last_time = r.sample.time;
+		}
+	}
+	return pcl_data_writer__write(s->w, h);
+}
+
+PCL_API int pcl_session__drain(struct pcl_session *s)
+{
+	uint64_t before;
+	int ret = 0;
+
+	if (!s)
+		return -EINVAL;
+	before = pcl_data_writer__data_size(s->w);
+	for (int c = 0; c < s->nrings && !ret; c++) {
+		const struct perf_event_header *h;
+
+		if (!s->rings[c] || pcl_ring__read_begin(s->rings[c]))
+			continue;
+		while (!ret && (h = pcl_ring__next(s->rings[c])))
+			ret = sink(s, h);
+		pcl_ring__read_end(s->rings[c]);
+	}
+	if (!ret && pcl_data_writer__data_size(s->w) != before) {
+		s->st.wakeups++;
+		ret = pcl_data_writer__finish_round(s->w);
+	}
+	return ret;
+}
+
+/* The process a thread belongs to (Tgid in /proc/TID/status), or the tid itself. */
+static pid_t thread_group(pid_t tid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int tgid = (int)tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+/* The state of what already runs: the processes of the target, or all of them. */
+static int synthesize_all(struct pcl_session *s)
+{
+	const struct perf_event_attr *a = &s->attrs[0].attr;
+	uint64_t id = s->attrs[0].nr_ids ? s->ids[0][0] : 0;
+	struct perf_event_header fin = { .type = PCL_RECORD_FINISHED_INIT, .size = sizeof(fin) };
+	int ret = 0;
+
+	/* without kernel addresses (kptr_restrict) there is no kernel map to give */
+	pcl_synthesize_kernel_mmap(a, id, sink, s);
+	if (s->task_target) {
+		pid_t done = 0;
+
+		for (int t = 0; t < pcl_evlist__nr_threads(s->el) && !ret; t++) {
+			pid_t tid = pcl_evlist__thread(s->el, t), tgid = thread_group(tid);
+
+			/* each process once, however many of its threads are targets */
+			if (tgid != done && (tgid == tid || s->tid_target))
+				ret = pcl_synthesize_process(tgid, a, id, a->mmap_data, sink, s);
+			done = tgid;
+		}
+	} else if (s->cpu_target) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d && !ret && (de = readdir(d))) {
+			pid_t pid = (pid_t)atoi(de->d_name);
+
+			if (pid > 0 &&
+			    pcl_synthesize_process(pid, a, id, a->mmap_data, sink, s) == -EIO)
+				ret = -EIO;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (!ret)
+		ret = pcl_data_writer__write(s->w, &fin);
+	return ret ? ret : pcl_data_writer__finish_round(s->w);
+}
+
+/* CLOCKID: the resolution (ns) of the chosen clock, as perf writes it. */
+static int add_clockid(struct pcl_session *s)
+{
+	struct timespec res;
+	uint64_t ns;
+
+	if (s->o.clockid < 0 || clock_getres(s->o.clockid, &res))
+		return 0;
+	ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	return pcl_data_writer__set_feature(s->w, PCL_FEAT_CLOCKID, &ns, sizeof(ns));
+}
+
+/* Tracepoint formats, so perf can decode the tracepoint samples. */
+static int add_tracing(struct pcl_session *s)
+{
+	const struct perf_event_attr *a[256];
+	int n = s->nev < 256 ? s->nev : 256;
+
+	for (int i = 0; i < n; i++)
+		a[i] = &s->attrs[i].attr;
+	return pcl_data_writer__add_tracing_data(s->w, a, n);
+}
+
+static void free_session(struct pcl_session *s)
+{
+	for (int c = 0; c < s->nrings && s->rings; c++)
+		pcl_ring__munmap(s->rings[c]);
+	for (int i = 0; i < s->nev && s->ids; i++)
+		free(s->ids[i]);
+	free(s->rings);
+	free(s->fds);
+	free(s->ids);
+	free(s->attrs);
+	pcl_dso_hits__free(s->hits);
+	free(s);
+}
+
+/* Open the events, map the rings, create the file; 0 or -errno with a message. */
+static int start(struct pcl_session *s, const struct pcl_target *target, struct pcl_workload *wl,
+		 const char *path, int argc, char *const argv[])
+{
+	struct pcl_target t = *target;
+	int ret;
+
+	t.per_cpu = !s->cpu_target;
+	/* perf's read_format for sampling: ids (and lost counts); times only for -s */
+	pcl_evlist__set_read_format(s->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
+						   (s->o.inherit_stat
+							    ? PERF_FORMAT_TOTAL_TIME_ENABLED |
+								      PERF_FORMAT_TOTAL_TIME_RUNNING
+							    : 0));
+	ret = pcl_evlist__open(s->el, &t, s->task_target ? NULL : wl);
+	if (ret)
+		return ret;
+	for (int i = 0; i < s->nev; i++)
+		if (pcl_evlist__state(s->el, i) != PCL_EVSEL_OK)
+			return pcl_err(pcl_evlist__open_errno(s->el, i),
+				       "cannot sample '%s' on this machine: %s",
+				       pcl_evlist__event(s->el, i)->name,
+				       pcl_strerror(pcl_evlist__open_errno(s->el, i)));
+	ret = map_rings(s);
+	if (ret)
+		return ret;
+	s->w = pcl_data_writer__create(path, s->attrs, s->nev);
+	if (!s->w)
+		return -errno;
+	ret = pcl_data_writer__add_host_features(s->w, argc, argv);
+	ret = ret ? ret : add_tracing(s);
+	ret = ret ? ret : add_clockid(s);
+	return ret ? ret : synthesize_all(s);
+}
+
+PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
+					      const struct pcl_target *target,
+					      struct pcl_workload *wl,
+					      const struct pcl_session_opts *opts, const char *path,
+					      int argc, char *const argv[])
+{
+	struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+	struct pcl_session *s;
+	int ret;
+
+	if (!el || !target || !opts || opts->sz < sizeof(*opts) || !path || !pcl_evlist__nr(el)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->o = *opts;
+	if (!s->o.mmap_pages)
+		s->o.mmap_pages = DEFAULT_PAGES;
+	s->el = el;
+	s->nev = pcl_evlist__nr(el);
+	s->cpu_target = target->system_wide || target->cpu_list || target->cgroup;
+	s->task_target = target->pid || target->tid;
+	s->tid_target = target->tid != NULL;
+	s->hits = pcl_dso_hits__new();
+	pcl_sys_probe(&caps);
+	s->max_rate = caps.max_sample_rate;
+	for (int i = 0; i < s->nev; i++)
+		setup_attr(s, pcl_evlist__attr(el, i), i == 0);
+	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;
+	if (ret) {
+		pcl_session__abort(s);
+		errno = -ret;
+		return NULL;
+	}
+	return s;
+}
+
+PCL_API int pcl_session__nr_fds(const struct pcl_session *s)
+{
+	return s ? s->nfds : 0;
+}
+
+PCL_API int pcl_session__fd(const struct pcl_session *s, int i)
+{
+	return s && i >= 0 && i < s->nfds ? s->fds[i] : -1;
+}
+
+PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_stats *out)
+{
+	struct pcl_ring_stats rs;
+
+	if (!s || !out)
+		return;
+	*out = s->st;
+	out->bytes = pcl_data_writer__data_size(s->w);
+	for (int c = 0; c < s->nrings; c++) {
+		if (!s->rings[c])
+			continue;
+		pcl_ring__stats(s->rings[c], &rs);
+		out->lost += rs.lost;
+		out->lost_records += rs.lost_records;
+		out->lost_samples += rs.lost_samples;
+	}
+}
+
+PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats)
+{
+	uint64_t times[2];
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = pcl_session__drain(s);
+	if (ret) {
+		pcl_session__abort(s);
+		return ret;
+	}
+	pcl_dso_hits__write_build_ids(s->hits, s->w);
+	times[0] = s->first_time;
+	times[1] = s->last_time;
+	if (s->st.samples)
+		pcl_data_writer__set_feature(s->w, PCL_FEAT_SAMPLE_TIME, times, sizeof(times));
+	pcl_session__stats(s, stats);
+	ret = pcl_data_writer__close(s->w);
+	s->w = NULL;
+	free_session(s);
+	return ret;
+}
+
+PCL_API void pcl_session__abort(struct pcl_session *s)
+{
+	if (!s)
+		return;
+	pcl_data_writer__abort(s->w);
+	free_session(s);
+}
