@@ -230,7 +230,11 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 PCL_API uint64_t pcl_data_reader__offset(const struct pcl_data_reader *r);
 PCL_API bool pcl_data_reader__truncated(const struct pcl_data_reader *r);
 
-/* Strings of a CMDLINE-style feature (u32 n, then n perf strings); n or -EBADMSG. */
+/*
+ * Strings of a CMDLINE-style feature (u32 n, then n perf strings) into a
+ * NULL-terminated array; the caller frees each string and the array.
+ * Returns n, -EBADMSG for a malformed section, or -ENOMEM.
+ */
 PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out);
 
 /* Feature section encoders: a malloc'd buffer in perf's layout; *len set. NULL on ENOMEM. */

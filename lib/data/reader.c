@@ -28,7 +28,10 @@ struct section {
 
 struct pcl_data_reader {
 	int fd;
+	bool own_fd; /* opened by us (not stdin) */
 	bool pipe, truncated, eof;
+	bool cut; /* the data is known to be cut short (set at open) */
+	uint64_t total_ids;
 	char path[256];
 	uint64_t file_size;
 	uint64_t data_offset, data_size; /* file mode */
@@ -66,8 +69,10 @@ static int add_attr(struct pcl_data_reader *r, const void *attr, size_t asz, con
 	struct pcl_data_attr *a;
 	uint64_t *idcopy;
 
-	if (r->nr_attrs >= MAX_ATTRS || nr_ids > MAX_IDS)
-		return -E2BIG;
+	/* ids of many attrs may point at one section: cap the sum, not each */
+	if (r->nr_attrs >= MAX_ATTRS || nr_ids > MAX_IDS || r->total_ids + nr_ids > MAX_IDS)
+		return pcl_err(E2BIG, "'%s': too many events or ids", r->path);
+	r->total_ids += nr_ids;
 	a = realloc(r->attrs, sizeof(*a) * (size_t)(r->nr_attrs + 1));
 	if (!a)
 		return -ENOMEM;
@@ -157,12 +162,12 @@ static int read_features(struct pcl_data_reader *r, const uint64_t bits[4], uint
 /* EVENT_DESC: u32 nr, u32 attr_size, per event: attr, u32 nr_ids, string, ids. */
 static void name_attrs(struct pcl_data_reader *r)
 {
-	const uint8_t *p = r->feat[PCL_FEAT_EVENT_DESC],
-		      *end = p + r->feat_len[PCL_FEAT_EVENT_DESC];
+	const uint8_t *p = r->feat[PCL_FEAT_EVENT_DESC], *end;
 	uint32_t nr, asz;
 
-	if (!p || end - p < 8)
+	if (!p || r->feat_len[PCL_FEAT_EVENT_DESC] < 8)
 		return;
+	end = p + r->feat_len[PCL_FEAT_EVENT_DESC];
 	memcpy(&nr, p, 4);
 	memcpy(&asz, p + 4, 4);
 	p += 8;
@@ -223,12 +228,12 @@ static int open_file(struct pcl_data_reader *r)
 	r->data_size = h.data.size;
 	if (h.data.size > r->file_size - h.data.offset) {
 		r->data_size = r->file_size - h.data.offset;
-		r->truncated = true;
+		r->truncated = r->cut = true;
 	} else if (!h.data.size &&
 		   !(h.features[0] | h.features[1] | h.features[2] | h.features[3])) {
-		/* a recorder killed before its first round: the records may be there */
+		/* a recorder that never closed the file: its rounds run to the end of the file */
 		r->data_size = r->file_size - h.data.offset;
-		r->truncated = true;
+		r->truncated = r->cut = true;
 	}
 	ret = read_features(r, h.features, h.data.offset + h.data.size);
 	if (ret)
@@ -236,6 +241,23 @@ static int open_file(struct pcl_data_reader *r)
 	name_attrs(r);
 	r->pos = r->data_offset;
 	return 0;
+}
+
+/* read() until @n bytes or the end: a pipe hands data over in pieces. */
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, (uint8_t *)p + got, n - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -1 : (ssize_t)got;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
 }
 
 PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
@@ -256,6 +278,7 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 	r->pipe = !strcmp(path, "-");
 	snprintf(r->path, sizeof(r->path), "%s", r->pipe ? "<stdin>" : path);
 	r->fd = r->pipe ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	r->own_fd = !r->pipe;
 	if (!r->buf || r->fd < 0) {
 		ret = r->buf ? pcl_err(errno, "cannot open '%s': %s", path, strerror(errno))
 			     : -ENOMEM;
@@ -271,7 +294,7 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 			r->pipe = true;
 	}
 	if (r->pipe) {
-		if (read(r->fd, ph, 16) != 16 || ph[0] != PERF_MAGIC2 || ph[1] != 16) {
+		if (read_full(r->fd, ph, 16) != 16 || ph[0] != PERF_MAGIC2 || ph[1] != 16) {
 			ret = pcl_err(EBADMSG, "'%s' is not a perf.data stream (bad magic)",
 				      r->path);
 			goto err;
@@ -292,7 +315,7 @@ PCL_API void pcl_data_reader__close(struct pcl_data_reader *r)
 {
 	if (!r)
 		return;
-	if (!r->pipe && r->fd >= 0)
+	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	for (int i = 0; i < r->nr_attrs; i++) {
 		free((void *)r->attrs[i].ids);
@@ -455,11 +478,12 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 
 		if (left >= sizeof(h))
 			memcpy(&h, r->buf + r->at, sizeof(h));
-		if (left < sizeof(h) || left < h.size) {
-			if (!r->eof && refill(r)) {
+		if ((left < sizeof(h) || left < h.size) && !r->eof) {
+			if (refill(r)) {
 				errno = EIO;
 				return NULL;
 			}
+			continue; /* a pipe may hand over less than asked: look again */
 		}
 		if (r->len - r->at < sizeof(h)) {
 			if (r->len != r->at)
@@ -475,6 +499,16 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 			return NULL;
 		}
 		if (r->len - r->at < h.size) {
+			if (!r->pipe && !r->cut) {
+				/* the data section is all there: the record lies about its size */
+				pcl_err(EBADMSG,
+					"'%s': corrupt record (size %u past the end of the data) "
+					"at "
+					"offset %#llx",
+					r->path, h.size, (unsigned long long)(r->pos + r->at));
+				errno = EBADMSG;
+				return NULL;
+			}
 			r->truncated = true; /* the file ends inside this record */
 			errno = 0;
 			return NULL;
@@ -524,6 +558,12 @@ PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out)
 			return -EBADMSG;
 		}
 		v[i] = strdup((const char *)p + 4);
+		if (!v[i]) {
+			for (uint32_t k = 0; k < i; k++)
+				free(v[k]);
+			free(v);
+			return -ENOMEM;
+		}
 		p += 4 + sl;
 	}
 	*out = v;

@@ -2,8 +2,8 @@
 # Each fuzz target on its seed corpus (fuzz/corpus/TARGET):
 #   fuzz-TARGET-corpus   every seed once, under ASan+UBSan
 #   fuzz-TARGET-runs     a short fixed libFuzzer run (2000 inputs, seed 1)
-# for TARGET in event-parse (the event-spec parser) and record-decode (the
-# PERF_RECORD_* decoder). Both need clang and the libFuzzer runtime (Debian:
+# for TARGET in event-parse (the event-spec parser), record-decode (the
+# PERF_RECORD_* decoder) and data-reader (perf.data files and streams). All need clang and the libFuzzer runtime (Debian:
 # libclang-rt-14-dev). Without them each corpus is still replayed through
 # fuzz/replay.c built with $CC and ASan+UBSan, and the libFuzzer runs are
 # skipped. The committed corpora are never written: libFuzzer works on
@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-targets=(event-parse record-decode)
+targets=(event-parse record-decode data-reader)
 
 # FUZZ_CC as in fuzz/Makefile; FUZZ_CC=none tests the fallback.
 FUZZ_CC=${FUZZ_CC:-clang}
