@@ -58,5 +58,18 @@ run "$why" "$PCL" stat -e "$events" -- "$WORKLOAD"
 run "Machine-readable output for scripts: -x, prints CSV in the same columns as 'perf stat -x,' (value,unit,event,run time,% running,metric)." \
 	"$PCL" stat -x, -e "$events" -- "$WORKLOAD"
 
+# Sampling: pcl record writes a perf.data that Linux perf reads (pcl's own report comes next).
+data=$(mktemp /tmp/pcl-demo.XXXXXX.data)
+trap 'rm -f "$data" "$data.old"' EXIT
+run "Sample with call chains: 'pcl record -g' writes a perf.data file that Linux perf reads too." \
+	"$PCL" record -g -o "$data" -- "$WORKLOAD"
+if command -v perf >/dev/null 2>&1; then
+	printf '\n== %d. %s\n   $ %s\n' "$((step + 1))" \
+		"The hottest functions of that file, as 'perf report' sees them (sum_primes, mat_mul, hash_bytes)." \
+		"perf report -i $data --stdio --no-children --sort comm,sym"
+	perf report -i "$data" --stdio --no-children --sort comm,sym 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | head -8
+fi
+
 printf '\nMore: %s list (every event this machine can count), %s stat -r 5 (repeat and show variance), %s stat -j (JSON), %s help.\n' \
 	"$PCL" "$PCL" "$PCL" "$PCL"
