@@ -382,9 +382,18 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 		      poll_timeout(r, interval, next, now, &tmo), waitmask);
 	}
 	/*
-	 * After Ctrl-C the workload got the signal too (same process group);
-	 * wait for it like perf so its status and counts are final.
+	 * After Ctrl-C the workload got the signal too (same process group) and
+	 * ends by itself; a signal sent to pcl alone must still end it, so give
+	 * it a moment and then pass SIGTERM on, as perf does.
 	 */
+	if (r->wl && !r->exited && got_signal) {
+		struct timespec grace = { 0, 500000000 };
+
+		if (r->watch.nfds)
+			ppoll(r->watch.fds, 1, &grace, waitmask);
+		if (!reap(r, WNOHANG))
+			kill(pcl_workload__pid(r->wl), SIGTERM);
+	}
 	if (r->wl && !r->exited)
 		reap(r, 0);
 	/* the last, partial interval, as perf prints it */
@@ -467,7 +476,11 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	}
 	if (r.wl)
 		pcl_workload__rusage(r.wl, &ru);
-	pcl_stat__add_run(*st, wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime));
+	if (pcl_stat__add_run(*st, wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime))) {
+		die_msg("%s", pcl_last_error());
+		pcl_workload__free(r.wl);
+		return -1;
+	}
 	if (o->sw && !o->interval_ms && stat_writer_round(o->sw, true, wall)) {
 		die_msg("%s", pcl_last_error());
 		pcl_workload__free(r.wl);

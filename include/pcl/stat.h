@@ -59,6 +59,8 @@ PCL_API void pcl_stat__free(struct pcl_stat *st);
 /*
  * Fold the counts last read into @el into the statistics of a finished run
  * that lasted @wall_ns, with the workload's user and system CPU seconds.
+ * Returns 0, or -ESTALE when @el's CPUs or threads are not those of the
+ * first run (the rows were laid out for them).
  */
 PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user_s, double sys_s);
 

@@ -194,8 +194,13 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	for (int c = 0; c < s->nrings && !ret; c++) {
 		const struct perf_event_header *h;
 
-		if (!s->rings[c] || pcl_ring__read_begin(s->rings[c]))
+		if (!s->rings[c])
 			continue;
+		if (pcl_ring__read_begin(s->rings[c])) {
+			/* a broken page: give the space back rather than wedge the ring */
+			pcl_ring__read_end(s->rings[c]);
+			continue;
+		}
 		while (!ret && (h = pcl_ring__next(s->rings[c])))
 			ret = sink(s, h);
 		pcl_ring__read_end(s->rings[c]);

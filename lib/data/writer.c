@@ -7,9 +7,10 @@
  * finish_round* (data flushed) -> close (features appended, bits set, data
  * size written) or abort (file removed). Until close the header says the
  * data is empty, which is how perf marks a recording that did not finish:
- * readers (perf, pcl) then take the records up to the end of the file and
- * warn, so a recorder killed outright leaves every flushed round readable
- * and nothing looks whole that is not.
+ * perf 6.1 warns and gives up on such a file (its own too); pcl's reader
+ * takes the records up to the end of the file and says the file is cut, so
+ * a recorder killed outright leaves every flushed round readable and
+ * nothing looks whole that is not.
  * Any write error is sticky: later calls return it, close() removes the
  * file, so an incomplete file never looks whole.
  */
@@ -227,6 +228,7 @@ static int copy_attrs(struct pcl_data_writer *w, const struct pcl_data_attr *att
 	if (!w->attrs || !w->ids)
 		return -ENOMEM;
 	for (int i = 0; i < nr; i++) {
+		w->nr_attrs = i + 1; /* counted first, so a failure below frees what it got */
 		w->attrs[i] = attrs[i];
 		w->attrs[i].attr.size = sizeof(struct perf_event_attr);
 		w->attrs[i].name = strdup(attrs[i].name ? attrs[i].name : "");
@@ -236,7 +238,6 @@ static int copy_attrs(struct pcl_data_writer *w, const struct pcl_data_attr *att
 		if (attrs[i].nr_ids)
 			memcpy(w->ids[i], attrs[i].ids, (size_t)attrs[i].nr_ids * 8);
 		w->attrs[i].ids = w->ids[i];
-		w->nr_attrs = i + 1;
 	}
 	return 0;
 }
@@ -473,8 +474,8 @@ PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
 		return -EINVAL;
 	if (w->build_ids_len)
 		pcl_data_writer__set_feature(w, PCL_FEAT_BUILD_ID, w->build_ids, w->build_ids_len);
-	if (!w->pipe && !w->err)
-		add_event_desc(w);
+	if (!w->pipe && !w->err && add_event_desc(w))
+		fail(w, -ENOMEM);
 	flush(w);
 	if (!w->pipe && !w->err && !write_features(w))
 		write_header(w);
@@ -515,13 +516,17 @@ PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid
 					  const uint8_t *build_id, uint8_t size,
 					  const char *filename)
 {
-	size_t flen = (strlen(filename) + 1 + 63) & ~(size_t)63;
-	size_t len = sizeof(struct perf_event_header) + 4 + 24 + flen;
+	size_t flen, len;
 	uint8_t *rec, *p;
-	struct perf_event_header h = { .size = (uint16_t)len };
+	struct perf_event_header h;
 
-	if (!w || !build_id || size > 20 || len > 0xffff)
+	if (!w || !build_id || !filename || size > 20)
 		return -EINVAL;
+	flen = (strlen(filename) + 1 + 63) & ~(size_t)63;
+	len = sizeof(struct perf_event_header) + 4 + 24 + flen;
+	if (len > 0xffff)
+		return -EINVAL;
+	h.size = (uint16_t)len;
 	h.misc = (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
 		 (1 << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */;
 	h.type = w->pipe ? PCL_RECORD_HEADER_BUILD_ID : 0;

@@ -176,6 +176,8 @@ static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct 
 		if (t->cpu_list) {
 			int *online = NULL, nonline = online_cpus(&online);
 
+			if (nonline < 0)
+				return nonline;
 			for (int i = 0; i < el->ncpus; i++) {
 				bool ok = false;
 
@@ -235,15 +237,28 @@ static void close_evsel(struct evsel *e, int n)
 	}
 }
 
+/*
+ * Whether @e leads its kernel group: a real leader, or a kernel event whose
+ * leader lives in user space (the kernel cannot group them, so it stands
+ * alone: armed, enabled and disabled like a leader).
+ */
+static bool kernel_leads(const struct pcl_evlist *el, const struct evsel *e)
+{
+	const struct evsel *l = &el->evsels[e->ev.leader];
+
+	return l == e || !pcl_pmu__is_kernel(l->ev.pmu);
+}
+
 static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_target *t)
 {
 	struct perf_event_attr *a = &e->ev.attr;
-	bool leader = e->ev.leader == (int)(e - el->evsels);
+	bool leader = kernel_leads(el, e);
 	struct evsel *l = &el->evsels[e->ev.leader];
 
 	a->size = sizeof(*a);
 	a->read_format = el->read_format ? el->read_format : READ_FORMAT;
-	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu) && !el->read_format)
+	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu) &&
+	    pcl_pmu__is_kernel(e->ev.pmu) && !el->read_format)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->inherit = !(t && t->no_inherit);
 	a->disabled = leader;
@@ -283,6 +298,9 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 		ret = ops->add(c);
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {
+		/* the whole group then reads member by member */
+		for (int m = e->ev.leader; m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
+			el->evsels[m].ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		ret = ops->add(c);
 	}
@@ -314,7 +332,7 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 	e->live = calloc((size_t)n, 1);
 	e->counts = calloc((size_t)n, sizeof(*e->counts));
 	if (!e->ctr || !e->live || !e->counts)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "out of memory opening '%s'", e->ev.name);
 	for (int i = 0; i < n; i++)
 		e->ctr[i].fd = -1;
 	if (l != e && l->state != PCL_EVSEL_OK) {
@@ -367,15 +385,15 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 
 	for (int i = 0; i < el->nr; i++) {
 		struct evsel *e = &el->evsels[i];
-		const char *c = one ? NULL : strchr(s, ',');
-		size_t len = one ? strlen(list) : c ? (size_t)(c - s) : strlen(s);
+		const char *c = one || !s ? NULL : strchr(s, ',');
+		size_t len = one ? strlen(list) : !s ? 0 : c ? (size_t)(c - s) : strlen(s);
 
 		free(e->cgroup);
 		e->cgroup = NULL;
-		if (s && len) {
+		if (len) {
 			e->cgroup = strndup(one ? list : s, len);
 			if (!e->cgroup)
-				return -ENOMEM;
+				return pcl_err(ENOMEM, "out of memory");
 			e->cgroup_fd = cgroup_open(e->cgroup);
 			if (e->cgroup_fd < 0) {
 				int ret = e->cgroup_fd;
@@ -384,7 +402,8 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 				return ret;
 			}
 		}
-		if (!one)
+		/* past the end of the list, events count in every cgroup */
+		if (!one && s)
 			s = c ? c + 1 : NULL;
 	}
 	return 0;
@@ -485,7 +504,7 @@ static int for_each_leader(struct pcl_evlist *el, bool start, bool skip_armed)
 		bool kernel = pcl_pmu__is_kernel(e->ev.pmu);
 		int (*fn)(struct pcl_counter *);
 
-		if (e->state != PCL_EVSEL_OK || (kernel && e->ev.leader != i))
+		if (e->state != PCL_EVSEL_OK || (kernel && !kernel_leads(el, e)))
 			continue;
 		if (skip_armed && kernel && el->workload)
 			continue;
@@ -598,7 +617,8 @@ static int read_group(struct pcl_evlist *el, int leader, int c)
 	for (uint64_t k = 0; k < buf[0]; k++, m++) {
 		struct evsel *e;
 
-		while (m < leader + nr && !in_kernel_group(el, &el->evsels[m]))
+		while (m < leader + nr &&
+		       (!in_kernel_group(el, &el->evsels[m]) || !el->evsels[m].live[c]))
 			m++;
 		if (m >= leader + nr)
 			return -EIO;
@@ -729,6 +749,9 @@ PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncp
 	for (int i = 0; i < el->nr; i++) {
 		struct evsel *e = &el->evsels[i];
 
+		/* counters of an earlier open are gone: close_evsel must not walk them */
+		free(e->ctr);
+		e->ctr = NULL;
 		free(e->counts);
 		free(e->live);
 		e->counts = calloc((size_t)n, sizeof(*e->counts));

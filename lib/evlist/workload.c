@@ -2,9 +2,10 @@
 /*
  * A workload started by libpcl, counted from its exec.
  *
- * Protocol: prepare() forks a child that blocks reading a "go" pipe, so the
+ * Protocol: prepare() forks a child that blocks reading a "go" socket, so the
  * parent can open counters on its pid with enable_on_exec before it runs
- * anything. start() writes the go byte and then reads an "exec error" pipe
+ * anything. start() sends the go byte (MSG_NOSIGNAL: a child that died
+ * meanwhile is an error, not a SIGPIPE that kills the caller) and then reads an "exec error" pipe
  * that the child holds open with O_CLOEXEC: end-of-file means exec
  * succeeded (the pipe closed itself); an int means exec failed with that
  * errno, and the child exits 127 as a shell would.
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "internal.h"
@@ -66,7 +68,7 @@ PCL_API struct pcl_workload *pcl_workload__prepare(char *const argv[])
 	wl = calloc(1, sizeof(*wl));
 	if (!wl)
 		return NULL;
-	if (pipe2(go, O_CLOEXEC)) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go)) {
 		free(wl);
 		return NULL;
 	}
@@ -114,7 +116,7 @@ PCL_API int pcl_workload__start(struct pcl_workload *wl)
 	if (!wl || wl->started)
 		return -EINVAL;
 	wl->started = true;
-	n = write(wl->go_fd, &c, 1);
+	n = send(wl->go_fd, &c, 1, MSG_NOSIGNAL);
 	close(wl->go_fd);
 	wl->go_fd = -1;
 	if (n != 1)

@@ -56,7 +56,8 @@ struct pcl_stat {
 	struct welford wall;
 	double user_s, sys_s;
 	int intervals;
-	bool cgroups; /* some event counts in a cgroup: print the column */
+	int ncpus, nthreads; /* the evlist's maps when the rows were laid out */
+	bool cgroups;	     /* some event counts in a cgroup: print the column */
 };
 
 static const char *cgroup_of(const struct pcl_stat *st, int idx)
@@ -216,6 +217,8 @@ PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct
 		goto err;
 	for (int i = 0; i < st->nr_ev; i++)
 		st->cgroups |= pcl_evlist__cgroup(el, i) != NULL;
+	st->ncpus = pcl_evlist__nr_cpus(el);
+	st->nthreads = pcl_evlist__nr_threads(el);
 	st->rows = calloc((size_t)(st->nr_ev ? st->nr_ev : 1) * (size_t)st->nr_aggr,
 			  sizeof(*st->rows));
 	if (!st->rows)
@@ -271,6 +274,10 @@ PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user
 {
 	if (!st)
 		return -EINVAL;
+	/* rows were laid out for the first run's CPUs and threads */
+	if (pcl_evlist__nr_cpus(st->el) != st->ncpus ||
+	    pcl_evlist__nr_threads(st->el) != st->nthreads)
+		return pcl_err(ESTALE, "the target's CPUs or threads changed between runs");
 	for (int e = 0; e < st->nr_ev; e++) {
 		const struct pcl_event *ev = pcl_evlist__event(st->el, e);
 

@@ -304,12 +304,19 @@ PCL_API struct pcl_pmu *pcl_pmu_register(const struct pcl_pmu_desc *desc)
 /* Registration without the lazy init: the init itself registers the built-in sources. */
 struct pcl_pmu *pmu_register_desc(const struct pcl_pmu_desc *desc)
 {
+	struct pcl_pmu_alias *aliases = NULL;
 	struct pcl_pmu *pmu = NULL;
 	size_t n;
 
 	if (!desc || desc->sz < sizeof(*desc) || !desc->name || !*desc->name || !desc->ops ||
 	    desc->ops->sz < sizeof(struct pcl_pmu_ops) || !desc->ops->add || !desc->ops->read) {
 		errno = EINVAL;
+		return NULL;
+	}
+	n = desc->nr_aliases;
+	/* the alias copy comes first: a registered PMU cannot be taken back */
+	if (n && !(aliases = calloc(n, sizeof(*aliases)))) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	pthread_mutex_lock(&lock);
@@ -327,17 +334,16 @@ struct pcl_pmu *pmu_register_desc(const struct pcl_pmu_desc *desc)
 	pmu->ctx = desc->ctx;
 	pmu->bare_names = desc->bare_names;
 	pmu->loaded = true;
-	n = desc->nr_aliases;
 	if (n) {
-		pmu->aliases = calloc(n, sizeof(*pmu->aliases));
-		if (pmu->aliases) {
-			memcpy(pmu->aliases, desc->aliases, n * sizeof(*pmu->aliases));
-			pmu->nr_aliases = (int)n;
-			qsort(pmu->aliases, n, sizeof(*pmu->aliases), cmp_alias);
-		}
+		memcpy(aliases, desc->aliases, n * sizeof(*aliases));
+		qsort(aliases, n, sizeof(*aliases), cmp_alias);
+		pmu->aliases = aliases;
+		pmu->nr_aliases = (int)n;
+		aliases = NULL;
 	}
 out:
 	pthread_mutex_unlock(&lock);
+	free(aliases);
 	return pmu;
 }
 
