@@ -26,11 +26,12 @@ int print_usage(const char *cmd, FILE *out);
 int add_string(char ***v, int *n, char *s);
 
 /*
- * The target options stat and record share: -p, -t, -a, -C, -i. True when
- * @c was one of them (and @t took it).
+ * The target options stat and record share: -p, -t, -a, -C, -i. Returns 1
+ * when @c was one of them (and @t took it), 0 when it was not, -1 for a bad
+ * value (the message is printed).
  */
 struct pcl_target;
-bool parse_target_opt(struct pcl_target *t, int c, char *arg);
+int parse_target_opt(struct pcl_target *t, int c, char *arg);
 /* The message for getopt's ':' (missing value) or '?' (unknown option); returns -1. */
 int option_error(const char *cmd, int c, char **argv);
 

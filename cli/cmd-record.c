@@ -141,7 +141,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
-	int c;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -207,8 +207,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			print_usage("record", stdout);
 			exit(0);
 		default:
-			if (!parse_target_opt(&o->target, c, optarg))
-				return option_error("record", c, argv);
+			ret = parse_target_opt(&o->target, c, optarg);
+			if (ret <= 0)
+				return ret < 0 ? -1 : option_error("record", c, argv);
 			break;
 		}
 	}
@@ -219,21 +220,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 static int validate(struct record_opts *o)
 {
-	int *cpus = NULL, n;
 
 	if (!o->argv && !o->target.pid && !o->target.tid && !o->target.system_wide &&
 	    !o->target.cpu_list) {
 		die_msg("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
 		print_usage("record", stderr);
 		return -1;
-	}
-	if (o->target.cpu_list) {
-		n = pcl_parse_cpu_list(o->target.cpu_list, &cpus);
-		free(cpus);
-		if (n < 0) {
-			die_msg("%s", pcl_last_error());
-			return -1;
-		}
 	}
 	if (o->period && (o->freq || o->freq_max)) {
 		die_msg("give a frequency (-F) or a period (-c), not both");

@@ -95,7 +95,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, ret;
 	long v;
 
 	optind = 1;
@@ -164,8 +164,9 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			print_usage("stat", stdout);
 			exit(0);
 		default:
-			if (!parse_target_opt(&o->target, c, optarg))
-				return option_error("stat", c, argv);
+			ret = parse_target_opt(&o->target, c, optarg);
+			if (ret <= 0)
+				return ret < 0 ? -1 : option_error("stat", c, argv);
 			break;
 		}
 	}
@@ -207,7 +208,6 @@ static bool has_cpus(const struct stat_opts *o)
 
 static int validate(struct stat_opts *o)
 {
-	int *cpus = NULL, n;
 
 	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o)) {
 		die_msg("nothing to count: give a command, -p PID, -t TID, -a or -C CPUS");
@@ -216,14 +216,6 @@ static int validate(struct stat_opts *o)
 	}
 	if (o->target.cgroup && !o->target.cpu_list)
 		o->target.system_wide = true; /* a cgroup is counted per CPU */
-	if (o->target.cpu_list) {
-		n = pcl_parse_cpu_list(o->target.cpu_list, &cpus);
-		free(cpus);
-		if (n < 0) {
-			die_msg("%s", pcl_last_error());
-			return -1;
-		}
-	}
 	if ((o->cfg.aggr == PCL_AGGR_NONE || o->cfg.aggr == PCL_AGGR_CORE ||
 	     o->cfg.aggr == PCL_AGGR_SOCKET) &&
 	    !has_cpus(o)) {

@@ -43,26 +43,35 @@ int add_string(char ***v, int *n, char *s)
 	return 0;
 }
 
-bool parse_target_opt(struct pcl_target *t, int c, char *arg)
+int parse_target_opt(struct pcl_target *t, int c, char *arg)
 {
+	int *cpus = NULL, n;
+
 	switch (c) {
 	case 'p':
 		t->pid = arg;
-		return true;
+		return 1;
 	case 't':
 		t->tid = arg;
-		return true;
+		return 1;
 	case 'a':
 		t->system_wide = true;
-		return true;
+		return 1;
 	case 'C':
+		/* checked here, once for every command: a bad list is a usage error */
+		n = pcl_parse_cpu_list(arg, &cpus);
+		free(cpus);
+		if (n < 0) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
 		t->cpu_list = arg;
-		return true;
+		return 1;
 	case 'i':
 		t->no_inherit = true;
-		return true;
+		return 1;
 	}
-	return false;
+	return 0;
 }
 
 int option_error(const char *cmd, int c, char **argv)

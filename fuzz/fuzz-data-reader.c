@@ -43,11 +43,7 @@
 #define MAX_RECORDS 10000
 #define PERF_MAGIC2 0x32454c4946524550ULL
 
-#define require(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			__builtin_trap();                                                          \
-	} while (0)
+#include "fuzz.h"
 
 static volatile uint8_t sink;
 

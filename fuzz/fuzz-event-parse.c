@@ -24,11 +24,7 @@
 
 #define MAX_INPUT 4096
 
-#define require(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			__builtin_trap();                                                          \
-	} while (0)
+#include "fuzz.h"
 
 static void check_events(const struct pcl_events *l, int first)
 {

@@ -41,11 +41,7 @@
 
 #define PREFIX 32
 
-#define require(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			__builtin_trap();                                                          \
-	} while (0)
+#include "fuzz.h"
 
 static volatile uint8_t sink;
 
