@@ -33,6 +33,11 @@ struct pcl_session {
 	struct pcl_data_writer *w;
 	struct pcl_data_attr *attrs;
 	uint64_t **ids;
+	struct id_entry {
+		uint64_t id;
+		int ev;
+	} * index; /* every id, sorted, for the record -> attr look-up */
+	int nr_index;
 	struct pcl_dso_hits *hits;
 	struct pcl_session_stats st;
 	uint64_t first_time, last_time;
@@ -148,20 +153,41 @@ static int map_rings(struct pcl_session *s)
 	return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_entry *)a)->id, y = ((const struct id_entry *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every event's ids in one sorted array: each record looks its event up in O(log n). */
+static int build_index(struct pcl_session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nev; i++)
+		n += (int)s->attrs[i].nr_ids;
+	s->index = calloc((size_t)(n ? n : 1), sizeof(*s->index));
+	if (!s->index)
+		return -ENOMEM;
+	for (int i = 0; i < s->nev; i++)
+		for (uint32_t k = 0; k < s->attrs[i].nr_ids; k++)
+			s->index[s->nr_index++] = (struct id_entry){ s->ids[i][k], i };
+	qsort(s->index, (size_t)s->nr_index, sizeof(*s->index), cmp_id);
+	return 0;
+}
+
 /* The attr of the event that wrote @h: by its identifier when there are several. */
 static const struct perf_event_attr *attr_of(struct pcl_session *s,
 					     const struct perf_event_header *h)
 {
-	uint64_t id;
+	struct id_entry key, *e;
 
 	if (s->nev == 1)
 		return &s->attrs[0].attr;
-	id = pcl_record_identifier(h, h->size, true);
-	for (int i = 0; i < s->nev; i++)
-		for (uint32_t k = 0; k < s->attrs[i].nr_ids; k++)
-			if (s->ids[i][k] == id)
-				return &s->attrs[i].attr;
-	return &s->attrs[0].attr;
+	key.id = pcl_record_identifier(h, h->size, true);
+	e = bsearch(&key, s->index, (size_t)s->nr_index, sizeof(key), cmp_id);
+	return &s->attrs[e ? e->ev : 0].attr;
 }
 
 /* Write one record and account for it (samples, times, maps for build ids). */
@@ -302,6 +328,7 @@ static void free_session(struct pcl_session *s)
 	free(s->rings);
 	free(s->fds);
 	free(s->ids);
+	free(s->index);
 	free(s->attrs);
 	pcl_dso_hits__free(s->hits);
 	free(s);
@@ -331,6 +358,7 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 				       pcl_evlist__event(s->el, i)->name,
 				       pcl_strerror(pcl_evlist__open_errno(s->el, i)));
 	ret = map_rings(s);
+	ret = ret ? ret : build_index(s);
 	if (ret)
 		return ret;
 	s->w = pcl_data_writer__create(path, s->attrs, s->nev);
