@@ -19,7 +19,8 @@ OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
-LDLIBS := -lelf -lm -lpthread
+# libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files.
+LDLIBS := -lelf -lzstd -liberty -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
@@ -28,8 +29,10 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c examples/*.c))
+WORKLOAD_SRCS := $(sort $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c examples/*.c)))
 WORKLOAD_BINS := $(patsubst %.c,$(BUILD)/%,$(WORKLOAD_SRCS))
+# tests/workloads/libNAME.c: shared objects the workloads dlopen.
+WORKLOAD_LIBS := $(patsubst %.c,$(BUILD)/%.so,$(sort $(wildcard tests/workloads/lib*.c)))
 HEADERS := $(wildcard include/pcl/*.h) $(wildcard lib/*.h lib/*/*.h)
 
 .PHONY: all lib cli tests deps check check-plain check-san demo install clean fuzz bench format
@@ -75,11 +78,15 @@ $(BUILD)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -o $@ $< $(LDLIBS)
 
+$(BUILD)/tests/workloads/lib%.so: tests/workloads/lib%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-inline -o $@ $<
+
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
 
-tests: all $(UNIT_BINS) $(WORKLOAD_BINS)
+tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS)
 
 deps:
 	@scripts/deps.sh

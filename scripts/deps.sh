@@ -26,6 +26,8 @@ pkgs=(
 	# and libdw for symbols and DWARF, zstd and zlib for compressed
 	# perf.data records and debug sections, libcap for capability probing.
 	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev
+	# libiberty's cplus_demangle demangles C++ and Rust symbol names.
+	libiberty-dev
 	# Test tooling: setpriv (util-linux) drops privileges for the
 	# unprivileged-user paths; procps gives pgrep/ps/sysctl; jq checks the
 	# JSON of -j (the e2e tests take python3 instead when it is there, but

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbol layer: addresses to names.
+ *
+ * A symbol table (pcl_symtab) is the sorted, de-duplicated function symbols
+ * of one object, looked up in O(log n). Tables come from ELF files (.symtab,
+ * else .dynsym, through libelf), from /proc/kallsyms, and from JIT maps
+ * (/tmp/perf-PID.map). Addresses in a table are in the DSO's address space
+ * of machine.h: file offsets for an ELF object mapped in user space (a
+ * symbol's value moved by its PT_LOAD segment's p_offset - p_vaddr), absolute
+ * addresses for the kernel, its modules and JIT maps.
+ *
+ * The symbolizer (pcl_symbols) attaches a table to each DSO of a machine the
+ * first time it is asked, finding the best file for it: separate debug info
+ * by build id (/usr/lib/debug/.build-id/xx/rest.debug) and by
+ * .gnu_debuglink, else the file itself; the vDSO from this process's own
+ * image; the kernel from --vmlinux or kallsyms. Every path is looked up
+ * under symfs when one is set. A DSO whose recorded build id differs from
+ * the file's gets no symbols and a note saying so.
+ *
+ * Symbol tables are immutable once built, and may be shared between threads.
+ * A symbolizer belongs to one thread.
+ */
+#ifndef PCL_SYMBOL_H
+#define PCL_SYMBOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pcl/common.h>
+#include <pcl/machine.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One function: [start, end) in its table's address space. */
+struct pcl_symbol {
+	uint64_t start, end;
+	const char *name; /* demangled unless the table was loaded with demangling off */
+};
+
+struct pcl_symtab;
+
+/* Loading flags. */
+#define PCL_SYMTAB_DEMANGLE 0x1u /* C++ and Rust names demangled (libiberty) */
+
+/*
+ * The function symbols of the ELF file at @path: .symtab, else .dynsym.
+ * Symbols with no size end where the next one starts. NULL with errno
+ * (ENOENT, EBADMSG for a file that is not ELF or is malformed, ENOMEM) and
+ * pcl_last_error().
+ */
+PCL_API struct pcl_symtab *pcl_symtab__load_elf(const char *path, unsigned int flags);
+/* The same from @len bytes of an ELF image in memory (copied as needed). */
+PCL_API struct pcl_symtab *pcl_symtab__load_elf_mem(const void *image, size_t len,
+						    unsigned int flags);
+/* Text and weak symbols of a kallsyms file (absolute addresses). */
+PCL_API struct pcl_symtab *pcl_symtab__load_kallsyms(const char *path, unsigned int flags);
+/* A JIT map: lines "START SIZE name" in hex (perf's /tmp/perf-PID.map). */
+PCL_API struct pcl_symtab *pcl_symtab__load_perf_map(const char *path, unsigned int flags);
+PCL_API void pcl_symtab__free(struct pcl_symtab *t);
+
+/* The symbol holding @addr, or NULL. */
+PCL_API const struct pcl_symbol *pcl_symtab__find(const struct pcl_symtab *t, uint64_t addr);
+/* Number of symbols, and symbol @i in address order. */
+PCL_API size_t pcl_symtab__count(const struct pcl_symtab *t);
+PCL_API const struct pcl_symbol *pcl_symtab__at(const struct pcl_symtab *t, size_t i);
+
+/* A demangled C++ or Rust @name (malloc'd), or NULL when it is not mangled. */
+PCL_API char *pcl_demangle(const char *name);
+
+/* Where the symbolizer looks. Zeroed fields take the defaults. */
+struct pcl_symbol_opts {
+	size_t size;	      /* sizeof(struct pcl_symbol_opts) */
+	const char *symfs;    /* directory every path is looked up under; NULL: / */
+	const char *vmlinux;  /* kernel image with symbols; NULL: kallsyms */
+	const char *kallsyms; /* NULL: /proc/kallsyms */
+	bool no_demangle;
+	bool ignore_build_ids; /* use files whose build id differs (perf's --force-ish) */
+};
+
+struct pcl_symbols;
+/* A symbolizer with @opts (copied; NULL for defaults). NULL with errno. */
+PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts);
+/* NULL-safe. DSOs keep their tables (freed with their machine). */
+PCL_API void pcl_symbols__free(struct pcl_symbols *s);
+
+/*
+ * Load @dso's table if that was not tried yet (setting dso->sym_status,
+ * and dso->sym_note when it fails). Returns the status.
+ */
+PCL_API int pcl_symbols__load(struct pcl_symbols *s, struct pcl_dso *dso);
+
+/*
+ * The symbol of @dso holding @addr (a DSO-relative address, see
+ * pcl_map__map_ip), loading the DSO first if needed; NULL when none.
+ */
+PCL_API const struct pcl_symbol *pcl_symbols__find(struct pcl_symbols *s, struct pcl_dso *dso,
+						   uint64_t addr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
