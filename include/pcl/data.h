@@ -68,6 +68,7 @@ enum pcl_feature {
 };
 
 /* perf's own record types, written to files, never by the kernel. */
+#define PCL_RECORD_USER_TYPE_START 64
 enum pcl_user_record {
 	PCL_RECORD_HEADER_ATTR = 64,
 	PCL_RECORD_HEADER_EVENT_TYPE = 65,
@@ -229,6 +230,63 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 /* File offset of the record next() returned last. */
 PCL_API uint64_t pcl_data_reader__offset(const struct pcl_data_reader *r);
 PCL_API bool pcl_data_reader__truncated(const struct pcl_data_reader *r);
+
+/* File mode: where the data and the feature sections are (all 0 for a pipe). */
+struct pcl_data_layout {
+	uint64_t data_offset, data_size, feat_offset;
+	uint64_t features[4]; /* the header's feature bits */
+};
+PCL_API void pcl_data_reader__layout(const struct pcl_data_reader *r, struct pcl_data_layout *l);
+
+/*
+ * How many records of @type next() has read so far, counting those a pipe
+ * absorbs and those inside compressed records (types >= 128 count as 0).
+ */
+PCL_API uint64_t pcl_data_reader__count(const struct pcl_data_reader *r, uint32_t type);
+
+/* How many PERF_RECORD_COMPRESSED records next() has expanded so far. */
+PCL_API uint64_t pcl_data_reader__nr_compressed(const struct pcl_data_reader *r);
+
+/*
+ * The records of a reader as events: each decoded with the attr of the
+ * event that wrote it (found through the id index when the file has more
+ * than one), and, when ordered, delivered in timestamp order the way perf
+ * does it: records are queued, and at each FINISHED_ROUND those not later
+ * than the previous round's newest timestamp are sorted and delivered
+ * (FINISHED_INIT and the end deliver all). Records without a timestamp, and
+ * perf's own records, pass straight through. Memory holds about two rounds;
+ * past a cap, the older half of the queue is delivered early.
+ */
+struct pcl_data_event {
+	const struct perf_event_header *hdr; /* the raw record, valid until the next call */
+	const struct pcl_data_attr *attr;    /* its event; NULL for perf's own records */
+	int attr_idx;			     /* index of attr, or -1 */
+	bool decoded;			     /* rec holds the decoded record */
+	struct pcl_record rec;
+	uint64_t offset; /* where the record is in the file */
+};
+
+/* Counts of what went through, for --stats. */
+struct pcl_data_stats {
+	uint64_t nr[128]; /* records per type, as pcl_data_reader__count() */
+	uint64_t nr_undecodable;  /* kernel records that did not decode (skipped) */
+	uint64_t nr_unknown_id;	  /* samples whose id matched no event (skipped) */
+	uint64_t nr_unordered;	  /* delivered after a later timestamp had been */
+	uint64_t total_lost;	  /* LOST records' lost counts */
+	uint64_t total_lost_samples; /* LOST_SAMPLES records */
+};
+
+struct pcl_data_events;
+/* An event stream over @r (borrowed; it must outlive the stream). NULL with errno. */
+PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, bool ordered);
+PCL_API void pcl_data_events__free(struct pcl_data_events *e);
+/*
+ * The next event into @ev: 1, 0 at the end, or -errno (-EBADMSG: a corrupt
+ * record, the message names its offset). A record that cannot be decoded
+ * is counted and skipped, not fatal.
+ */
+PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev);
+PCL_API const struct pcl_data_stats *pcl_data_events__stats(const struct pcl_data_events *e);
 
 /*
  * Strings of a CMDLINE-style feature (u32 n, then n perf strings) into a

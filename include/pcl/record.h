@@ -189,7 +189,7 @@ PCL_API int pcl_record_decode(const struct perf_event_header *hdr, size_t avail,
 PCL_API uint64_t pcl_record_identifier(const struct perf_event_header *hdr, size_t avail,
 				       bool sample_id_all);
 
-/* "SAMPLE", "MMAP2", ... for a record type; "UNKNOWN" otherwise. */
+/* "SAMPLE", "MMAP2", ... for a record type (perf's own ones too: "FINISHED_ROUND"...); "UNKNOWN" otherwise. */
 PCL_API const char *pcl_record_type_name(uint32_t type);
 
 #ifdef __cplusplus

@@ -15,12 +15,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "internal.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL
 #define RBUF_SIZE   (4u << 20)
 #define MAX_ATTRS   4096
 #define MAX_IDS	    (1u << 20)
+/* A compressed record never expands to more than this (perf's chunks are the mmap size). */
+#define MAX_DECOMP (64u << 20)
 
 struct section {
 	uint64_t offset, size;
@@ -35,6 +38,8 @@ struct pcl_data_reader {
 	char path[256];
 	uint64_t file_size;
 	uint64_t data_offset, data_size; /* file mode */
+	uint64_t hdr_data_size;		 /* as the header says */
+	uint64_t features[4];
 	uint64_t pos;			 /* file offset of buf[0] */
 	uint8_t *buf;
 	size_t len, at; /* bytes in buf, next record */
@@ -45,6 +50,24 @@ struct pcl_data_reader {
 	void *feat[PCL_FEAT_MAX];
 	size_t feat_len[PCL_FEAT_MAX];
 	uint8_t rec[65536 + 8]; /* a record that straddles refills */
+	/* ids of every attr, sorted, for attr_by_id; rebuilt when attrs change */
+	struct id_ent {
+		uint64_t id;
+		int attr;
+	} *idx;
+	size_t nr_idx;
+	bool idx_stale;
+	/* PERF_RECORD_COMPRESSED: one zstd stream across the file */
+	ZSTD_DStream *zds;
+	uint8_t *dbuf;
+	size_t dlen, dat, dalloc;
+	uint64_t comp_offset; /* the compressed record the current records came from */
+	/* pipe mode: the first data record, read at open to absorb the header records */
+	uint64_t counts[128]; /* records read, by type (types >= 128 in [0]) */
+	bool held, held_rec;
+	bool td_capture; /* the bytes being skipped are the stream's tracing data */
+	int held_errno;
+	uint64_t nr_compressed;
 };
 
 static int rd_pread(struct pcl_data_reader *r, void *p, size_t n, uint64_t off)
@@ -89,6 +112,7 @@ static int add_attr(struct pcl_data_reader *r, const void *attr, size_t asz, con
 	a->nr_ids = (uint32_t)nr_ids;
 	a->name = strdup("");
 	r->nr_attrs++;
+	r->idx_stale = true;
 	return a->name ? 0 : -ENOMEM;
 }
 
@@ -141,10 +165,19 @@ static int read_features(struct pcl_data_reader *r, const uint64_t bits[4], uint
 
 		if (!(bits[f / 64] & (1ULL << (f % 64))))
 			continue;
-		if (at + 16 > r->file_size || rd_pread(r, &s, 16, at))
-			return 0; /* features are extras: a cut file keeps its records */
+		if (at + 16 > r->file_size || rd_pread(r, &s, 16, at)) {
+			/* features are extras: a cut file keeps its records, and says it is cut */
+			r->truncated = true;
+			return 0;
+		}
 		at += 16;
-		if (!section_ok(r, &s) || s.size > (64u << 20))
+		if (!section_ok(r, &s)) {
+			/* a section perf knows running past the end: the file was cut */
+			if (f <= PCL_FEAT_PMU_CAPS)
+				r->truncated = true;
+			continue;
+		}
+		if (s.size > (64u << 20))
 			continue;
 		r->feat[f] = malloc(s.size ? (size_t)s.size : 1);
 		if (!r->feat[f])
@@ -226,6 +259,8 @@ static int open_file(struct pcl_data_reader *r)
 			       r->path, (unsigned long long)h.data.offset);
 	r->data_offset = h.data.offset;
 	r->data_size = h.data.size;
+	r->hdr_data_size = h.data.size;
+	memcpy(r->features, h.features, sizeof(r->features));
 	if (h.data.size > r->file_size - h.data.offset) {
 		r->data_size = r->file_size - h.data.offset;
 		r->truncated = r->cut = true;
@@ -300,6 +335,14 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 			goto err;
 		}
 		r->pos = 16;
+		/*
+		 * A stream declares its events and features in records before the
+		 * data: take them in now, so the reader looks the same as for a file
+		 * when open returns. The first data record waits for next().
+		 */
+		r->held_rec = pcl_data_reader__next(r) != NULL;
+		r->held_errno = r->held_rec ? 0 : errno;
+		r->held = true;
 		return r;
 	}
 	ret = open_file(r);
@@ -324,6 +367,9 @@ PCL_API void pcl_data_reader__close(struct pcl_data_reader *r)
 	for (int f = 0; f < PCL_FEAT_MAX; f++)
 		free(r->feat[f]);
 	free(r->attrs);
+	free(r->idx);
+	free(r->dbuf);
+	ZSTD_freeDStream(r->zds);
 	free(r->buf);
 	free(r);
 }
@@ -343,14 +389,59 @@ PCL_API const struct pcl_data_attr *pcl_data_reader__attr(const struct pcl_data_
 	return r && i >= 0 && i < r->nr_attrs ? &r->attrs[i] : NULL;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->attr - y->attr;
+}
+
+/* The sorted id index; on ENOMEM the linear scan below still answers. */
+static void build_index(struct pcl_data_reader *r)
+{
+	size_t n = 0;
+
+	r->idx_stale = false;
+	free(r->idx);
+	r->nr_idx = 0;
+	r->idx = malloc(sizeof(*r->idx) * (r->total_ids ? (size_t)r->total_ids : 1));
+	if (!r->idx)
+		return;
+	for (int i = 0; i < r->nr_attrs; i++)
+		for (uint32_t k = 0; k < r->attrs[i].nr_ids; k++)
+			r->idx[n++] = (struct id_ent){ r->attrs[i].ids[k], i };
+	qsort(r->idx, n, sizeof(*r->idx), id_cmp);
+	r->nr_idx = n;
+}
+
 PCL_API const struct pcl_data_attr *pcl_data_reader__attr_by_id(const struct pcl_data_reader *r,
 								uint64_t id)
 {
-	for (int i = 0; r && i < r->nr_attrs; i++)
-		for (uint32_t k = 0; k < r->attrs[i].nr_ids; k++)
-			if (r->attrs[i].ids[k] == id)
-				return &r->attrs[i];
-	return NULL;
+	size_t lo = 0, hi;
+
+	if (!r)
+		return NULL;
+	if (r->idx_stale)
+		build_index((struct pcl_data_reader *)r);
+	if (!r->idx) {
+		for (int i = 0; i < r->nr_attrs; i++)
+			for (uint32_t k = 0; k < r->attrs[i].nr_ids; k++)
+				if (r->attrs[i].ids[k] == id)
+					return &r->attrs[i];
+		return NULL;
+	}
+	hi = r->nr_idx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->idx[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nr_idx && r->idx[lo].id == id ? &r->attrs[r->idx[lo].attr] : NULL;
 }
 
 PCL_API const void *pcl_data_reader__feature(const struct pcl_data_reader *r, int feat, size_t *len)
@@ -415,6 +506,12 @@ static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
 
 		memcpy(&size, body, 4);
 		r->skip = size;
+		/* kept as the TRACING_DATA feature, as a file would hold it */
+		if (!r->feat[PCL_FEAT_TRACING_DATA] && size <= (64u << 20) &&
+		    (r->feat[PCL_FEAT_TRACING_DATA] = malloc(size ? size : 1))) {
+			r->feat_len[PCL_FEAT_TRACING_DATA] = 0;
+			r->td_capture = true;
+		}
 		return true;
 	}
 	if (h->type == PCL_RECORD_EVENT_UPDATE && blen >= 16) {
@@ -450,20 +547,116 @@ static bool absorb(struct pcl_data_reader *r, const struct perf_event_header *h)
 	return false;
 }
 
+/*
+ * PERF_RECORD_COMPRESSED: its body is a piece of one zstd stream that runs
+ * through the file (perf starts a frame per chunk of ring buffer data, and a
+ * frame may span several records), and what comes out is whole records, one
+ * of which may straddle two compressed records: the unread tail is kept.
+ */
+static int decompress(struct pcl_data_reader *r, const struct perf_event_header *h)
+{
+	ZSTD_inBuffer in = { h + 1, h->size - sizeof(*h), 0 };
+	bool full;
+
+	if (!r->zds) {
+		r->zds = ZSTD_createDStream();
+		if (!r->zds)
+			return -ENOMEM;
+		ZSTD_initDStream(r->zds);
+	}
+	if (r->dbuf)
+		memmove(r->dbuf, r->dbuf + r->dat, r->dlen - r->dat);
+	r->dlen -= r->dat;
+	r->dat = 0;
+	do {
+		ZSTD_outBuffer out;
+		size_t ret, in_before = in.pos;
+
+		if (r->dalloc - r->dlen < 65536) {
+			size_t na = r->dalloc ? r->dalloc * 2 : (1u << 20);
+			uint8_t *nb;
+
+			if (na > MAX_DECOMP)
+				return pcl_err(EBADMSG,
+					       "'%s': compressed record at offset %#llx expands "
+					       "past %u MiB",
+					       r->path, (unsigned long long)r->last_offset,
+					       MAX_DECOMP >> 20);
+			nb = realloc(r->dbuf, na);
+			if (!nb)
+				return -ENOMEM;
+			r->dbuf = nb;
+			r->dalloc = na;
+		}
+		out = (ZSTD_outBuffer){ r->dbuf + r->dlen, r->dalloc - r->dlen, 0 };
+		ret = ZSTD_decompressStream(r->zds, &out, &in);
+		if (ZSTD_isError(ret))
+			return pcl_err(EBADMSG, "'%s': corrupt compressed record at offset %#llx: %s",
+				       r->path, (unsigned long long)r->last_offset,
+				       ZSTD_getErrorName(ret));
+		r->dlen += out.pos;
+		full = out.pos == out.size;
+		if (!out.pos && in.pos == in_before)
+			break; /* no progress: the rest waits for the next record */
+	} while (in.pos < in.size || full);
+	return 0;
+}
+
+/* A whole record from the decompressed bytes into r->rec: 1, 0 (none), -EBADMSG. */
+static int next_decompressed(struct pcl_data_reader *r)
+{
+	struct perf_event_header h;
+
+	if (r->dlen - r->dat < sizeof(h))
+		return 0;
+	memcpy(&h, r->dbuf + r->dat, sizeof(h));
+	if (h.size < sizeof(h))
+		return pcl_err(EBADMSG,
+			       "'%s': corrupt record (size %u) inside the compressed record at "
+			       "offset %#llx",
+			       r->path, h.size, (unsigned long long)r->comp_offset);
+	if (r->dlen - r->dat < h.size)
+		return 0;
+	memcpy(r->rec, r->dbuf + r->dat, h.size);
+	r->dat += h.size;
+	r->last_offset = r->comp_offset;
+	r->counts[h.type < 128 ? h.type : 0]++;
+	return 1;
+}
+
 PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_reader *r)
 {
 	struct perf_event_header h;
 
 	if (!r)
 		return NULL;
+	if (r->held) {
+		r->held = false;
+		errno = r->held_errno;
+		return r->held_rec ? (const struct perf_event_header *)r->rec : NULL;
+	}
 	for (;;) {
 		size_t left = r->len - r->at;
+		int got = next_decompressed(r);
+
+		if (got) {
+			errno = got < 0 ? EBADMSG : 0;
+			return got < 0 ? NULL : (const struct perf_event_header *)r->rec;
+		}
 
 		if (r->skip) {
 			size_t n = left < r->skip ? left : (size_t)r->skip;
+			uint8_t *td = r->td_capture ? r->feat[PCL_FEAT_TRACING_DATA] : NULL;
+
+			if (td && n) {
+				memcpy(td + r->feat_len[PCL_FEAT_TRACING_DATA], r->buf + r->at, n);
+				r->feat_len[PCL_FEAT_TRACING_DATA] += n;
+			}
 
 			r->at += n;
 			r->skip -= n;
+			if (!r->skip)
+				r->td_capture = false;
 			if (r->skip && !r->eof && refill(r)) {
 				errno = EIO;
 				return NULL;
@@ -486,7 +679,7 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 			continue; /* a pipe may hand over less than asked: look again */
 		}
 		if (r->len - r->at < sizeof(h)) {
-			if (r->len != r->at)
+			if (r->len != r->at || r->dlen != r->dat)
 				r->truncated = true;
 			errno = 0;
 			return NULL;
@@ -516,8 +709,21 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 		memcpy(r->rec, r->buf + r->at, h.size);
 		r->last_offset = r->pos + r->at;
 		r->at += h.size;
+		r->counts[h.type < 128 ? h.type : 0]++;
 		if (r->pipe && absorb(r, (const struct perf_event_header *)r->rec))
 			continue;
+		if (h.type == PCL_RECORD_COMPRESSED) {
+			int ret;
+
+			r->comp_offset = r->last_offset;
+			r->nr_compressed++;
+			ret = decompress(r, (const struct perf_event_header *)r->rec);
+			if (ret) {
+				errno = -ret;
+				return NULL;
+			}
+			continue;
+		}
 		return (const struct perf_event_header *)r->rec;
 	}
 }
@@ -525,6 +731,27 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 PCL_API uint64_t pcl_data_reader__offset(const struct pcl_data_reader *r)
 {
 	return r ? r->last_offset : 0;
+}
+
+PCL_API void pcl_data_reader__layout(const struct pcl_data_reader *r, struct pcl_data_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (!r || r->pipe)
+		return;
+	l->data_offset = r->data_offset;
+	l->data_size = r->hdr_data_size;
+	l->feat_offset = r->data_offset + r->hdr_data_size;
+	memcpy(l->features, r->features, sizeof(l->features));
+}
+
+PCL_API uint64_t pcl_data_reader__count(const struct pcl_data_reader *r, uint32_t type)
+{
+	return r ? r->counts[type < 128 ? type : 0] : 0;
+}
+
+PCL_API uint64_t pcl_data_reader__nr_compressed(const struct pcl_data_reader *r)
+{
+	return r ? r->nr_compressed : 0;
 }
 
 PCL_API bool pcl_data_reader__truncated(const struct pcl_data_reader *r)

@@ -12,7 +12,7 @@
 #include "internal.h"
 
 /* Record types from here on are perf's own, written to files, never by the kernel. */
-#define PERF_RECORD_USER_TYPE_START 64
+
 
 struct cursor {
 	const uint8_t *p, *end;
@@ -436,7 +436,7 @@ PCL_API int pcl_record_decode(const struct perf_event_header *hdr, size_t avail,
 		return c.bad ? -EBADMSG : 0;
 	}
 	/* the trailer sits at the very end of kernel records; perf's own types have none */
-	tsize = hdr->type < PERF_RECORD_USER_TYPE_START ? trailer_size(attr) : 0;
+	tsize = hdr->type < PCL_RECORD_USER_TYPE_START ? trailer_size(attr) : 0;
 	if (tsize) {
 		struct cursor t = { .p = c.end - tsize, .end = c.end };
 
@@ -461,7 +461,7 @@ PCL_API uint64_t pcl_record_identifier(const struct perf_event_header *hdr, size
 		memcpy(&id, hdr + 1, 8);
 		return id;
 	}
-	if (!sample_id_all || hdr->type >= PERF_RECORD_USER_TYPE_START)
+	if (!sample_id_all || hdr->type >= PCL_RECORD_USER_TYPE_START)
 		return 0;
 	memcpy(&id, (const uint8_t *)hdr + hdr->size - 8, 8);
 	return id;
@@ -491,6 +491,26 @@ PCL_API const char *pcl_record_type_name(uint32_t type)
 		[PERF_RECORD_CGROUP] = "CGROUP",
 		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
 		[PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+		/* perf's own records, as perf report --stats names them */
+		[PCL_RECORD_HEADER_ATTR] = "ATTR",
+		[PCL_RECORD_HEADER_EVENT_TYPE] = "EVENT_TYPE",
+		[PCL_RECORD_HEADER_TRACING_DATA] = "TRACING_DATA",
+		[PCL_RECORD_HEADER_BUILD_ID] = "BUILD_ID",
+		[PCL_RECORD_FINISHED_ROUND] = "FINISHED_ROUND",
+		[PCL_RECORD_ID_INDEX] = "ID_INDEX",
+		[PCL_RECORD_AUXTRACE_INFO] = "AUXTRACE_INFO",
+		[PCL_RECORD_AUXTRACE] = "AUXTRACE",
+		[PCL_RECORD_AUXTRACE_ERROR] = "AUXTRACE_ERROR",
+		[PCL_RECORD_THREAD_MAP] = "THREAD_MAP",
+		[PCL_RECORD_CPU_MAP] = "CPU_MAP",
+		[PCL_RECORD_STAT_CONFIG] = "STAT_CONFIG",
+		[PCL_RECORD_STAT] = "STAT",
+		[PCL_RECORD_STAT_ROUND] = "STAT_ROUND",
+		[PCL_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
+		[PCL_RECORD_TIME_CONV] = "TIME_CONV",
+		[PCL_RECORD_HEADER_FEATURE] = "FEATURE",
+		[PCL_RECORD_COMPRESSED] = "COMPRESSED",
+		[PCL_RECORD_FINISHED_INIT] = "FINISHED_INIT",
 	};
 
 	return type < ARRAY_SIZE(names) && names[type] ? names[type] : "UNKNOWN";

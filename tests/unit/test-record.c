@@ -36,6 +36,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <pcl/data.h>
 #include <pcl/record.h>
 #include <pcl/ring.h>
 
@@ -1577,7 +1578,13 @@ static void test_type_names(void **state)
 		{ 0, "UNKNOWN" },
 		{ PERF_RECORD_MAX, "UNKNOWN" },
 		{ 63, "UNKNOWN" },
-		{ 64, "UNKNOWN" },
+		/* perf's own records, named as perf report --stats names them */
+		{ 64, "ATTR" },
+		{ PCL_RECORD_FINISHED_ROUND, "FINISHED_ROUND" },
+		{ PCL_RECORD_HEADER_FEATURE, "FEATURE" },
+		{ PCL_RECORD_COMPRESSED, "COMPRESSED" },
+		{ PCL_RECORD_FINISHED_INIT, "FINISHED_INIT" },
+		{ PCL_RECORD_FINISHED_INIT + 1, "UNKNOWN" },
 		{ UINT32_MAX, "UNKNOWN" },
 	};
 	int bad = 0;

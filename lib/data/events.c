@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Events of a perf.data file in timestamp order (contract in data.h).
+ *
+ * The kernel writes each CPU's ring buffer in time order, but the recorder
+ * copies the buffers one after another, so the file interleaves CPUs. perf
+ * record ends each pass over the buffers with FINISHED_ROUND; everything
+ * written in a later pass is newer than what was seen by the end of the
+ * previous one. So at each FINISHED_ROUND the queue is sorted and the
+ * records up to the previous round's newest timestamp are delivered (perf's
+ * ordered_events with OE_FLUSH__ROUND).
+ *
+ * Queued records are copied into chunks of an arena; a chunk is freed when
+ * its last record has been delivered. Queue entries are (time, seq, bytes):
+ * seq keeps records of equal time in file order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define CHUNK_SIZE (1u << 20)
+/* Past this many queued bytes the older half is delivered (perf: OE_FLUSH__HALF). */
+#define QUEUE_CAP (256u << 20)
+
+struct chunk {
+	struct chunk *prev, *next; /* every live chunk, for the final free */
+	size_t used, live;
+	uint8_t data[];
+};
+
+struct qent {
+	uint64_t time, seq, offset;
+	uint8_t *rec;
+	struct chunk *chunk;
+	int attr_idx;
+};
+
+struct pcl_data_events {
+	struct pcl_data_reader *r;
+	bool ordered, eof;
+	bool identifier;      /* every attr has PERF_SAMPLE_IDENTIFIER */
+	int sample_id_pos;    /* words before ID in a sample, -1 if no ID */
+	int trailer_id_pos;   /* words from the end of a trailer to ID, -1 if none */
+	struct qent *q;
+	size_t nq, aq, qhead, ready;
+	uint64_t next_flush, max_time, seq, queued_bytes;
+	uint64_t last_delivered; /* time of the last record delivered from the queue */
+	struct chunk *cur, *chunks;
+	struct qent released; /* the entry delivered last, released at the next call */
+	bool have_released;
+	uint8_t *buf; /* the delivered record when it came from the queue */
+	struct pcl_data_stats stats;
+};
+
+PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, bool ordered)
+{
+	struct pcl_data_events *e;
+
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->r = r;
+	e->ordered = ordered;
+	e->sample_id_pos = e->trailer_id_pos = -1;
+	return e;
+}
+
+static void chunk_free(struct pcl_data_events *e, struct chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		e->chunks = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	free(c);
+}
+
+static void free_chunks(struct pcl_data_events *e)
+{
+	while (e->chunks)
+		chunk_free(e, e->chunks);
+}
+
+PCL_API void pcl_data_events__free(struct pcl_data_events *e)
+{
+	if (!e)
+		return;
+	free_chunks(e);
+	free(e->q);
+	free(e);
+}
+
+PCL_API const struct pcl_data_stats *pcl_data_events__stats(const struct pcl_data_events *e)
+{
+	struct pcl_data_stats *st;
+
+	if (!e)
+		return NULL;
+	st = (struct pcl_data_stats *)&e->stats;
+	for (uint32_t t = 0; t < 128; t++)
+		st->nr[t] = pcl_data_reader__count(e->r, t);
+	return st;
+}
+
+/* perf's id_pos / is_pos: where the id sits when not every event has IDENTIFIER. */
+static void id_positions(struct pcl_data_events *e)
+{
+	const struct pcl_data_attr *a = pcl_data_reader__attr(e->r, 0);
+	int n = pcl_data_reader__nr_attrs(e->r);
+	uint64_t st;
+
+	e->identifier = n > 0;
+	for (int i = 0; i < n; i++)
+		if (!(pcl_data_reader__attr(e->r, i)->attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			e->identifier = false;
+	if (!a)
+		return;
+	st = a->attr.sample_type;
+	if (st & PERF_SAMPLE_ID) {
+		e->sample_id_pos = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+				   !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+		e->trailer_id_pos = 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+	}
+}
+
+/* The attr index of the event that wrote @h; -1 when it cannot be told. */
+static int find_attr(struct pcl_data_events *e, const struct perf_event_header *h)
+{
+	int n = pcl_data_reader__nr_attrs(e->r);
+	const struct pcl_data_attr *a0 = pcl_data_reader__attr(e->r, 0), *a;
+	uint64_t id = 0;
+
+	if (n <= 1)
+		return n == 1 ? 0 : -1;
+	if (e->sample_id_pos < 0 && !e->identifier)
+		id_positions(e);
+	if (e->identifier) {
+		id = pcl_record_identifier(h, h->size, a0->attr.sample_id_all);
+	} else if (h->type == PERF_RECORD_SAMPLE && e->sample_id_pos >= 0) {
+		if (h->size < sizeof(*h) + 8u * (unsigned)(e->sample_id_pos + 1))
+			return -1;
+		memcpy(&id, (const uint8_t *)(h + 1) + 8 * e->sample_id_pos, 8);
+	} else if (e->trailer_id_pos >= 0 && a0->attr.sample_id_all) {
+		if (h->size < sizeof(*h) + 8u * (unsigned)e->trailer_id_pos)
+			return -1;
+		memcpy(&id, (const uint8_t *)h + h->size - 8 * e->trailer_id_pos, 8);
+	} else {
+		return h->type == PERF_RECORD_SAMPLE ? -1 : 0;
+	}
+	a = pcl_data_reader__attr_by_id(e->r, id);
+	if (!a)
+		return h->type == PERF_RECORD_SAMPLE ? -1 : 0;
+	return (int)(a - a0);
+}
+
+/* Decode @h into @ev; false when it does not decode. */
+static bool fill(struct pcl_data_events *e, const struct perf_event_header *h, int attr_idx,
+		 uint64_t offset, struct pcl_data_event *ev)
+{
+	ev->hdr = h;
+	ev->offset = offset;
+	ev->attr_idx = attr_idx;
+	ev->attr = attr_idx >= 0 ? pcl_data_reader__attr(e->r, attr_idx) : NULL;
+	ev->decoded = false;
+	if (h->type >= PCL_RECORD_USER_TYPE_START)
+		return true;
+	if (!ev->attr)
+		return false;
+	ev->decoded = !pcl_record_decode(h, h->size, &ev->attr->attr, &ev->rec);
+	return ev->decoded;
+}
+
+static int qent_cmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Make the queued records up to @limit deliverable (sorted). */
+static void flush(struct pcl_data_events *e, uint64_t limit, bool half)
+{
+	size_t lo = e->qhead, hi = e->nq, k;
+
+	qsort(e->q + lo, hi - lo, sizeof(*e->q), qent_cmp);
+	if (half) {
+		k = lo + (hi - lo) / 2;
+	} else {
+		/* first entry past the limit */
+		size_t a = lo, b = hi;
+
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (e->q[mid].time <= limit)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		k = a;
+	}
+	e->ready = k;
+}
+
+static void release(struct pcl_data_events *e)
+{
+	struct chunk *c = e->released.chunk;
+
+	if (!e->have_released)
+		return;
+	e->have_released = false;
+	e->queued_bytes -= ((const struct perf_event_header *)e->released.rec)->size;
+	if (--c->live)
+		return;
+	if (c == e->cur)
+		c->used = 0;
+	else
+		chunk_free(e, c);
+}
+
+static int enqueue(struct pcl_data_events *e, const struct perf_event_header *h, uint64_t time,
+		   int attr_idx)
+{
+	struct qent *q;
+
+	if (!e->cur || CHUNK_SIZE - e->cur->used < h->size) {
+		struct chunk *c = malloc(sizeof(*c) + CHUNK_SIZE);
+
+		if (!c)
+			return -ENOMEM;
+		c->used = c->live = 0;
+		c->prev = NULL;
+		c->next = e->chunks;
+		if (e->chunks)
+			e->chunks->prev = c;
+		e->chunks = c;
+		if (e->cur && !e->cur->live)
+			chunk_free(e, e->cur);
+		e->cur = c;
+	}
+	if (e->nq == e->aq) {
+		size_t na = e->aq ? e->aq * 2 : 4096;
+
+		q = realloc(e->q, na * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		e->q = q;
+		e->aq = na;
+	}
+	q = &e->q[e->nq++];
+	q->rec = e->cur->data + e->cur->used;
+	memcpy(q->rec, h, h->size);
+	e->cur->used += (h->size + 7u) & ~7u;
+	e->cur->live++;
+	q->chunk = e->cur;
+	q->time = time;
+	q->seq = e->seq++;
+	q->offset = pcl_data_reader__offset(e->r);
+	q->attr_idx = attr_idx;
+	e->queued_bytes += h->size;
+	if (time < e->last_delivered)
+		e->stats.nr_unordered++; /* too late: newer records are out already */
+	if (time > e->max_time)
+		e->max_time = time;
+	if (e->queued_bytes > QUEUE_CAP)
+		flush(e, 0, true);
+	return 0;
+}
+
+static uint64_t record_time(const struct pcl_data_event *ev, bool *has)
+{
+	const struct pcl_record *rec = &ev->rec;
+	uint64_t st = ev->attr->attr.sample_type;
+
+	*has = false;
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		*has = true;
+		return rec->sample.time;
+	}
+	*has = rec->has_id;
+	return rec->id.time;
+}
+
+/* One record from the reader: delivered now (1), queued or skipped (0), or -errno. */
+static int take(struct pcl_data_events *e, const struct perf_event_header *h,
+		struct pcl_data_event *ev)
+{
+	int idx;
+	bool has_time;
+	uint64_t t;
+
+	if (h->type >= PCL_RECORD_USER_TYPE_START) {
+		if (h->type == PCL_RECORD_FINISHED_ROUND) {
+			if (e->ordered && e->nq > e->qhead)
+				flush(e, e->next_flush, false);
+			e->next_flush = e->max_time;
+			return 0;
+		}
+		if (h->type == PCL_RECORD_FINISHED_INIT) {
+			if (e->ordered && e->nq > e->qhead)
+				flush(e, UINT64_MAX, false);
+			return 0;
+		}
+		fill(e, h, -1, pcl_data_reader__offset(e->r), ev);
+		return 1;
+	}
+	idx = find_attr(e, h);
+	if (idx < 0) {
+		e->stats.nr_unknown_id++;
+		return 0;
+	}
+	if (!fill(e, h, idx, pcl_data_reader__offset(e->r), ev)) {
+		e->stats.nr_undecodable++;
+		return 0;
+	}
+	if (h->type == PERF_RECORD_LOST)
+		e->stats.total_lost += ev->rec.lost.lost;
+	else if (h->type == PERF_RECORD_LOST_SAMPLES)
+		e->stats.total_lost_samples += ev->rec.lost_samples.lost;
+	t = record_time(ev, &has_time);
+	if (!e->ordered || !has_time)
+		return 1;
+	return enqueue(e, h, t, idx);
+}
+
+PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev)
+{
+	if (!e || !ev)
+		return -EINVAL;
+	release(e);
+	for (;;) {
+		const struct perf_event_header *h;
+		int ret;
+
+		if (e->qhead < e->ready) {
+			struct qent *q = &e->q[e->qhead++];
+
+			e->released = *q;
+			e->have_released = true;
+			e->last_delivered = q->time;
+			if (!fill(e, (const struct perf_event_header *)q->rec, q->attr_idx,
+				  q->offset, ev)) {
+				release(e);
+				continue;
+			}
+			return 1;
+		}
+		if (e->qhead && e->qhead == e->ready) {
+			memmove(e->q, e->q + e->qhead, (e->nq - e->qhead) * sizeof(*e->q));
+			e->nq -= e->qhead;
+			e->qhead = e->ready = 0;
+		}
+		if (e->eof) {
+			if (e->nq > e->qhead) {
+				flush(e, UINT64_MAX, false);
+				continue;
+			}
+			return 0;
+		}
+		h = pcl_data_reader__next(e->r);
+		if (!h) {
+			if (errno)
+				return -errno;
+			e->eof = true;
+			continue;
+		}
+		ret = take(e, h, ev);
+		if (ret)
+			return ret;
+	}
+}
