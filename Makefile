@@ -110,6 +110,7 @@ fuzz:
 bench: all
 	@bench/stat.sh $(BUILD)
 	@bench/record.sh $(BUILD)
+	@bench/report.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

@@ -13,6 +13,8 @@ static const char usage_main[] =
 	"   stat      count events while a command runs (or on pids, CPUs, a cgroup)\n"
 	"   record    sample events into a perf.data file that perf reads too\n"
 	"   list      list the events this machine offers\n"
+	"   report    histograms of a perf.data file (pcl's or perf's), like perf report\n"
+	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -88,6 +90,85 @@ static const char usage_record[] =
 	"file. A recorder killed outright leaves a file that holds every round written.\n"
 	"A file that cannot be completed (disk full) is removed.\n";
 
+static const char usage_report[] =
+	"usage: pcl report [-i FILE|-] [OPTIONS]\n"
+	"\n"
+	"Where a recording's samples went, laid out like perf report --stdio. Reads\n"
+	"perf.data files written by pcl record and by Linux perf: file or pipe mode,\n"
+	"zstd-compressed records (perf record -z), files cut short (with a warning).\n"
+	"\n"
+	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
+	"      --stdio             text output (the only one; accepted for perf's habit)\n"
+	"      --children          add each function's callees to it (the default when\n"
+	"                          the file has call chains)\n"
+	"      --no-children       each sample counts for its own function only\n"
+	"  -s, --sort KEYS         comm, dso, sym, pid, tid, cpu (default comm,dso,sym)\n"
+	"  -g, --call-graph MODE[,MIN[,ORDER[,KEY[,VALUE]]]]   graph (default), fractal,\n"
+	"                          flat, folded or none; branches under MIN% hidden\n"
+	"                          (default 0.5); caller or callee order; percent,\n"
+	"                          period or count\n"
+	"  -G                      the same as -g caller\n"
+	"      --percent-limit N   hide entries under N%\n"
+	"      --comm, --pid, --tid, --dso, --symbols LIST   only these (comma lists)\n"
+	"      --cpu LIST          only samples on these CPUs, e.g. 0,2-3\n"
+	"      --stats             counts of each record type\n"
+	"      --header, --header-only   describe the file (host, command, events)\n"
+	"  -I, --show-info         with --header: the topology and cache sections too\n"
+	"      --symfs DIR         look for binaries under DIR (files from another machine)\n"
+	"  -k, --vmlinux FILE      kernel symbols from FILE instead of /proc/kallsyms\n"
+	"      --kallsyms FILE     kernel symbols from this kallsyms copy\n"
+	"      --no-demangle       keep C++ and Rust names mangled\n"
+	"      --ignore-build-ids  use binaries even when their build id differs from\n"
+	"                          the recorded one (by default they get no symbols)\n"
+	"\n"
+	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
+	"(/usr/lib/debug/.build-id) or .gnu_debuglink, the vDSO, kallsyms and JIT maps\n"
+	"(/tmp/perf-PID.map).\n";
+
+static const char usage_script[] =
+	"usage: pcl script [-i FILE|-] [OPTIONS]\n"
+	"\n"
+	"Print each sample of a perf.data file (pcl's or perf's, file or pipe mode) on\n"
+	"a line of its own, laid out byte for byte as perf script prints it, so that\n"
+	"tools that read perf script's output (FlameGraph, speedscope, ...) read pcl's:\n"
+	"\n"
+	"   COMM  TID [CPU]  TIME:  PERIOD EVENT:  IP SYM+OFF (DSO)\n"
+	"\n"
+	"With call chains (record -g) the line ends after 'EVENT:' and each frame follows\n"
+	"on a line of its own, callee first, then a blank line. [CPU] shows when the\n"
+	"samples carry one (-a, -C). A user-space frame's address is its offset in the\n"
+	"DSO, as perf 6.1 shows it. Tracepoint samples show each field of the\n"
+	"tracepoint's format as name=value (strings, hex pointers, decimal numbers),\n"
+	"where perf prints the format's own text: the line up to the payload is perf's.\n"
+	"\n"
+	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
+	"  -F, --fields LIST       the fields to show, as perf's -F: comm, tid, pid, time,\n"
+	"                          cpu, event, trace, ip, sym, symoff, dso, addr, period,\n"
+	"                          misc. 'LIST' sets every class of event, 'hw:LIST',\n"
+	"                          'sw:', 'trace:', 'raw:', 'break:' one class; '+f,-f'\n"
+	"                          add to or remove from the defaults. A field the\n"
+	"                          samples lack is an error when named (repeatable)\n"
+	"  -G, --hide-call-graph   no call chains: one line per sample\n"
+	"      --max-stack N       at most N frames per call chain (default 127)\n"
+	"      --show-task-events  also COMM, FORK and EXIT records\n"
+	"      --show-mmap-events  also MMAP and MMAP2 records\n"
+	"      --show-switch-events  also context switches (record --switch-events)\n"
+	"      --show-lost-events  also LOST records\n"
+	"      --ns                times with nanoseconds\n"
+	"      --reltime           times since the first line; --deltatime: since the\n"
+	"                          previous line\n"
+	"  -C, --cpu LIST          only samples on these CPUs, e.g. 0-3,6\n"
+	"  -c, --comms LIST        only samples of threads with these comms (comma list)\n"
+	"      --pid LIST / --tid LIST   only samples of these processes / threads\n"
+	"      --symfs DIR         look for binaries and debug files under DIR\n"
+	"      --kallsyms FILE     kernel symbols from FILE instead of /proc/kallsyms\n"
+	"  -k, --vmlinux FILE      kernel symbols from this vmlinux\n"
+	"      --no-demangle       C++ and Rust names as they are in the symbol table\n"
+	"\n"
+	"Perf's scripting (-s, -g, record/report subcommands) is not there. A file\n"
+	"cut short prints what it holds and one warning. 'pcl script | head' stops\n"
+	"quietly when head has enough.\n";
+
 static const char usage_list[] =
 	"usage: pcl list [--json] [hw|sw|cache|pmu|tracepoint|GLOB]\n"
 	"\n"
@@ -117,6 +198,8 @@ static const struct {
 	const char *text;
 } usages[] = {
 	{ "stat", usage_stat },	    { "record", usage_record }, { "list", usage_list },
+	{ "report", usage_report },
+	{ "script", usage_script },
 	{ "events", usage_events }, { "help", usage_main },
 };
 

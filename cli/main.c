@@ -16,6 +16,8 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "stat", cmd_stat }, { "record", cmd_record },	  { "list", cmd_list },
+	{ "report", cmd_report },
+	{ "script", cmd_script },
 	{ "help", cmd_help }, { "version", cmd_version },
 };
 

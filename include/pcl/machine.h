@@ -73,6 +73,7 @@ struct pcl_thread {
 	const char *comm;
 	bool exited;
 	bool comm_exec; /* comm set by an exec (COMM with PERF_RECORD_MISC_COMM_EXEC) */
+	bool comm_set;	/* comm came from a COMM record (or a parent's); else ":TID" */
 	struct pcl_maps *maps; /* shared by the threads of a process */
 };
 

@@ -27,5 +27,12 @@
 #include <pcl/ring.h>
 #include <pcl/data.h>
 #include <pcl/session.h>
+#include <pcl/machine.h>
+#include <pcl/symbol.h>
+#include <pcl/analysis.h>
+#include <pcl/report.h>
+#include <pcl/header.h>
+#include <pcl/tracepoint.h>
+#include <pcl/script.h>
 
 #endif

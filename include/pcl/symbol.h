@@ -14,9 +14,10 @@
  * first time it is asked, finding the best file for it: separate debug info
  * by build id (/usr/lib/debug/.build-id/xx/rest.debug) and by
  * .gnu_debuglink, else the file itself; the vDSO from this process's own
- * image; the kernel from --vmlinux or kallsyms. Every path is looked up
+ * image; the kernel from a vmlinux or kallsyms. Every path is looked up
  * under symfs when one is set. A DSO whose recorded build id differs from
- * the file's gets no symbols and a note saying so.
+ * the file's gets no symbols and a note saying so, unless perf's build-id
+ * cache (~/.debug) holds a copy of the recorded build.
  *
  * Symbol tables are immutable once built, and may be shared between threads.
  * A symbolizer belongs to one thread.
@@ -44,40 +45,85 @@ struct pcl_symtab;
 
 /* Loading flags. */
 #define PCL_SYMTAB_DEMANGLE 0x1u /* C++ and Rust names demangled (libiberty) */
+/*
+ * With PCL_SYMTAB_DEMANGLE: keep the parameters ("ns::f(int)"), as perf
+ * does with -v; without it names print as perf's default ("ns::f").
+ */
+#define PCL_SYMTAB_DEMANGLE_PARAMS 0x2u
+/* ELF: keep symbol values as they are (a vmlinux), no move to file offsets. */
+#define PCL_SYMTAB_ABSOLUTE 0x4u
 
 /*
  * The function symbols of the ELF file at @path: .symtab, else .dynsym.
  * Symbols with no size end where the next one starts. NULL with errno
  * (ENOENT, EBADMSG for a file that is not ELF or is malformed, ENOMEM) and
  * pcl_last_error().
+ *
+ * What is kept is what perf keeps: STT_FUNC, STT_GNU_IFUNC and STT_OBJECT
+ * symbols, and untyped labels in sections named *text* or *data*, all
+ * defined and in allocated sections; plus a "name@plt" entry per PLT slot.
+ * Symbols at one address are resolved as perf's choose_best_symbol does
+ * (sized over unsized, then global over weak and local, fewer leading
+ * underscores, longer name, first seen).
  */
 PCL_API struct pcl_symtab *pcl_symtab__load_elf(const char *path, unsigned int flags);
 /* The same from @len bytes of an ELF image in memory (copied as needed). */
 PCL_API struct pcl_symtab *pcl_symtab__load_elf_mem(const void *image, size_t len,
 						    unsigned int flags);
-/* Text and weak symbols of a kallsyms file (absolute addresses). */
+/*
+ * Text, weak, data and bss symbols (T, W, D, B in either case) of a
+ * kallsyms file (absolute addresses), a module's without its " [module]".
+ * Each ends where the next starts. EACCES when every address is zero
+ * (kptr_restrict).
+ */
 PCL_API struct pcl_symtab *pcl_symtab__load_kallsyms(const char *path, unsigned int flags);
-/* A JIT map: lines "START SIZE name" in hex (perf's /tmp/perf-PID.map). */
+/*
+ * A JIT map: lines "START SIZE name" in hex (perf's /tmp/perf-PID.map);
+ * other lines are skipped. An entry of size 0 holds only its start (as in
+ * perf); of entries at one start the last (newest code) wins.
+ */
 PCL_API struct pcl_symtab *pcl_symtab__load_perf_map(const char *path, unsigned int flags);
 PCL_API void pcl_symtab__free(struct pcl_symtab *t);
 
-/* The symbol holding @addr, or NULL. */
+/*
+ * The symbol holding @addr, or NULL: the one with the greatest start <=
+ * @addr, if @addr is inside it (perf's answer, also where symbols overlap).
+ * O(log n), no allocation.
+ */
 PCL_API const struct pcl_symbol *pcl_symtab__find(const struct pcl_symtab *t, uint64_t addr);
 /* Number of symbols, and symbol @i in address order. */
 PCL_API size_t pcl_symtab__count(const struct pcl_symtab *t);
 PCL_API const struct pcl_symbol *pcl_symtab__at(const struct pcl_symtab *t, size_t i);
 
-/* A demangled C++ or Rust @name (malloc'd), or NULL when it is not mangled. */
+/*
+ * A demangled C++ or Rust @name (malloc'd), or NULL when it is not mangled.
+ * As perf prints it by default: without parameters ("ns::Box<long>::spin").
+ */
 PCL_API char *pcl_demangle(const char *name);
 
 /* Where the symbolizer looks. Zeroed fields take the defaults. */
 struct pcl_symbol_opts {
-	size_t size;	      /* sizeof(struct pcl_symbol_opts) */
-	const char *symfs;    /* directory every path is looked up under; NULL: / */
-	const char *vmlinux;  /* kernel image with symbols; NULL: kallsyms */
+	size_t size; /* sizeof(struct pcl_symbol_opts) */
+	/*
+	 * Directory every path is looked up under; NULL: /. As with perf's
+	 * --symfs, the kernel and the vDSO then take no local file (no
+	 * /proc/kallsyms, not this machine's vDSO): only a vmlinux found under
+	 * it, --vmlinux, --kallsyms, or the build-id cache SYMFS/.debug.
+	 */
+	const char *symfs;
+	const char *vmlinux;  /* kernel image; NULL: one at perf's places, else kallsyms */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 	bool no_demangle;
 	bool ignore_build_ids; /* use files whose build id differs (perf's --force-ish) */
+	bool demangle_params;  /* PCL_SYMTAB_DEMANGLE_PARAMS for user DSOs (perf -v) */
+	/*
+	 * perf's build-id cache, where perf record keeps a copy of every file
+	 * that got samples (.build-id/xx/rest/elf, [kernel.kallsyms]/ID/kallsyms,
+	 * [vdso]/ID/vdso): used when the file on disk is gone or another
+	 * build, as perf does. NULL: SYMFS/.debug with a symfs, else
+	 * $PERF_BUILDID_DIR, else $HOME/.debug; "": none.
+	 */
+	const char *buildid_dir;
 };
 
 struct pcl_symbols;

@@ -3,7 +3,9 @@
 #   fuzz-TARGET-corpus   every seed once, under ASan+UBSan
 #   fuzz-TARGET-runs     a short fixed libFuzzer run (2000 inputs, seed 1)
 # for TARGET in event-parse (the event-spec parser), record-decode (the
-# PERF_RECORD_* decoder) and data-reader (perf.data files and streams). All need clang and the libFuzzer runtime (Debian:
+# PERF_RECORD_* decoder), data-reader (perf.data files and streams),
+# elf-symbols (ELF, kallsyms and perf-map symbol tables) and report (perf.data
+# through machine, resolver, hists and the report printer). All need clang and the libFuzzer runtime (Debian:
 # libclang-rt-14-dev). Without them each corpus is still replayed through
 # fuzz/replay.c built with $CC and ASan+UBSan, and the libFuzzer runs are
 # skipped. The committed corpora are never written: libFuzzer works on
@@ -11,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-targets=(event-parse record-decode data-reader)
+targets=(event-parse record-decode data-reader elf-symbols report header)
 
 # FUZZ_CC as in fuzz/Makefile; FUZZ_CC=none tests the fallback.
 FUZZ_CC=${FUZZ_CC:-clang}

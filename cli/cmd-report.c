@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl report: histograms of a recording, laid out like perf report --stdio.
+ * Parse the options, read the file in time order through input.c, add each
+ * sample that passes the filters to its event's histogram, print.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "input.h"
+
+enum {
+	OPT_CHILDREN = 256,
+	OPT_NO_CHILDREN,
+	OPT_PERCENT_LIMIT,
+	OPT_COMM,
+	OPT_PID,
+	OPT_TID,
+	OPT_DSO,
+	OPT_SYMBOLS,
+	OPT_CPU,
+	OPT_STATS,
+	OPT_HEADER,
+	OPT_HEADER_ONLY,
+	OPT_GROUP,
+	OPT_NO_GROUP,
+	OPT_SHOW_INFO,
+	OPT_SYMFS,
+	OPT_KALLSYMS,
+	OPT_STDIO,
+	OPT_NO_DEMANGLE,
+	OPT_IGNORE_BUILD_IDS,
+	OPT_PERCENTAGE,
+};
+
+/* A comma-separated filter list. */
+struct list {
+	char **v;
+	int n;
+	char *arg;
+};
+
+struct report_opts {
+	const char *input;
+	int children; /* -1: as the file says (children when it has call chains) */
+	const char *sort;
+	const char *graph; /* -g's argument */
+	bool graph_off;
+	double percent_limit;
+	struct list comm, pid, tid, dso, symbols;
+	bool cpus[4096];
+	bool has_cpu_filter;
+	int group; /* -1: as the file says (its event groups shown together) */
+	bool stats, header, header_only, quiet, relative, show_info;
+	struct pcl_symbol_opts so;
+};
+
+struct event_hist {
+	struct pcl_hists *h;
+	uint64_t nr_samples, total_period; /* filtered samples included (perf's absolute mode) */
+	/* --group: this event's group (leader index, member number, members) */
+	int leader, member, nr_members;
+	char *group_name;
+	uint64_t member_totals[16];
+};
+
+#define MAX_MEMBERS 16
+
+static int split_list(struct list *l, const char *arg)
+{
+	char *s, *tok, *save = NULL;
+
+	free(l->arg);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+	l->arg = s = strdup(arg); /* the items point into it */
+	if (!s)
+		return -1;
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (add_string(&l->v, &l->n, tok))
+			return -1;
+	return 0;
+}
+
+static bool in_list(const struct list *l, const char *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static bool in_int_list(const struct list *l, long v)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strtol(l->v[i], NULL, 0) == v)
+			return true;
+	return false;
+}
+
+static int parse_cpus(struct report_opts *o, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= 4096)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= 4096)
+				goto bad;
+		}
+		for (long c = a; c <= b; c++)
+			o->cpus[c] = true;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+	}
+	o->has_cpu_filter = true;
+	return 0;
+bad:
+	die_msg("bad CPU list '%s' (expected e.g. 0,2-3)", arg);
+	return -1;
+}
+
+static int parse_percent(const char *arg, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (*end == '%')
+		end++;
+	if (*end || end == arg || *v < 0 || *v > 100) {
+		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "sort", required_argument, NULL, 's' },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "dso", required_argument, NULL, OPT_DSO },
+		{ "dsos", required_argument, NULL, OPT_DSO },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "group", no_argument, NULL, OPT_GROUP },
+		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+		{ "show-info", no_argument, NULL, 'I' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qhI", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case OPT_STDIO:
+			break;
+		case OPT_CHILDREN:
+			o->children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			o->children = 0;
+			break;
+		case 's':
+			o->sort = optarg;
+			break;
+		case 'g':
+			o->graph = optarg;
+			break;
+		case 'G':
+			o->graph = "caller";
+			break;
+		case OPT_PERCENT_LIMIT:
+			if (parse_percent(optarg, &o->percent_limit))
+				return -1;
+			break;
+		case OPT_PERCENTAGE:
+			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute")) {
+				die_msg("bad --percentage '%s' (relative or absolute)", optarg);
+				return -1;
+			}
+			o->relative = !strcmp(optarg, "relative");
+			break;
+		case OPT_COMM:
+			if (split_list(&o->comm, optarg))
+				return -1;
+			break;
+		case OPT_PID:
+			if (split_list(&o->pid, optarg))
+				return -1;
+			break;
+		case OPT_TID:
+			if (split_list(&o->tid, optarg))
+				return -1;
+			break;
+		case OPT_DSO:
+			if (split_list(&o->dso, optarg))
+				return -1;
+			break;
+		case OPT_SYMBOLS:
+			if (split_list(&o->symbols, optarg))
+				return -1;
+			break;
+		case OPT_CPU:
+			if (parse_cpus(o, optarg))
+				return -1;
+			break;
+		case OPT_STATS:
+			o->stats = true;
+			break;
+		case OPT_HEADER:
+			o->header = true;
+			break;
+		case OPT_HEADER_ONLY:
+			o->header_only = true;
+			break;
+		case OPT_GROUP:
+			o->group = 1;
+			break;
+		case OPT_NO_GROUP:
+			o->group = 0;
+			break;
+		case OPT_SYMFS:
+			o->so.symfs = optarg;
+			break;
+		case 'k':
+			o->so.vmlinux = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->so.kallsyms = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->so.no_demangle = true;
+			break;
+		case OPT_IGNORE_BUILD_IDS:
+			o->so.ignore_build_ids = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'I':
+			o->show_info = true;
+			break;
+		case 'h':
+			print_usage("report", stdout);
+			exit(0);
+		default:
+			return option_error("report", c, argv);
+		}
+	}
+	if (optind < argc) {
+		die_msg("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -g: perf's "mode[,min_percent[,order[,key[,value]]]]" in any order of
+ * the words it knows: graph fractal flat folded none, caller callee,
+ * function address, percent period count, and a number.
+ */
+static int parse_graph(const char *arg, struct pcl_report_opts *ro, struct pcl_hist_opts *ho,
+		       bool *off)
+{
+	char *s = strdup(arg), *tok, *save = NULL;
+
+	if (!s)
+		return -1;
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(tok, "graph")) {
+			ro->graph = PCL_GRAPH_ABS;
+		} else if (!strcmp(tok, "fractal")) {
+			ro->graph = PCL_GRAPH_REL;
+		} else if (!strcmp(tok, "flat")) {
+			ro->graph = PCL_GRAPH_FLAT;
+		} else if (!strcmp(tok, "folded")) {
+			ro->graph = PCL_GRAPH_FOLDED;
+		} else if (!strcmp(tok, "none")) {
+			*off = true;
+		} else if (!strcmp(tok, "caller")) {
+			ho->caller_order = true;
+		} else if (!strcmp(tok, "callee")) {
+			ho->caller_order = false;
+		} else if (!strcmp(tok, "function") || !strcmp(tok, "address")) {
+			/* the function key is the one built here */
+		} else if (!strcmp(tok, "percent")) {
+			ro->graph_value = PCL_GRAPH_PERCENT;
+		} else if (!strcmp(tok, "period")) {
+			ro->graph_value = PCL_GRAPH_PERIOD;
+		} else if (!strcmp(tok, "count")) {
+			ro->graph_value = PCL_GRAPH_COUNT;
+		} else if ((v = strtod(tok, &end)), *end == '\0' && end != tok && v >= 0) {
+			ro->graph_min_percent = v;
+		} else {
+			die_msg("bad call-graph option '%s' (graph, fractal, flat, folded, none, "
+				"caller, callee, a minimum percentage, percent, period, count)",
+				tok);
+			free(s);
+			return -1;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+static bool has_callchain(struct pcl_data_reader *r)
+{
+	for (int i = 0; i < pcl_data_reader__nr_attrs(r); i++)
+		if (pcl_data_reader__attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+/* Whether a sample passes --comm, --pid, --tid, --dso, --symbols, --cpu. */
+static bool passes(const struct report_opts *o, const struct pcl_resolved *rs, uint32_t cpu)
+{
+	const struct pcl_frame *f = &rs->ip;
+
+	if (o->comm.n && !in_list(&o->comm, rs->thread->comm))
+		return false;
+	if (o->pid.n && !in_int_list(&o->pid, rs->thread->pid))
+		return false;
+	if (o->tid.n && !in_int_list(&o->tid, rs->thread->tid))
+		return false;
+	if (o->dso.n && (!f->map || (!in_list(&o->dso, f->map->dso->short_name) &&
+				     !in_list(&o->dso, f->map->dso->name))))
+		return false;
+	if (o->symbols.n && (!f->sym || !in_list(&o->symbols, f->sym->name)))
+		return false;
+	if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
+		return false;
+	return true;
+}
+
+static void print_stats(const struct input *in, struct event_hist *eh, int nr)
+{
+	const struct pcl_data_stats *st = pcl_data_events__stats(in->events);
+	uint64_t total = 0;
+
+	for (int t = 0; t < 128; t++)
+		total += st->nr[t];
+	printf("\nAggregated stats:\n");
+	printf("%16s events: %10" PRIu64 "\n", "TOTAL", total);
+	for (int t = 1; t < 128; t++) {
+		const char *name = pcl_record_type_name((uint32_t)t);
+
+		if (!st->nr[t])
+			continue;
+		printf("%16s events: %10" PRIu64 "  (%4.1f%%)\n", name, st->nr[t],
+		       100.0 * (double)st->nr[t] / (double)total);
+	}
+	for (int i = 0; i < nr; i++) {
+		printf("%s stats:\n", pcl_data_reader__attr(in->reader, i)->name);
+		if (eh[i].nr_samples)
+			printf("%16s events: %10" PRIu64 "\n", "SAMPLE", eh[i].nr_samples);
+	}
+}
+
+static void print_filters(const struct report_opts *o)
+{
+	if (o->comm.n == 1)
+		printf("# comm: %s\n", o->comm.v[0]);
+	if (o->dso.n == 1)
+		printf("# dso: %s\n", o->dso.v[0]);
+	if (o->symbols.n == 1)
+		printf("# symbol: %s\n", o->symbols.v[0]);
+}
+
+static int print_section(const struct input *in, const struct event_hist *eh, int idx,
+			 const struct pcl_report_opts *ro)
+{
+	const struct pcl_data_attr *a = pcl_data_reader__attr(in->reader, idx);
+	char cnt[32];
+	uint64_t nr = eh->nr_samples, total = eh->total_period;
+
+	if (ro->quiet)
+		goto body;
+	if (ro->nr_members > 1) {
+		/* a group: its members' samples together, named as perf names it */
+		bool anon = !eh->group_name || !strcmp(eh->group_name, "{anon_group}");
+		bool forced = eh->group_name && !eh->group_name[0]; /* --group, no groups */
+
+		for (int m = 1; m < ro->nr_members; m++) {
+			nr += eh[m].nr_samples;
+			total += eh[m].total_period;
+		}
+		pcl_report__count(cnt, sizeof(cnt), nr);
+		printf("# Samples: %s of events '", cnt);
+		if (!forced)
+			printf("%s { ", anon ? "anon group" : eh->group_name);
+		for (int m = 0; m < ro->nr_members; m++)
+			printf("%s%s", m ? ", " : "", pcl_data_reader__attr(in->reader, idx + m)->name);
+		printf("%s'\n", forced ? "" : " }");
+	} else {
+		pcl_report__count(cnt, sizeof(cnt), nr);
+		/* perf says "events" for a group leader shown alone (--no-group) */
+		printf("# Samples: %s of event%s '%s'\n", cnt, eh->nr_members > 1 ? "s" : "",
+		       a->name[0] ? a->name : "unknown");
+	}
+	printf("# Event count (approx.): %" PRIu64 "\n#\n", total);
+body:
+	if (pcl_report__print(stdout, eh->h, ro))
+		return -1;
+	printf("\n\n");
+	return 0;
+}
+
+/* Columns: the sort keys, without those a one-item filter pins down (as perf elides them). */
+static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
+		      struct pcl_report_opts *ro)
+{
+	int n = pcl_sort_keys_parse(o->sort ? o->sort : "comm,dso,sym", ho->keys, PCL_SORT_MAX);
+
+	if (n < 0) {
+		die_msg("%s", pcl_last_error());
+		return -1;
+	}
+	ho->nr_keys = n;
+	ro->nr_keys = 0;
+	for (int i = 0; i < n; i++) {
+		if ((ho->keys[i] == PCL_SORT_COMM && o->comm.n == 1) ||
+		    (ho->keys[i] == PCL_SORT_DSO && o->dso.n == 1) ||
+		    (ho->keys[i] == PCL_SORT_SYM && o->symbols.n == 1))
+			continue;
+		ro->keys[ro->nr_keys++] = ho->keys[i];
+	}
+	ro->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
+	return 0;
+}
+
+/* Room for event @idx, each event its own leader until groups say otherwise. */
+static struct event_hist *event_hist_array(struct event_hist **eh, int *nr, int idx)
+{
+	if (idx >= *nr) {
+		struct event_hist *n = realloc(*eh, (size_t)(idx + 1) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		memset(n + *nr, 0, (size_t)(idx + 1 - *nr) * sizeof(*n));
+		for (int i = *nr; i <= idx; i++)
+			n[i].leader = i;
+		*eh = n;
+		*nr = idx + 1;
+	}
+	return *eh;
+}
+
+/* The histogram of event @idx, made on first use (a pipe declares its events as it goes). */
+static struct event_hist *event_hist(struct event_hist **eh, int *nr, int idx,
+				     const struct pcl_hist_opts *ho)
+{
+	if (!event_hist_array(eh, nr, idx))
+		return NULL;
+	if (!(*eh)[idx].h) {
+		struct pcl_hist_opts go = *ho;
+
+		go.nr_members = ho->nr_members ? (*eh)[idx].nr_members : 0;
+		if (!((*eh)[idx].h = pcl_hists__new(&go)))
+			return NULL;
+	}
+	return &(*eh)[idx];
+}
+
+/*
+ * GROUP_DESC: u32 nr, then per group a perf string (u32 len, bytes), u32
+ * leader index, u32 members. With --group, each member's samples go to its
+ * leader's histogram as that member.
+ */
+static int setup_groups(struct input *in, struct event_hist **eh, int *nr, bool force)
+{
+	size_t len;
+	const uint8_t *p = pcl_data_reader__feature(in->reader, PCL_FEAT_GROUP_DESC, &len), *end;
+	int nattrs = pcl_data_reader__nr_attrs(in->reader);
+	uint32_t ng;
+
+	if (nattrs <= 0)
+		return 0;
+	if (!event_hist_array(eh, nr, nattrs - 1))
+		return -1;
+	if (!p || len < 4) {
+		/* --group on a file without groups: perf shows all its events as one */
+		if (force && nattrs > 1 && nattrs <= MAX_MEMBERS) {
+			for (int m = 0; m < nattrs; m++) {
+				(*eh)[m].leader = 0;
+				(*eh)[m].member = m;
+			}
+			(*eh)[0].nr_members = nattrs;
+			(*eh)[0].group_name = strdup("");
+		}
+		return 0;
+	}
+	end = p + len;
+	memcpy(&ng, p, 4);
+	p += 4;
+	for (uint32_t g = 0; g < ng; g++) {
+		uint32_t sl, leader, members;
+
+		if (end - p < 4 || (memcpy(&sl, p, 4), sl > (size_t)(end - p - 4)) ||
+		    end - p - 4 - sl < 8 || !memchr(p + 4, '\0', sl))
+			return 0; /* malformed: no groups */
+		memcpy(&leader, p + 4 + sl, 4);
+		memcpy(&members, p + 8 + sl, 4);
+		if (leader < (uint32_t)nattrs && members > 1 && members <= MAX_MEMBERS &&
+		    leader + members <= (uint32_t)nattrs) {
+			(*eh)[leader].group_name = strdup((const char *)p + 4);
+			for (uint32_t m = 0; m < members; m++) {
+				(*eh)[leader + m].leader = (int)leader;
+				(*eh)[leader + m].member = (int)m;
+			}
+			(*eh)[leader].nr_members = (int)members;
+		}
+		p += 12 + sl;
+	}
+	return 0;
+}
+
+static int read_samples(struct input *in, const struct report_opts *o, struct event_hist **eh,
+			int *nr, const struct pcl_hist_opts *ho)
+{
+	int ret;
+
+	while ((ret = input_next(in)) > 0) {
+		const struct pcl_data_event *ev = &in->ev;
+		struct pcl_resolved rs;
+		struct event_hist *e;
+		uint32_t cpu;
+
+		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
+			continue;
+		e = event_hist(eh, nr, ev->attr_idx, ho);
+		if (e && o->group && e->leader != ev->attr_idx) {
+			int member = e->member;
+
+			e->nr_samples++;
+			e->total_period += ev->rec.sample.period;
+			e = event_hist(eh, nr, e->leader, ho);
+			if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
+				goto oom;
+			e->member_totals[member] += ev->rec.sample.period;
+			cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu
+									  : UINT32_MAX;
+			if (passes(o, &rs, cpu) &&
+			    pcl_hists__add_member(e->h, &rs, cpu, ev->rec.sample.period, member))
+				goto oom;
+			continue;
+		}
+		if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
+			goto oom;
+		if (o->group && e->nr_members > 1)
+			e->member_totals[0] += ev->rec.sample.period;
+		cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu : UINT32_MAX;
+		/* perf drops other CPUs' samples from the totals too */
+		if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
+			continue;
+		e->nr_samples++;
+		e->total_period += ev->rec.sample.period;
+		if (rs.ip.map)
+			rs.ip.map->dso->hit = true;
+		if (!passes(o, &rs, cpu)) {
+			if (!(o->group && e->nr_members > 1) &&
+			    pcl_hists__add_hidden(e->h, &rs, cpu, ev->rec.sample.period))
+				goto oom;
+			continue;
+		}
+		if (o->group && e->nr_members > 1
+			    ? pcl_hists__add_member(e->h, &rs, cpu, ev->rec.sample.period, 0)
+			    : pcl_hists__add(e->h, &rs, cpu, ev->rec.sample.period))
+			goto oom;
+	}
+	return ret;
+oom:
+	die_msg("out of memory");
+	return -1;
+}
+
+static void warn_symbols(const struct input *in)
+{
+	for (int i = 0; i < pcl_machine__nr_dsos(in->machine); i++) {
+		const struct pcl_dso *d = pcl_machine__dso(in->machine, i);
+
+		if (d->hit && d->sym_status == PCL_DSO_SYMS_BAD_BUILD_ID && d->sym_note)
+			fprintf(stderr, "pcl: warning: %s\n", d->sym_note);
+	}
+}
+
+static int print_header(struct input *in, const struct report_opts *o)
+{
+	unsigned int flags = o->show_info ? PCL_HEADER_FULL : 0;
+
+	if (o->header_only)
+		flags |= PCL_HEADER_READ_STREAM;
+	if (pcl_header__print(stdout, in->reader, in->path, flags)) {
+		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : "cannot describe the file");
+		return -1;
+	}
+	return 0;
+}
+
+static int report(struct report_opts *o)
+{
+	struct input in;
+	struct pcl_hist_opts ho = { .size = sizeof(ho) };
+	struct pcl_report_opts ro = { .size = sizeof(ro), .graph = PCL_GRAPH_ABS,
+				      .graph_min_percent = 0.5 };
+	struct event_hist *eh = NULL;
+	bool chains, graph_off = false, any = false;
+	int nr = 0, ret = 1;
+
+	o->so.size = sizeof(o->so);
+	if (input_open(&in, o->input, &o->so))
+		goto out;
+	if (o->header || o->header_only) {
+		if (print_header(&in, o))
+			goto out;
+		if (o->header_only) {
+			ret = 0;
+			goto out;
+		}
+	}
+	chains = has_callchain(in.reader);
+	/*
+	 * perf: caller order with children, callee without, unless -g says. For
+	 * a stream perf decides before the events are declared: no children
+	 * (even with --children, which pcl honours), yet the caller order.
+	 */
+	ho.caller_order = o->children != 0 && (chains || pcl_data_reader__is_pipe(in.reader));
+	if (o->children < 0)
+		o->children = chains && !pcl_data_reader__is_pipe(in.reader);
+	if (o->graph && parse_graph(o->graph, &ro, &ho, &graph_off))
+		goto out;
+	if (setup_keys(o, &ho, &ro))
+		goto out;
+	ho.children = o->children && chains;
+	ho.callchain = chains && !graph_off;
+	ro.children = ho.children;
+	if (!ho.callchain)
+		ro.graph = PCL_GRAPH_NONE;
+	ro.percent_limit = o->percent_limit;
+	/* fractal shares are of the parent: a light entry can show its branches */
+	if (ro.graph != PCL_GRAPH_REL)
+		ho.tree_min_percent = ro.graph_min_percent > o->percent_limit ? ro.graph_min_percent
+									     : o->percent_limit;
+	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
+	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
+		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
+			in.path);
+		goto out;
+	}
+	if (o->group < 0) {
+		size_t glen = 0;
+
+		o->group = pcl_data_reader__feature(in.reader, PCL_FEAT_GROUP_DESC, &glen) && glen > 4;
+	}
+	if (setup_groups(&in, &eh, &nr, o->group))
+		goto oom;
+	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
+	if (read_samples(&in, o, &eh, &nr, &ho) < 0)
+		goto out;
+	input_finish(&in);
+	warn_symbols(&in);
+	if (o->stats) {
+		print_stats(&in, eh, nr);
+		ret = 0;
+		goto out;
+	}
+	for (int i = 0; i < nr; i++)
+		any |= eh[i].nr_samples != 0;
+	if (o->quiet)
+		goto sections;
+	if (!o->header)
+		printf("# To display the perf.data header info, please use --header/--header-only "
+		       "options.\n#\n");
+	if (!any) {
+		ret = fflush(stdout) ? 1 : 0; /* perf prints no more for a file without samples */
+		goto out;
+	}
+	print_filters(o);
+	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n",
+	       pcl_data_events__stats(in.events)->total_lost_samples);
+sections:
+	ro.quiet = o->quiet;
+	for (int i = 0; i < nr; i++) {
+		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
+			continue;
+		pcl_hists__finish(eh[i].h);
+		ro.total_period = eh[i].total_period;
+		ro.nr_members = o->group ? eh[i].nr_members : 0;
+		ro.member_totals = eh[i].member_totals;
+		if (print_section(&in, &eh[i], i, &ro))
+			goto out;
+	}
+	ret = fflush(stdout) ? 1 : 0;
+	goto out;
+oom:
+	die_msg("out of memory");
+out:
+	for (int i = 0; i < nr; i++) {
+		pcl_hists__free(eh[i].h);
+		free(eh[i].group_name);
+	}
+	free(eh);
+	input_close(&in);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .children = -1, .group = -1 };
+	int ret;
+
+	if (parse_opts(argc, argv, &o))
+		ret = EXIT_USAGE;
+	else
+		ret = report(&o);
+	struct list *lists[] = { &o.comm, &o.pid, &o.tid, &o.dso, &o.symbols };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		free(lists[i]->v);
+		free(lists[i]->arg);
+	}
+	return ret;
+}

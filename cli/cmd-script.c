@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl script: one line per sample of a perf.data file, as perf script
+ * prints it (the formatting is lib/output/script.c). This file parses the
+ * options, runs the shared reading loop (input.c) and filters samples.
+ *
+ * Output goes through a large stdio buffer without locking; SIGPIPE is
+ * ignored so that a reader that goes away (pcl script | head) shows up as
+ * EPIPE on a write, which ends the run quietly with status 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pcl/pcl.h>
+#include "cli.h"
+#include "input.h"
+
+#define OUTBUF_SIZE    (1u << 20)
+#define MAX_FIELD_ARGS 64
+
+enum {
+	OPT_SHOW_TASK = 256,
+	OPT_SHOW_MMAP,
+	OPT_SHOW_SWITCH,
+	OPT_SHOW_LOST,
+	OPT_NS,
+	OPT_RELTIME,
+	OPT_DELTATIME,
+	OPT_MAX_STACK,
+	OPT_SYMFS,
+	OPT_KALLSYMS,
+	OPT_PID,
+	OPT_TID,
+	OPT_NO_DEMANGLE,
+	OPT_DEMANGLE,
+};
+
+struct script_opts {
+	const char *input;
+	const char *fields[MAX_FIELD_ARGS];
+	int nr_fields;
+	struct pcl_script_opts so;
+	struct pcl_symbol_opts sym;
+	const char *cpu_list, *comm_list, *pid_list, *tid_list;
+};
+
+static int parse_opts(int argc, char **argv, struct script_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "show-task-events", no_argument, NULL, OPT_SHOW_TASK },
+		{ "show-mmap-events", no_argument, NULL, OPT_SHOW_MMAP },
+		{ "show-switch-events", no_argument, NULL, OPT_SHOW_SWITCH },
+		{ "show-lost-events", no_argument, NULL, OPT_SHOW_LOST },
+		{ "hide-call-graph", no_argument, NULL, 'G' },
+		{ "ns", no_argument, NULL, OPT_NS },
+		{ "reltime", no_argument, NULL, OPT_RELTIME },
+		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "comms", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	unsigned long v;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:i:F:Gk:C:c:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'F':
+			if (o->nr_fields == MAX_FIELD_ARGS) {
+				die_msg("too many -F options (at most %d)", MAX_FIELD_ARGS);
+				return -1;
+			}
+			o->fields[o->nr_fields++] = optarg;
+			break;
+		case OPT_SHOW_TASK:
+			o->so.show_task_events = true;
+			break;
+		case OPT_SHOW_MMAP:
+			o->so.show_mmap_events = true;
+			break;
+		case OPT_SHOW_SWITCH:
+			o->so.show_switch_events = true;
+			break;
+		case OPT_SHOW_LOST:
+			o->so.show_lost_events = true;
+			break;
+		case 'G':
+			o->so.hide_call_graph = true;
+			break;
+		case OPT_NS:
+			o->so.ns = true;
+			break;
+		case OPT_RELTIME:
+			o->so.reltime = true;
+			break;
+		case OPT_DELTATIME:
+			o->so.deltatime = true;
+			break;
+		case OPT_MAX_STACK:
+			v = strtoul(optarg, &end, 0);
+			if (*end || !*optarg || v > 1u << 20) {
+				die_msg("bad --max-stack '%s' (a number of frames)", optarg);
+				return -1;
+			}
+			/* 0: perf prints no frame; the library's 0 is the default */
+			o->so.max_stack = v ? (int)v : -1;
+			break;
+		case OPT_SYMFS:
+			o->sym.symfs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->sym.kallsyms = optarg;
+			break;
+		case 'k':
+			o->sym.vmlinux = optarg;
+			break;
+		case 'C':
+			o->cpu_list = optarg;
+			break;
+		case 'c':
+			o->comm_list = optarg;
+			break;
+		case OPT_PID:
+			o->pid_list = optarg;
+			break;
+		case OPT_TID:
+			o->tid_list = optarg;
+			break;
+		case OPT_DEMANGLE:
+			o->sym.no_demangle = false;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->sym.no_demangle = true;
+			break;
+		case 'f':
+			break;
+		case 'h':
+			print_usage("script", stdout);
+			exit(0);
+		default:
+			return option_error("script", c, argv);
+		}
+	}
+	if (optind < argc) {
+		die_msg("'%s': pcl script runs no scripts; it prints the samples of -i FILE "
+			"(see 'pcl help script')",
+			argv[optind]);
+		return -1;
+	}
+	/* as perf does: a symbol file that is not there is an error, not silent [unknown]s */
+	if ((o->sym.kallsyms && access(o->sym.kallsyms, R_OK)) ||
+	    (o->sym.vmlinux && access(o->sym.vmlinux, R_OK))) {
+		const char *bad = o->sym.kallsyms && access(o->sym.kallsyms, R_OK) ? o->sym.kallsyms
+										   : o->sym.vmlinux;
+
+		die_msg("cannot read '%s': %s", bad, strerror(errno));
+		return -1;
+	}
+	if (o->so.reltime && o->so.deltatime) {
+		die_msg("--reltime and --deltatime do not go together; give one");
+		return -1;
+	}
+	return 0;
+}
+
+/* The thread filters of --comms, --pid and --tid, and the CPUs of -C. */
+struct filter {
+	char *comms; /* a copy of the list, its commas NULs */
+	int nr_comms;
+	int *pids, nr_pids;
+	int *tids, nr_tids;
+	bool *cpus;
+	int nr_cpus;
+};
+
+static void filter_free(struct filter *f)
+{
+	free(f->comms);
+	free(f->pids);
+	free(f->tids);
+	free(f->cpus);
+}
+
+/* A comma list of numbers into *v. 0, or -1 (printed). */
+static int parse_ints(const char *opt, const char *list, int **v, int *n)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long x = strtol(p, &end, 10);
+		int *nv;
+
+		if (end == p || (*end && *end != ',') || x < 0 || x > INT32_MAX) {
+			die_msg("bad %s list '%s' (numbers separated by commas)", opt, list);
+			return -1;
+		}
+		nv = realloc(*v, sizeof(*nv) * (size_t)(*n + 1));
+		if (!nv) {
+			die_msg("out of memory");
+			return -1;
+		}
+		*v = nv;
+		(*v)[(*n)++] = (int)x;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int filter_parse(const struct script_opts *o, struct filter *f)
+{
+	if (o->comm_list) {
+		f->comms = strdup(o->comm_list);
+		if (!f->comms) {
+			die_msg("out of memory");
+			return -1;
+		}
+		f->nr_comms = 1;
+		for (char *p = f->comms; *p; p++)
+			if (*p == ',')
+				*p = '\0', f->nr_comms++;
+	}
+	if ((o->pid_list && parse_ints("--pid", o->pid_list, &f->pids, &f->nr_pids)) ||
+	    (o->tid_list && parse_ints("--tid", o->tid_list, &f->tids, &f->nr_tids)))
+		return -1;
+	if (o->cpu_list) {
+		int *cpus = NULL, n = pcl_parse_cpu_list(o->cpu_list, &cpus), max = 0;
+
+		if (n < 0) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			max = cpus[i] > max ? cpus[i] : max;
+		f->cpus = calloc((size_t)max + 1, sizeof(*f->cpus));
+		if (!f->cpus) {
+			free(cpus);
+			die_msg("out of memory");
+			return -1;
+		}
+		f->nr_cpus = max + 1;
+		for (int i = 0; i < n; i++)
+			f->cpus[cpus[i]] = true;
+		free(cpus);
+	}
+	return 0;
+}
+
+static bool has_int(const int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* perf's thread__is_filtered. */
+static bool filtered(const struct filter *f, const struct pcl_thread *t)
+{
+	if (f->comms) {
+		const char *c = f->comms;
+		bool hit = false;
+
+		for (int i = 0; i < f->nr_comms && !hit; i++, c += strlen(c) + 1)
+			hit = t && !strcmp(c, t->comm);
+		if (!hit)
+			return true;
+	}
+	if (f->pids && (!t || !has_int(f->pids, f->nr_pids, t->pid)))
+		return true;
+	if (f->tids && (!t || !has_int(f->tids, f->nr_tids, t->tid)))
+		return true;
+	return false;
+}
+
+/* Settle the fields against the events known so far; 0 or -1 (printed). */
+static int setup_events(struct pcl_script *s, struct input *in, const struct filter *f, int *nr)
+{
+	int n = pcl_data_reader__nr_attrs(in->reader), ret;
+	const struct pcl_data_attr **attrs;
+	bool cpu = false;
+
+	if (n == *nr)
+		return 0;
+	attrs = calloc((size_t)n + 1, sizeof(*attrs));
+	if (!attrs) {
+		die_msg("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		attrs[i] = pcl_data_reader__attr(in->reader, i);
+		cpu |= !!(attrs[i]->attr.sample_type & PERF_SAMPLE_CPU);
+	}
+	ret = pcl_script__setup(s, attrs, n, pcl_data_reader__is_pipe(in->reader));
+	free(attrs);
+	if (ret) {
+		die_msg("%s", ret == -ENOMEM ? "out of memory" : pcl_last_error());
+		return -1;
+	}
+	if (f->cpus && n && !cpu) {
+		die_msg("'%s' has no CPU in its samples: -C cannot select any", in->path);
+		return -1;
+	}
+	*nr = n;
+	return 0;
+}
+
+/* The formats of the file's tracepoints, if it has them. */
+static struct pcl_tracepoints *load_tracepoints(struct input *in)
+{
+	size_t len;
+	const void *d = pcl_data_reader__feature(in->reader, PCL_FEAT_TRACING_DATA, &len);
+	struct pcl_tracepoints *tp;
+
+	if (!d)
+		return NULL;
+	tp = pcl_tracepoints__parse(d, len);
+	if (!tp)
+		fprintf(stderr, "pcl: warning: '%s': %s; tracepoint payloads not shown\n", in->path,
+			errno == ENOMEM ? "out of memory" : pcl_last_error());
+	return tp;
+}
+
+/* One event: its line, if it has one. 0, 1 on a write error, -1 on another (printed). */
+static int one_event(struct pcl_script *s, struct input *in, const struct filter *f)
+{
+	struct pcl_data_event *ev = &in->ev;
+	struct pcl_resolved res;
+	int ret;
+
+	if (!ev->decoded)
+		return 0;
+	if (ev->hdr->type != PERF_RECORD_SAMPLE)
+		return pcl_script__event(s, stdout, ev->attr, &ev->rec, in->machine) < 0;
+	if (!ev->attr)
+		return 0;
+	if (f->cpus && (ev->rec.sample.sample_type & PERF_SAMPLE_CPU) &&
+	    (ev->rec.sample.cpu >= (uint32_t)f->nr_cpus || !f->cpus[ev->rec.sample.cpu]))
+		return 0;
+	if (pcl_resolver__sample(in->resolver, &ev->rec, &res)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	if (filtered(f, res.thread))
+		return 0;
+	ret = pcl_script__sample(s, stdout, ev->attr, &ev->rec, &res);
+	return ret < 0;
+}
+
+/* perf's warnings about what the recorder lost, at the end of a run. */
+static void warn_lost(struct input *in, bool lost_shown)
+{
+	const struct pcl_data_stats *st = pcl_data_events__stats(in->events);
+	uint64_t total = 0, nsamples;
+
+	if (!st)
+		return;
+	for (size_t i = 0; i < sizeof(st->nr) / sizeof(st->nr[0]); i++)
+		total += st->nr[i];
+	if (!lost_shown && st->nr[PERF_RECORD_LOST])
+		fprintf(stderr,
+			"pcl: warning: '%s': the recorder lost %" PRIu64 " chunks of events "
+			"(%" PRIu64 " records read); check I/O or CPU overload\n",
+			in->path, st->nr[PERF_RECORD_LOST], total);
+	nsamples = st->nr[PERF_RECORD_SAMPLE];
+	if (st->total_lost_samples &&
+	    (double)st->total_lost_samples / (double)(nsamples + st->total_lost_samples) > 0.05)
+		fprintf(stderr,
+			"pcl: warning: '%s': %.2f%% of the samples were lost (%" PRIu64 " read)\n",
+			in->path,
+			100.0 * (double)st->total_lost_samples /
+				(double)(nsamples + st->total_lost_samples),
+			nsamples);
+}
+
+/* The reading loop; the exit status. */
+static int run(struct pcl_script *s, struct input *in, const struct filter *f, bool lost_shown)
+{
+	bool pipe = pcl_data_reader__is_pipe(in->reader);
+	int nr = -1, ret = 0, r;
+
+	if (!pipe && setup_events(s, in, f, &nr))
+		return 1;
+	while ((r = input_next(in)) > 0) {
+		if (pipe && setup_events(s, in, f, &nr))
+			return 1;
+		r = one_event(s, in, f);
+		if (r)
+			break;
+	}
+	if (r < 0) {
+		ret = 1;
+	} else if (r > 0 || fflush(stdout) || ferror(stdout)) {
+		/* a reader that went away (| head) ends the run, quietly */
+		if (errno != EPIPE) {
+			die_msg("cannot write the output: %s", strerror(errno));
+			ret = 1;
+		}
+		return ret;
+	}
+	warn_lost(in, lost_shown);
+	input_finish(in);
+	return ret;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	static char outbuf[OUTBUF_SIZE];
+	struct script_opts o = {
+		.so = { .size = sizeof(struct pcl_script_opts) },
+		.sym = { .size = sizeof(struct pcl_symbol_opts) },
+	};
+	struct filter f = { 0 };
+	struct pcl_tracepoints *tp = NULL;
+	struct pcl_script *s = NULL;
+	struct pcl_thread *idle;
+	struct input in;
+	int ret = EXIT_USAGE;
+
+	memset(&in, 0, sizeof(in));
+	if (parse_opts(argc, argv, &o))
+		return EXIT_USAGE;
+	s = pcl_script__new(&o.so);
+	if (!s) {
+		die_msg("out of memory");
+		return 1;
+	}
+	for (int i = 0; i < o.nr_fields; i++) {
+		if (pcl_script__parse_fields(s, o.fields[i], stderr)) {
+			die_msg("%s", pcl_last_error());
+			goto out;
+		}
+	}
+	if (filter_parse(&o, &f))
+		goto out;
+	ret = 1;
+	if (input_open(&in, o.input, &o.sym))
+		goto out;
+	/* perf names the idle thread (pid 0) swapper */
+	idle = pcl_machine__thread(in.machine, 0, 0);
+	if (idle)
+		idle->comm = pcl_machine__intern(in.machine, "swapper") ?: idle->comm;
+	tp = load_tracepoints(&in);
+	pcl_script__set_tracepoints(s, tp);
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
+	ret = run(s, &in, &f, o.so.show_lost_events);
+out:
+	input_close(&in);
+	pcl_tracepoints__free(tp);
+	pcl_script__free(s);
+	filter_free(&f);
+	return ret;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared reading loop of pcl report and pcl script (see input.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+#include "input.h"
+
+#define PROGRESS_MIN (64u << 20) /* files smaller than this read too fast to need a bar */
+
+/* Feature sections newer than pcl are skipped, and said so once. */
+static void note_unknown_features(const struct input *in)
+{
+	struct pcl_data_layout l;
+	int n = 0, first = -1;
+
+	pcl_data_reader__layout(in->reader, &l);
+	for (int f = PCL_FEAT_PMU_CAPS + 1; f < PCL_FEAT_MAX; f++)
+		if (l.features[f / 64] & (1ULL << (f % 64))) {
+			if (first < 0)
+				first = f;
+			n++;
+		}
+	if (n)
+		fprintf(stderr,
+			"pcl: note: '%s': skipping %d feature section%s pcl does not know "
+			"(first: bit %d)\n",
+			in->path, n, n > 1 ? "s" : "", first);
+}
+
+int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so)
+{
+	const void *bids;
+	size_t len;
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path ? path : "perf.data";
+	in->reader = pcl_data_reader__open(in->path);
+	if (!in->reader) {
+		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(errno));
+		return -1;
+	}
+	in->machine = pcl_machine__new();
+	in->symbols = pcl_symbols__new(so);
+	in->resolver = in->machine ? pcl_resolver__new(in->machine, in->symbols) : NULL;
+	in->events = pcl_data_events__new(in->reader, true);
+	if (!in->machine || !in->symbols || !in->resolver || !in->events) {
+		die_msg("out of memory");
+		return -1;
+	}
+	bids = pcl_data_reader__feature(in->reader, PCL_FEAT_BUILD_ID, &len);
+	if (bids && pcl_machine__set_build_ids(in->machine, bids, len) == -EBADMSG)
+		fprintf(stderr, "pcl: warning: '%s': malformed build-id table ignored\n", in->path);
+	note_unknown_features(in);
+	if (!pcl_data_reader__is_pipe(in->reader) && !stat(in->path, &st))
+		in->file_size = (uint64_t)st.st_size;
+	in->progress = isatty(STDERR_FILENO) && in->file_size >= PROGRESS_MIN;
+	return 0;
+}
+
+static void progress(struct input *in)
+{
+	uint64_t off = pcl_data_reader__offset(in->reader);
+	int pct = in->file_size ? (int)(off * 100 / in->file_size) : 0;
+	char bar[41];
+
+	memset(bar, ' ', 40);
+	memset(bar, '#', (size_t)(pct * 40 / 100));
+	bar[40] = '\0';
+	fprintf(stderr, "\rreading %s [%s] %3d%%", in->path, bar, pct);
+	in->shown = true;
+}
+
+static void progress_clear(struct input *in)
+{
+	if (in->shown)
+		fprintf(stderr, "\r\033[K");
+	in->shown = false;
+}
+
+int input_next(struct input *in)
+{
+	int ret = pcl_data_events__next(in->events, &in->ev);
+
+	if (ret <= 0) {
+		progress_clear(in);
+		if (ret < 0) {
+			const char *msg = pcl_last_error();
+
+			in->failed = true;
+			die_msg("%s", msg[0] ? msg : strerror(-ret));
+			return -1;
+		}
+		return 0;
+	}
+	if (in->progress && (++in->nr_read & 0xffff) == 0)
+		progress(in);
+	if (in->ev.decoded && in->ev.hdr->type != PERF_RECORD_SAMPLE &&
+	    pcl_machine__process(in->machine, &in->ev.rec)) {
+		progress_clear(in);
+		die_msg("out of memory");
+		return -1;
+	}
+	return 1;
+}
+
+void input_finish(struct input *in)
+{
+	/* after an error, its message is the one line the user gets */
+	if (!in->failed && pcl_data_reader__truncated(in->reader))
+		fprintf(stderr,
+			"pcl: warning: '%s' is cut short (the recorder did not finish it); "
+			"read up to its last whole record\n",
+			in->path);
+}
+
+void input_close(struct input *in)
+{
+	pcl_data_events__free(in->events);
+	pcl_resolver__free(in->resolver);
+	pcl_symbols__free(in->symbols);
+	pcl_machine__free(in->machine);
+	pcl_data_reader__close(in->reader);
+	memset(in, 0, sizeof(*in));
+}

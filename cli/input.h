@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a recording for report and script: the file, its events in time
+ * order, the machine they rebuild and the symbolizer, wired together; a
+ * progress bar on a terminal, and the one warning a cut file deserves.
+ */
+#ifndef PCL_CLI_INPUT_H
+#define PCL_CLI_INPUT_H
+
+#include <pcl/pcl.h>
+
+struct input {
+	const char *path;
+	struct pcl_data_reader *reader;
+	struct pcl_data_events *events;
+	struct pcl_machine *machine;
+	struct pcl_symbols *symbols;
+	struct pcl_resolver *resolver;
+	struct pcl_data_event ev;
+	uint64_t file_size, nr_read;
+	bool progress; /* stderr is a terminal and the file is large */
+	bool shown;    /* the bar is on screen */
+	bool failed;   /* input_next reported an error */
+};
+
+/* Open @path ("-": stdin, NULL: perf.data) with @so. 0, or -1 with the error printed. */
+int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so);
+/*
+ * The next event (in->ev), with the machine already updated by it: 1, 0 at
+ * the end, -1 on an error (printed). Samples are not resolved here.
+ */
+int input_next(struct input *in);
+/* Print the truncation warning if the file was cut. */
+void input_finish(struct input *in);
+void input_close(struct input *in);
+
+#endif

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analysis layer: samples resolved against the machine and its
+ * symbols, then gathered into histograms and call trees, as perf report
+ * does it.
+ *
+ * Not thread-safe: each object belongs to one thread.
+ */
+#ifndef PCL_ANALYSIS_H
+#define PCL_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pcl/common.h>
+#include <pcl/machine.h>
+#include <pcl/record.h>
+#include <pcl/symbol.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One resolved address. */
+struct pcl_frame {
+	uint64_t ip;		      /* as recorded */
+	uint64_t addr;		      /* DSO-relative (pcl_map__map_ip), or ip when unmapped */
+	struct pcl_map *map;	      /* NULL: in no known map ("[unknown]") */
+	const struct pcl_symbol *sym; /* NULL: no symbol covers it */
+	char level;		      /* perf's: 'k' kernel, '.' user, 'H' hypervisor/guest */
+};
+
+/* A sample with its thread, ip and call chain resolved. */
+struct pcl_resolved {
+	struct pcl_thread *thread;
+	struct pcl_frame ip;
+	const struct pcl_frame *chain; /* callee first, context markers dropped */
+	size_t nr_chain;
+};
+
+struct pcl_resolver;
+/* A resolver over @m and @s (borrowed). NULL with errno. */
+PCL_API struct pcl_resolver *pcl_resolver__new(struct pcl_machine *m, struct pcl_symbols *s);
+PCL_API void pcl_resolver__free(struct pcl_resolver *r);
+/*
+ * Resolve @rec (a decoded PERF_RECORD_SAMPLE) into @out; the chain array is
+ * the resolver's, valid until the next call. 0 or -ENOMEM.
+ */
+PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
+				 struct pcl_resolved *out);
+/* Resolve one address of @thread, in kernel space when @kernel. */
+PCL_API void pcl_resolver__frame(struct pcl_resolver *r, struct pcl_thread *thread, bool kernel,
+				 uint64_t ip, struct pcl_frame *out);
+
+/* ---- histograms ---- */
+
+enum pcl_sort_key {
+	PCL_SORT_COMM,
+	PCL_SORT_DSO,
+	PCL_SORT_SYM,
+	PCL_SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
+	PCL_SORT_TID, /* the same as pid (perf has no separate key) */
+	PCL_SORT_CPU,
+	PCL_SORT_MAX,
+};
+
+/* Sort keys from perf's --sort syntax ("comm,dso,sym"): count, or -EINVAL naming the bad key. */
+PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max);
+
+/* Call-graph nodes: a tree per histogram entry, merged by symbol (perf's function key). */
+struct pcl_callnode {
+	struct pcl_frame frame;
+	uint64_t self;	   /* period of chains that end here */
+	uint64_t total;	   /* period of chains through here (self included) */
+	uint64_t count;	   /* samples through here */
+	struct pcl_callnode *parent, *first, *next; /* children, heaviest first after finish */
+	struct pcl_callnode *hint;		    /* the child found last (building only) */
+};
+
+struct pcl_hist_opts {
+	size_t size; /* sizeof(struct pcl_hist_opts) */
+	enum pcl_sort_key keys[PCL_SORT_MAX];
+	int nr_keys;	   /* 0: comm,dso,sym */
+	bool children;	   /* add each chain entry's accumulated period (perf --children) */
+	bool callchain;	   /* build call trees */
+	bool caller_order; /* trees root at the outermost caller (perf -g caller) */
+	int nr_members;	   /* > 1: an event group shown together (perf --group) */
+	/*
+	 * Trees only for entries weighing at least this share of the total
+	 * (their branches under it would not be shown anyway); 0: all.
+	 */
+	double tree_min_percent;
+};
+
+struct pcl_hist_entry {
+	const char *comm; /* interned: the thread's comm when the entry was made */
+	const struct pcl_thread *thread; /* its thread (its comm now: what perf's pid key shows) */
+	int32_t pid, tid, cpu;
+	struct pcl_frame frame; /* map, sym, addr, level of the entry's symbol */
+	uint64_t self;		/* period of samples in this entry itself */
+	uint64_t children;	/* with opts.children: period of samples with it on their chain */
+	uint64_t nr_samples;
+	struct pcl_callnode *root; /* with opts.callchain: the call tree's (empty) root */
+	uint32_t max_depth;	   /* longest path in the tree */
+	uint64_t *member_self;	   /* with opts.nr_members > 1: each member's self period */
+	bool hidden;		   /* made by a sample the filters leave out: not shown */
+};
+
+struct pcl_hists;
+PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts);
+PCL_API void pcl_hists__free(struct pcl_hists *h);
+/* Add a resolved sample of @period on @cpu. 0 or -ENOMEM. */
+PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, uint32_t cpu,
+			   uint64_t period);
+/*
+ * Add a sample that a filter (--comm, --dso, --pid...) leaves out. perf's
+ * rule: it still counts towards an entry that exists, and an entry it makes
+ * is hidden (an entry keeps the verdict of the sample that made it).
+ */
+PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved *s,
+				  uint32_t cpu, uint64_t period);
+/*
+ * With opts.nr_members > 1: add a sample of group member @member (0 is the
+ * leader, whose period is also the entry's self). 0, -EINVAL, -ENOMEM.
+ */
+PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved *s, uint32_t cpu,
+				  uint64_t period, int member);
+/*
+ * Sort the entries the way perf report prints them: by children (with
+ * opts.children) then self period, heaviest first, ties by the sort keys.
+ * Call trees are sorted too.
+ */
+PCL_API void pcl_hists__finish(struct pcl_hists *h);
+PCL_API size_t pcl_hists__nr_entries(const struct pcl_hists *h);
+PCL_API const struct pcl_hist_entry *pcl_hists__entry(const struct pcl_hists *h, size_t i);
+/* Sum of the periods and number of the samples added. */
+PCL_API uint64_t pcl_hists__total_period(const struct pcl_hists *h);
+PCL_API uint64_t pcl_hists__nr_samples(const struct pcl_hists *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

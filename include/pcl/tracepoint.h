@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracepoint formats: the layout of a tracepoint's raw sample data
+ * (PERF_SAMPLE_RAW), as tracefs describes it in events/SYS/NAME/format and
+ * as perf copies those files into a perf.data file's TRACING_DATA feature
+ * section (perf's tools/perf/util/trace-event-read.c reads the same bytes).
+ *
+ * A format is a list of fields, each at a byte offset of the raw data with
+ * a size, a C type, and whether it is signed. Printing a sample's data
+ * follows the fields, not the format's "print fmt" (which is C code for the
+ * kernel's printk): name=value for each field after the common_* header,
+ * strings for char arrays and __data_loc strings, hex for pointers, decimal
+ * otherwise. That is deliberately not perf's text for the same event.
+ *
+ * Formats are immutable once parsed, and may be shared between threads.
+ */
+#ifndef PCL_TRACEPOINT_H
+#define PCL_TRACEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pcl/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pcl_tp_field.flags */
+#define PCL_TP_SIGNED	0x01u /* signed:1 */
+#define PCL_TP_POINTER	0x02u /* the type has a '*' (elements of an array too) */
+#define PCL_TP_STRING	0x04u /* char array, static or dynamic: printed as a string */
+#define PCL_TP_ARRAY	0x08u /* a static array: nr elements of elem_size bytes */
+#define PCL_TP_DYNAMIC	0x10u /* __data_loc: a u32 (offset | length << 16) to the data */
+#define PCL_TP_RELATIVE 0x20u /* __rel_loc: that offset counts from the field's end */
+#define PCL_TP_COMMON	0x40u /* common_* header field, not printed */
+
+/* One field of a format. */
+struct pcl_tp_field {
+	char *name;
+	char *type;	    /* the declaration without the name: "char[16]", "__data_loc char[]" */
+	uint32_t offset;    /* in the raw data */
+	uint32_t size;	    /* bytes at offset (4 for a __data_loc) */
+	uint32_t elem_size; /* bytes per element of an array (static or dynamic); size otherwise */
+	uint32_t nr;	    /* elements of a static array; 0 otherwise */
+	unsigned int flags; /* PCL_TP_* */
+};
+
+/* A tracepoint's format. */
+struct pcl_tp_format {
+	char *system; /* "sched" */
+	char *name;   /* "sched_switch" */
+	uint64_t id;  /* the tracepoint's id: perf_event_attr.config */
+	int nr_fields;
+	struct pcl_tp_field *fields;
+};
+
+/*
+ * Parse a format file's text (@len bytes; "name:", "ID:", "format:" and
+ * its field lines) of a tracepoint of @system. @long_size is the recording
+ * machine's sizeof(long) (8 if 0), for the element size of dynamic arrays
+ * of longs. NULL with errno (EBADMSG: no name, no ID or a malformed field
+ * line; ENOMEM) and pcl_last_error(). Free with pcl_tp_format__free().
+ */
+PCL_API struct pcl_tp_format *pcl_tp_format__parse(const char *system, const char *text, size_t len,
+						   int long_size);
+/* NULL-safe. */
+PCL_API void pcl_tp_format__free(struct pcl_tp_format *f);
+
+/*
+ * Print the fields of @raw (@size bytes of a sample's raw data, as written
+ * by tracepoint @f) to @out: "name=value" for each field that is not a
+ * common_* one, separated by one space, no newline. A field that does not
+ * fit in @size is left out; a dynamic field whose data lies outside @raw
+ * prints as "name=?". Returns 0, or -EIO when @out has an error.
+ */
+PCL_API int pcl_tp_format__fprint(const struct pcl_tp_format *f, const void *raw, size_t size,
+				  FILE *out);
+
+/* The formats of a TRACING_DATA section, by id. */
+struct pcl_tracepoints;
+/*
+ * Parse a TRACING_DATA feature section (or the bytes that follow a pipe's
+ * HEADER_TRACING_DATA record): perf's "\027\010\104tracing" layout, little
+ * or big endian. Formats of the "ftrace" system and a malformed single
+ * format are skipped; a section that is itself malformed (bad magic, sizes
+ * past its end) fails. NULL with errno (EBADMSG, ENOMEM) and
+ * pcl_last_error().
+ */
+PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t len);
+/* NULL-safe. Frees the formats too. */
+PCL_API void pcl_tracepoints__free(struct pcl_tracepoints *t);
+/* Number of formats, and format @i (in id order); valid until free. */
+PCL_API size_t pcl_tracepoints__count(const struct pcl_tracepoints *t);
+PCL_API const struct pcl_tp_format *pcl_tracepoints__at(const struct pcl_tracepoints *t, size_t i);
+/* The format of tracepoint @id, or NULL. O(log n). NULL-safe. */
+PCL_API const struct pcl_tp_format *pcl_tracepoints__find(const struct pcl_tracepoints *t,
+							  uint64_t id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine model (contract in include/pcl/machine.h).
+ *
+ * Threads live in a hash table keyed by tid (as perf keys them). Each
+ * process has one map set (struct pcl_maps), shared by its threads through
+ * a reference count: a thread created by FORK with the parent's pid shares
+ * it, a new process gets a copy. A map set is an array sorted by start with
+ * no overlaps: a new map cuts the parts of older maps it covers, as perf's
+ * maps__fixup_overlappings does, so lookups are a binary search. The kernel
+ * and its modules have their own map set.
+ *
+ * DSOs are unique by name (a hash table) and owned by the machine; maps
+ * point at them. Strings a report compares (comms) are interned so that
+ * equal names are equal pointers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "internal.h"
+
+struct pcl_maps {
+	struct pcl_map **v; /* sorted by start, no overlaps */
+	int n, alloc;
+	int refcnt;
+};
+
+struct strtab {
+	char **slot;
+	size_t n, cap; /* cap: power of two */
+};
+
+struct pcl_machine {
+	struct pcl_thread **threads; /* open addressing by tid */
+	size_t nr_threads, cap_threads;
+	struct pcl_dso **dsos; /* creation order */
+	int nr_dsos, alloc_dsos;
+	struct pcl_dso **dso_hash; /* open addressing by name */
+	size_t cap_dso_hash;
+	struct pcl_maps kmaps;
+	bool have_kernel_map;
+	/* every map ever made: frames keep pointing at maps that were since cut */
+	struct pcl_map **all_maps;
+	int nr_all_maps, alloc_all_maps;
+	struct strtab strings;
+	/* BUILD_ID feature entries not yet matched to a DSO */
+	struct pending_bid {
+		char *name;
+		uint8_t size, id[20];
+	} *bids;
+	int nr_bids, alloc_bids;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t hash_int(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+PCL_API struct pcl_machine *pcl_machine__new(void)
+{
+	struct pcl_machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->kmaps.refcnt = 1;
+	return m;
+}
+
+static void maps_put(struct pcl_maps *maps)
+{
+	if (maps && --maps->refcnt == 0) {
+		free(maps->v);
+		free(maps);
+	}
+}
+
+static void dso_free(struct pcl_dso *d)
+{
+	if (d->sym_free && d->sym_priv)
+		d->sym_free(d->sym_priv);
+	free(d->sym_note);
+	free(d->name);
+	free(d);
+}
+
+PCL_API void pcl_machine__free(struct pcl_machine *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap_threads; i++)
+		if (m->threads[i]) {
+			maps_put(m->threads[i]->maps);
+			free(m->threads[i]);
+		}
+	free(m->threads);
+	for (int i = 0; i < m->nr_dsos; i++)
+		dso_free(m->dsos[i]);
+	free(m->dsos);
+	free(m->dso_hash);
+	free(m->kmaps.v);
+	for (int i = 0; i < m->nr_all_maps; i++)
+		free(m->all_maps[i]);
+	free(m->all_maps);
+	for (size_t i = 0; i < m->strings.cap; i++)
+		free(m->strings.slot[i]);
+	free(m->strings.slot);
+	for (int i = 0; i < m->nr_bids; i++)
+		free(m->bids[i].name);
+	free(m->bids);
+	free(m);
+}
+
+PCL_API const char *pcl_machine__intern(struct pcl_machine *m, const char *s)
+{
+	struct strtab *t = &m->strings;
+	size_t i;
+
+	if (t->n * 2 >= t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		char **ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->slot[k])
+				continue;
+			i = hash_str(t->slot[k]) & (ncap - 1);
+			while (ns[i])
+				i = (i + 1) & (ncap - 1);
+			ns[i] = t->slot[k];
+		}
+		free(t->slot);
+		t->slot = ns;
+		t->cap = ncap;
+	}
+	i = hash_str(s) & (t->cap - 1);
+	while (t->slot[i]) {
+		if (!strcmp(t->slot[i], s))
+			return t->slot[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	t->slot[i] = strdup(s);
+	if (!t->slot[i])
+		return NULL;
+	t->n++;
+	return t->slot[i];
+}
+
+/* ---- DSOs ---- */
+
+static const char *dso_short_name(const char *name, enum pcl_dso_kind kind, char *buf, size_t len)
+{
+	const char *b = strrchr(name, '/');
+
+	if (kind == PCL_DSO_MODULE && name[0] == '/') {
+		/* /lib/modules/.../e1000e.ko.xz -> [e1000e], with '-' as '_' as the kernel names it */
+		size_t n = strcspn(b + 1, ".");
+
+		snprintf(buf, len, "[%.*s]", (int)n, b + 1);
+		for (char *p = buf; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		return buf;
+	}
+	return b && name[0] != '[' ? b + 1 : name;
+}
+
+static int dso_hash_insert(struct pcl_machine *m, struct pcl_dso *d)
+{
+	size_t i;
+
+	if ((size_t)m->nr_dsos * 2 >= m->cap_dso_hash) {
+		size_t ncap = m->cap_dso_hash ? m->cap_dso_hash * 2 : 64;
+		struct pcl_dso **nh = calloc(ncap, sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		free(m->dso_hash);
+		m->dso_hash = nh;
+		m->cap_dso_hash = ncap;
+		for (int k = 0; k < m->nr_dsos; k++) {
+			i = hash_str(m->dsos[k]->name) & (ncap - 1);
+			while (nh[i])
+				i = (i + 1) & (ncap - 1);
+			nh[i] = m->dsos[k];
+		}
+	}
+	i = hash_str(d->name) & (m->cap_dso_hash - 1);
+	while (m->dso_hash[i])
+		i = (i + 1) & (m->cap_dso_hash - 1);
+	m->dso_hash[i] = d;
+	return 0;
+}
+
+PCL_API struct pcl_dso *pcl_machine__find_dso(struct pcl_machine *m, const char *name)
+{
+	size_t i;
+
+	if (!m || !m->cap_dso_hash)
+		return NULL;
+	i = hash_str(name) & (m->cap_dso_hash - 1);
+	while (m->dso_hash[i]) {
+		if (!strcmp(m->dso_hash[i]->name, name))
+			return m->dso_hash[i];
+		i = (i + 1) & (m->cap_dso_hash - 1);
+	}
+	return NULL;
+}
+
+static void apply_pending_build_id(struct pcl_machine *m, struct pcl_dso *d)
+{
+	for (int i = 0; i < m->nr_bids; i++)
+		if (!strcmp(m->bids[i].name, d->name) && !d->build_id_size) {
+			d->build_id_size = m->bids[i].size;
+			memcpy(d->build_id, m->bids[i].id, m->bids[i].size);
+		}
+}
+
+static struct pcl_dso *dso_findnew(struct pcl_machine *m, const char *name,
+				   enum pcl_dso_kind kind, int32_t pid)
+{
+	struct pcl_dso *d = pcl_machine__find_dso(m, name);
+	char sbuf[256];
+
+	if (d)
+		return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->name = strdup(name)))
+		goto err;
+	d->kind = kind;
+	d->pid = pid;
+	d->short_name = pcl_machine__intern(m, dso_short_name(d->name, kind, sbuf, sizeof(sbuf)));
+	if (!d->short_name ||
+	    grow_array((void **)&m->dsos, &m->alloc_dsos, m->nr_dsos + 1, sizeof(*m->dsos)))
+		goto err;
+	m->dsos[m->nr_dsos++] = d;
+	if (dso_hash_insert(m, d)) {
+		m->nr_dsos--;
+		goto err;
+	}
+	apply_pending_build_id(m, d);
+	return d;
+err:
+	if (d)
+		free(d->name);
+	free(d);
+	return NULL;
+}
+
+PCL_API int pcl_machine__nr_dsos(const struct pcl_machine *m)
+{
+	return m ? m->nr_dsos : 0;
+}
+
+PCL_API struct pcl_dso *pcl_machine__dso(const struct pcl_machine *m, int i)
+{
+	return m && i >= 0 && i < m->nr_dsos ? m->dsos[i] : NULL;
+}
+
+/* ---- map sets ---- */
+
+/* Index of the first map with end > @addr. */
+static int maps_lower(const struct pcl_maps *ms, uint64_t addr)
+{
+	int lo = 0, hi = ms->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (ms->v[mid]->end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct pcl_map *maps_find(const struct pcl_maps *ms, uint64_t addr)
+{
+	int i = maps_lower(ms, addr);
+
+	return i < ms->n && ms->v[i]->start <= addr ? ms->v[i] : NULL;
+}
+
+/* A map object that lives as long as the machine. */
+static struct pcl_map *map_new(struct pcl_machine *m, const struct pcl_map *src)
+{
+	struct pcl_map *map;
+
+	if (grow_array((void **)&m->all_maps, &m->alloc_all_maps, m->nr_all_maps + 1,
+		       sizeof(*m->all_maps)))
+		return NULL;
+	map = malloc(sizeof(*map));
+	if (!map)
+		return NULL;
+	*map = *src;
+	m->all_maps[m->nr_all_maps++] = map;
+	return map;
+}
+
+/*
+ * Insert @nm, cutting what it covers out of the maps there: an older map
+ * that straddles its start keeps its head, one that straddles its end keeps
+ * its tail (with pgoff moved along), and ones inside it go. Cut maps are new
+ * objects: the old ones stay valid for whoever points at them.
+ */
+static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct pcl_map *nm)
+{
+	int i = maps_lower(ms, nm->start), j = i;
+	struct pcl_map head = { 0 }, tail = { 0 };
+	struct pcl_map *hp = NULL, *tp = NULL, *np;
+	int add;
+
+	if (nm->end <= nm->start)
+		return 0;
+	while (j < ms->n && ms->v[j]->start < nm->end) {
+		const struct pcl_map *o = ms->v[j];
+
+		if (o->start < nm->start) {
+			head = *o;
+			head.end = nm->start;
+			if (!(hp = map_new(m, &head)))
+				return -ENOMEM;
+		}
+		if (o->end > nm->end) {
+			tail = *o;
+			if (tail.pgoff != UINT64_MAX)
+				tail.pgoff += nm->end - o->start;
+			tail.start = nm->end;
+			if (!(tp = map_new(m, &tail)))
+				return -ENOMEM;
+		}
+		j++;
+	}
+	np = map_new(m, nm);
+	if (!np)
+		return -ENOMEM;
+	/* [i, j) are replaced by head? + nm + tail? */
+	add = !!hp + 1 + !!tp - (j - i);
+	if (grow_array((void **)&ms->v, &ms->alloc, ms->n + (add > 0 ? add : 0), sizeof(*ms->v)))
+		return -ENOMEM;
+	memmove(&ms->v[j + add], &ms->v[j], (size_t)(ms->n - j) * sizeof(*ms->v));
+	ms->n += add;
+	if (hp)
+		ms->v[i++] = hp;
+	ms->v[i++] = np;
+	if (tp)
+		ms->v[i] = tp;
+	return 0;
+}
+
+static struct pcl_maps *maps_new(void)
+{
+	struct pcl_maps *ms = calloc(1, sizeof(*ms));
+
+	if (ms)
+		ms->refcnt = 1;
+	return ms;
+}
+
+static struct pcl_maps *maps_clone(const struct pcl_maps *src)
+{
+	struct pcl_maps *ms = maps_new();
+
+	if (!ms || !src->n)
+		return ms;
+	ms->v = malloc((size_t)src->n * sizeof(*ms->v));
+	if (!ms->v) {
+		free(ms);
+		return NULL;
+	}
+	memcpy(ms->v, src->v, (size_t)src->n * sizeof(*ms->v));
+	ms->n = ms->alloc = src->n;
+	return ms;
+}
+
+/* ---- threads ---- */
+
+static struct pcl_thread *thread_find(struct pcl_machine *m, int32_t tid)
+{
+	size_t i;
+
+	if (!m->cap_threads)
+		return NULL;
+	i = hash_int((uint32_t)tid) & (m->cap_threads - 1);
+	while (m->threads[i]) {
+		if (m->threads[i]->tid == tid)
+			return m->threads[i];
+		i = (i + 1) & (m->cap_threads - 1);
+	}
+	return NULL;
+}
+
+static int thread_insert(struct pcl_machine *m, struct pcl_thread *t)
+{
+	size_t i;
+
+	if (m->nr_threads * 2 >= m->cap_threads) {
+		size_t ncap = m->cap_threads ? m->cap_threads * 2 : 256;
+		struct pcl_thread **nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		for (size_t k = 0; k < m->cap_threads; k++) {
+			if (!m->threads[k])
+				continue;
+			i = hash_int((uint32_t)m->threads[k]->tid) & (ncap - 1);
+			while (nt[i])
+				i = (i + 1) & (ncap - 1);
+			nt[i] = m->threads[k];
+		}
+		free(m->threads);
+		m->threads = nt;
+		m->cap_threads = ncap;
+	}
+	i = hash_int((uint32_t)t->tid) & (m->cap_threads - 1);
+	while (m->threads[i])
+		i = (i + 1) & (m->cap_threads - 1);
+	m->threads[i] = t;
+	m->nr_threads++;
+	return 0;
+}
+
+static struct pcl_thread *thread_new(struct pcl_machine *m, int32_t pid, int32_t tid,
+				     struct pcl_maps *maps)
+{
+	struct pcl_thread *t = calloc(1, sizeof(*t));
+	char name[32];
+
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	/* perf names the idle task swapper */
+	snprintf(name, sizeof(name), tid ? ":%d" : "swapper", tid);
+	t->comm = pcl_machine__intern(m, name);
+	t->maps = maps;
+	if (!t->comm || !maps || thread_insert(m, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pid, int32_t tid)
+{
+	struct pcl_thread *t, *leader;
+	struct pcl_maps *maps;
+
+	if (!m)
+		return NULL;
+	if (pid == -1)
+		pid = tid = 0;
+	t = thread_find(m, tid);
+	if (t) {
+		if (t->pid == -1 && pid != -1)
+			t->pid = pid;
+		return t;
+	}
+	/* a thread first seen in a sample shares its process's maps, as in perf */
+	if (pid != tid && pid > 0 && (leader = pcl_machine__thread(m, pid, pid))) {
+		maps = leader->maps;
+		maps->refcnt++;
+	} else {
+		maps = maps_new();
+	}
+	t = thread_new(m, pid, tid, maps);
+	if (!t)
+		maps_put(maps);
+	return t;
+}
+
+static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
+{
+	struct pcl_thread *parent, *child;
+	struct pcl_maps *maps;
+	int32_t pid = (int32_t)rec->task.pid, tid = (int32_t)rec->task.tid;
+
+	parent = pcl_machine__thread(m, (int32_t)rec->task.ppid, (int32_t)rec->task.ptid);
+	if (!parent)
+		return -ENOMEM;
+	child = thread_find(m, tid);
+	if (child && child != parent) {
+		/* a reused tid: the new thread starts afresh */
+		maps_put(child->maps);
+		child->maps = NULL;
+	} else if (child == parent) {
+		return 0;
+	}
+	if (pid == parent->pid) {
+		maps = parent->maps;
+		maps->refcnt++;
+	} else {
+		maps = maps_clone(parent->maps);
+		if (!maps)
+			return -ENOMEM;
+	}
+	if (child) {
+		child->maps = maps;
+		child->pid = pid;
+		child->exited = false;
+	} else if (!(child = thread_new(m, pid, tid, maps))) {
+		maps_put(maps);
+		return -ENOMEM;
+	}
+	/* perf: a child takes its parent's name only when the parent has one */
+	if (parent->comm_set) {
+		child->comm = parent->comm;
+		child->comm_set = true;
+	}
+	return 0;
+}
+
+static int process_comm(struct pcl_machine *m, const struct pcl_record *rec)
+{
+	struct pcl_thread *t = pcl_machine__thread(m, (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
+	const char *c;
+
+	if (!t)
+		return -ENOMEM;
+	c = pcl_machine__intern(m, rec->comm.comm);
+	if (!c)
+		return -ENOMEM;
+	t->comm = c;
+	t->comm_set = true;
+	t->comm_exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
+	return 0;
+}
+
+/* ---- maps from records ---- */
+
+static bool is_anon(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+	       !strncmp(f, "/anon_hugepage", 14);
+}
+
+static bool is_no_dso(const char *f)
+{
+	return !strncmp(f, "[stack", 6) || !strncmp(f, "/SYSV", 5) || !strcmp(f, "[heap]");
+}
+
+static int kernel_mmap(struct pcl_machine *m, const struct pcl_record *rec)
+{
+	const char *f = rec->mmap.filename;
+	struct pcl_map map = { .start = rec->mmap.addr, .pgoff = rec->mmap.pgoff };
+	struct pcl_dso *d;
+
+	if (!strncmp(f, "[kernel.kallsyms]", 17) || !strncmp(f, "[guest.kernel.kallsyms", 22)) {
+		d = dso_findnew(m, "[kernel.kallsyms]", PCL_DSO_KERNEL, -1);
+		/* the kernel map runs to the top: what the modules do not cover is the kernel's */
+		map.end = UINT64_MAX;
+		m->have_kernel_map = true;
+	} else if (f[0] == '/') {
+		d = dso_findnew(m, f, PCL_DSO_MODULE, -1);
+		map.end = rec->mmap.addr + rec->mmap.len;
+	} else {
+		d = dso_findnew(m, f, PCL_DSO_KERNEL, -1); /* [bpf_prog], [kernel.kallsyms]... */
+		map.end = rec->mmap.addr + rec->mmap.len;
+	}
+	if (!d)
+		return -ENOMEM;
+	map.dso = d;
+	if (map.end == UINT64_MAX) {
+		/* keep modules: the kernel map only fills the space below the first one */
+		for (int i = 0; i < m->kmaps.n; i++)
+			if (m->kmaps.v[i]->start > map.start &&
+			    m->kmaps.v[i]->dso->kind == PCL_DSO_MODULE) {
+				map.end = m->kmaps.v[i]->start;
+				break;
+			}
+	}
+	return maps_insert(m, &m->kmaps, &map);
+}
+
+static int process_mmap(struct pcl_machine *m, const struct pcl_record *rec)
+{
+	const char *f = rec->mmap.filename;
+	unsigned int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct pcl_thread *t;
+	struct pcl_map map = { .start = rec->mmap.addr, .end = rec->mmap.addr + rec->mmap.len };
+	enum pcl_dso_kind kind = PCL_DSO_USER;
+	char jit[64];
+	struct pcl_dso *d;
+
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
+		return kernel_mmap(m, rec);
+	t = pcl_machine__thread(m, (int32_t)rec->mmap.pid, (int32_t)rec->mmap.tid);
+	if (!t)
+		return -ENOMEM;
+	if (rec->type == PERF_RECORD_MMAP2) {
+		map.prot = rec->mmap.prot;
+		map.flags = rec->mmap.flags;
+	} else {
+		map.prot = rec->misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ : PROT_READ | PROT_EXEC;
+	}
+	map.pgoff = rec->mmap.pgoff;
+	if ((is_anon(f) || is_no_dso(f)) && (map.prot & PROT_EXEC)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)rec->mmap.pid);
+		f = jit;
+		kind = PCL_DSO_JIT;
+	} else if (!strcmp(f, "[vdso]")) {
+		kind = PCL_DSO_VDSO;
+		map.pgoff = 0;
+	}
+	d = dso_findnew(m, f, kind, (int32_t)rec->mmap.pid);
+	if (!d)
+		return -ENOMEM;
+	if (rec->type == PERF_RECORD_MMAP2 && (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+	    rec->mmap.build_id_size && !d->build_id_size) {
+		d->build_id_size = rec->mmap.build_id_size > 20 ? 20 : rec->mmap.build_id_size;
+		memcpy(d->build_id, rec->mmap.build_id, d->build_id_size);
+	}
+	map.dso = d;
+	if (kind == PCL_DSO_JIT || is_anon(rec->mmap.filename) || is_no_dso(rec->mmap.filename))
+		map.pgoff = UINT64_MAX; /* identity: map_ip gives the ip itself */
+	return maps_insert(m, t->maps, &map);
+}
+
+PCL_API int pcl_machine__process(struct pcl_machine *m, const struct pcl_record *rec)
+{
+	if (!m || !rec)
+		return -EINVAL;
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		return process_comm(m, rec);
+	case PERF_RECORD_FORK:
+		return process_fork(m, rec);
+	case PERF_RECORD_EXIT: {
+		struct pcl_thread *t = thread_find(m, (int32_t)rec->task.tid);
+
+		if (t)
+			t->exited = true;
+		return 0;
+	}
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return process_mmap(m, rec);
+	default:
+		return 0;
+	}
+}
+
+PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_thread *thread,
+					      bool kernel, uint64_t ip)
+{
+	if (!m)
+		return NULL;
+	if (kernel) {
+		if (!m->have_kernel_map) {
+			/* a file without the kernel's map: the kernel is still the kernel */
+			struct pcl_record rec = { .type = PERF_RECORD_MMAP,
+						  .misc = PERF_RECORD_MISC_KERNEL };
+
+			rec.mmap.filename = "[kernel.kallsyms]";
+			if (kernel_mmap(m, &rec))
+				return NULL;
+		}
+		return maps_find(&m->kmaps, ip);
+	}
+	return thread && thread->maps ? maps_find(thread->maps, ip) : NULL;
+}
+
+PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip)
+{
+	if (map->dso->kind != PCL_DSO_USER && map->dso->kind != PCL_DSO_VDSO)
+		return ip;
+	if (map->pgoff == UINT64_MAX)
+		return ip;
+	return ip - map->start + map->pgoff;
+}
+
+/*
+ * BUILD_ID feature: records { perf_event_header, pid (s32), build_id[24]
+ * (with the size in the header's misc when PERF_RECORD_MISC_BUILD_ID_SIZE),
+ * filename (NUL-padded to the record's size) }.
+ */
+PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, size_t len)
+{
+	const uint8_t *p = data, *end = p + len;
+
+	if (!m || (!data && len))
+		return -EINVAL;
+	while (end - p >= 8) {
+		struct perf_event_header h;
+		uint8_t size = 20;
+		const char *fname;
+		struct pcl_dso *d;
+		struct pending_bid *b;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < 8 + 4 + 24 + 1 || h.size > (size_t)(end - p))
+			return -EBADMSG;
+		if (h.misc & (1 << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+			size = p[8 + 4 + 20];
+		if (size > 20)
+			size = 20;
+		fname = (const char *)p + 8 + 4 + 24;
+		if (!memchr(fname, '\0', h.size - (8 + 4 + 24)))
+			return -EBADMSG;
+		d = pcl_machine__find_dso(m, fname);
+		if (d && !d->build_id_size) {
+			d->build_id_size = size;
+			memcpy(d->build_id, p + 12, size);
+		} else if (!d) {
+			if (grow_array((void **)&m->bids, &m->alloc_bids, m->nr_bids + 1,
+				       sizeof(*m->bids)))
+				return -ENOMEM;
+			b = &m->bids[m->nr_bids];
+			b->name = strdup(fname);
+			if (!b->name)
+				return -ENOMEM;
+			b->size = size;
+			memcpy(b->id, p + 12, size);
+			m->nr_bids++;
+		}
+		p += h.size;
+	}
+	return 0;
+}

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf report --stdio's layout (contract in include/pcl/report.h).
+ *
+ * Columns: "Overhead" (or "Children" and "Self"), each 8 wide with the
+ * percentage right-aligned, then one column per sort key, two spaces apart,
+ * as wide as the widest of its title and its cells; the last column is not
+ * padded on entry lines.
+ *
+ * Call graphs follow perf's radix tree: a run of frames with one child and
+ * no chain ending inside it prints as one block, and a branch point prints
+ * each branch as "|--XX.XX%--name". The trees here are tries (one frame per
+ * node), so a block is a run of nodes ending at the first node that has
+ * samples ending in it or not exactly one child.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+struct col {
+	const char *title;
+	int width;
+};
+
+struct printer {
+	FILE *fp;
+	const struct pcl_report_opts *o;
+	uint64_t total;	  /* percentages of this */
+	uint64_t min_hit; /* graph: branches lighter than this are hidden */
+	struct col cols[PCL_SORT_MAX];
+	int nr_cols;
+	char *buf;
+	size_t buflen;
+	size_t lines; /* call-graph lines printed for the current entry */
+};
+
+PCL_API void pcl_report__count(char *buf, size_t len, uint64_t n)
+{
+	char unit = ' ';
+
+	/* perf's convert_unit */
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'K';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'M';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'G';
+	}
+	snprintf(buf, len, "%" PRIu64 "%c", n, unit);
+}
+
+static const char *key_title(enum pcl_sort_key k)
+{
+	switch (k) {
+	case PCL_SORT_COMM:
+		return "Command";
+	case PCL_SORT_DSO:
+		return "Shared Object";
+	case PCL_SORT_SYM:
+		return "Symbol";
+	case PCL_SORT_PID:
+	case PCL_SORT_TID:
+		return "    Pid:Command";
+	case PCL_SORT_CPU:
+		return "CPU";
+	default:
+		return "?";
+	}
+}
+
+/* The text of cell @k of @e into p->buf (not padded). */
+static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum pcl_sort_key k)
+{
+	const struct pcl_frame *f = &e->frame;
+	int w = 0;
+
+	switch (k) {
+	case PCL_SORT_COMM:
+		return e->comm;
+	case PCL_SORT_DSO:
+		return f->map ? f->map->dso->short_name : "[unknown]";
+	case PCL_SORT_SYM:
+		if (f->sym)
+			snprintf(p->buf, p->buflen, "[%c] %s", f->level, f->sym->name);
+		else
+			snprintf(p->buf, p->buflen, "[%c] %-#.*llx", f->level, 16,
+				 (unsigned long long)f->addr);
+		return p->buf;
+	case PCL_SORT_PID:
+	case PCL_SORT_TID:
+		for (int i = 0; i < p->nr_cols; i++)
+			if (p->o->keys[i] == k)
+				w = p->cols[i].width - 8;
+		snprintf(p->buf, p->buflen, "%7d:%-*s", e->tid, w > 0 ? w : 0,
+			 e->thread ? e->thread->comm : e->comm);
+		return p->buf;
+	case PCL_SORT_CPU:
+		/* perf's "%*.*d" in a 3-wide column: a file without CPUs shows -001 */
+		snprintf(p->buf, p->buflen, "%3.3d", e->cpu);
+		return p->buf;
+	default:
+		return "";
+	}
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* The value an entry is shown and limited by. */
+static uint64_t entry_value(const struct printer *p, const struct pcl_hist_entry *e)
+{
+	return p->o->children ? e->children : e->self;
+}
+
+static bool group_mode(const struct printer *p)
+{
+	return p->o->nr_members > 1 && p->o->member_totals;
+}
+
+static bool shown(const struct printer *p, const struct pcl_hist_entry *e)
+{
+	bool any = e->self || (p->o->children && e->children);
+
+	if (e->hidden)
+		return false;
+	for (int i = 1; group_mode(p) && e->member_self && i < p->o->nr_members; i++)
+		any = any || e->member_self[i];
+	if (!any)
+		return false;
+	return pct(entry_value(p, e), p->total) >= p->o->percent_limit;
+}
+
+static void print_header(struct printer *p)
+{
+	FILE *fp = p->fp;
+
+	if (group_mode(p))
+		fprintf(fp, "# %*s", 8 * p->o->nr_members, "Overhead");
+	else
+		fputs(p->o->children ? "# Children      Self" : "# Overhead", fp);
+	for (int i = 0; i < p->nr_cols; i++)
+		fprintf(fp, "  %-*s", p->cols[i].width, p->cols[i].title);
+	fputs("\n# ........", fp);
+	for (int i = 1; group_mode(p) && i < p->o->nr_members; i++)
+		fputs("........", fp);
+	if (p->o->children)
+		fputs("  ........", fp);
+	for (int i = 0; i < p->nr_cols; i++) {
+		fputs("  ", fp);
+		for (int k = 0; k < p->cols[i].width; k++)
+			fputc('.', fp);
+	}
+	fputs("\n#\n", fp);
+}
+
+/* ---- call graphs ---- */
+
+/* The last node of the block starting at @n. */
+static const struct pcl_callnode *block_end(const struct pcl_callnode *n)
+{
+	while (!n->self && n->first && !n->first->next)
+		n = n->first;
+	return n;
+}
+
+static const char *frame_name(struct printer *p, const struct pcl_frame *f)
+{
+	if (f->sym)
+		return f->sym->name;
+	/* perf's call-graph lines show an unresolved frame's ip itself */
+	snprintf(p->buf, p->buflen, "%#llx", (unsigned long long)f->ip);
+	return p->buf;
+}
+
+static void margin(struct printer *p, int left)
+{
+	p->lines++;
+	fprintf(p->fp, "            %*s", left, "");
+}
+
+static void print_value(struct printer *p, uint64_t period, uint64_t count, uint64_t total)
+{
+	switch (p->o->graph_value) {
+	case PCL_GRAPH_PERIOD:
+		fprintf(p->fp, "%" PRIu64, period);
+		break;
+	case PCL_GRAPH_COUNT:
+		fprintf(p->fp, "%" PRIu64, count);
+		break;
+	default:
+		fprintf(p->fp, "%.2f%%", pct(period, total));
+	}
+}
+
+/* Is block @n heavy enough to show under a parent whose chains weigh @parent_children? */
+static bool block_shown(const struct printer *p, const struct pcl_callnode *n,
+			uint64_t parent_children)
+{
+	if (p->o->graph == PCL_GRAPH_REL)
+		return (double)n->total >= ceil((double)parent_children * p->o->graph_min_percent / 100.0);
+	return n->total >= p->min_hit;
+}
+
+static const struct pcl_callnode *next_shown(const struct printer *p, const struct pcl_callnode *n,
+					     uint64_t parent_children)
+{
+	while (n && !block_shown(p, n, parent_children))
+		n = n->next;
+	return n;
+}
+
+/* Children weight of a block: what goes on below its last node. */
+static uint64_t block_children(const struct pcl_callnode *n)
+{
+	const struct pcl_callnode *end = block_end(n);
+
+	return end->total - end->self;
+}
+
+static void graph_line(struct printer *p, int depth, unsigned int mask, int left)
+{
+	margin(p, left);
+	for (int i = 0; i < depth; i++)
+		fputs(mask & (1u << i) ? "|          " : "           ", p->fp);
+	fputc('\n', p->fp);
+}
+
+static void graph_frame(struct printer *p, const char *name, uint64_t period, uint64_t count,
+			int depth, unsigned int mask, int idx, uint64_t total, int left)
+{
+	margin(p, left);
+	for (int i = 0; i < depth; i++) {
+		fputc(mask & (1u << i) ? '|' : ' ', p->fp);
+		if (!idx && i == depth - 1) {
+			fputs("--", p->fp);
+			print_value(p, period, count, total);
+			fputs("--", p->fp);
+		} else {
+			fputs("          ", p->fp);
+		}
+	}
+	fputs(name, p->fp);
+	fputc('\n', p->fp);
+}
+
+static void graph_level(struct printer *p, const struct pcl_callnode *first, uint64_t total,
+			uint64_t parent_children, int depth, unsigned int mask, int left)
+{
+	const struct pcl_callnode *c = next_shown(p, first, parent_children);
+	uint64_t remaining = total;
+	unsigned int new_mask = mask;
+
+	if (depth > 30)
+		return; /* the masks hold 32 levels; perf's would overflow here too */
+	while (c) {
+		const struct pcl_callnode *next = next_shown(p, c->next, parent_children), *end, *n;
+		int idx = 0;
+
+		remaining -= c->total;
+		if (!next && (p->o->graph != PCL_GRAPH_REL || !remaining))
+			new_mask &= ~(1u << (depth - 1));
+		graph_line(p, depth, mask, left);
+		end = block_end(c);
+		for (n = c;; n = n->first) {
+			graph_frame(p, frame_name(p, &n->frame), c->total, c->count, depth, new_mask,
+				    idx++, total, left);
+			if (n == end)
+				break;
+		}
+		graph_level(p, end->first,
+			    p->o->graph == PCL_GRAPH_REL ? block_children(c) : total,
+			    block_children(c), depth + 1, new_mask | (1u << depth), left);
+		c = next;
+	}
+	if (p->o->graph == PCL_GRAPH_REL && remaining && remaining != total) {
+		new_mask &= ~(1u << (depth - 1));
+		graph_frame(p, "[...]", remaining, 0, depth, new_mask, 0, total, left);
+	}
+}
+
+static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
+{
+	const struct pcl_callnode *root = e->root, *top, *end, *n;
+	uint64_t total = p->o->graph == PCL_GRAPH_REL ? entry_value(p, e) : p->total;
+	bool printed = false;
+	int left = 0, i = 0;
+
+	p->lines = 0;
+
+	top = next_shown(p, root->first, root->total - root->self);
+	/* one root carrying the whole entry: its percentage would only repeat the entry's */
+	if (top && !next_shown(p, top->next, root->total - root->self) &&
+	    top->total == entry_value(p, e)) {
+		/* one root: print its block after "---", without its percentage */
+		end = block_end(top);
+		for (n = top;; n = n->first) {
+			if (!(i++ == 0 && p->o->sort_sym_first)) {
+				margin(p, left);
+				if (!printed) {
+					fputs("|\n", p->fp);
+					margin(p, left);
+					fputs("---", p->fp);
+					left += 3;
+					printed = true;
+				}
+				fprintf(p->fp, "%s\n", frame_name(p, &n->frame));
+			}
+			if (n == end)
+				break;
+		}
+		graph_level(p, end->first, p->o->graph == PCL_GRAPH_REL ? block_children(top) : total,
+			    block_children(top), 1, 1, left);
+	} else {
+		graph_level(p, root->first, total, root->total - root->self, 1, 1, left);
+	}
+	if (p->lines)
+		fputc('\n', p->fp);
+}
+
+/* Every node with chains ending in it, heaviest first: flat and folded output. */
+struct leaf {
+	const struct pcl_callnode *n;
+};
+
+static void collect_leaves(const struct pcl_callnode *n, uint64_t min_hit, struct leaf **v,
+			   size_t *nr, size_t *alloc)
+{
+	for (const struct pcl_callnode *c = n->first; c; c = c->next)
+		collect_leaves(c, min_hit, v, nr, alloc);
+	if (!n->parent || !n->self || n->self < min_hit)
+		return;
+	if (*nr == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 16;
+		struct leaf *nv = realloc(*v, na * sizeof(*nv));
+
+		if (!nv)
+			return;
+		*v = nv;
+		*alloc = na;
+	}
+	(*v)[(*nr)++].n = n;
+}
+
+static int leaf_cmp(const void *a, const void *b)
+{
+	const struct leaf *x = a, *y = b;
+
+	return x->n->self < y->n->self ? 1 : x->n->self > y->n->self ? -1 : 0;
+}
+
+static void print_path(struct printer *p, const struct pcl_callnode *n, bool folded, bool *first)
+{
+	if (!n->parent)
+		return;
+	print_path(p, n->parent, folded, first);
+	if (folded) {
+		fprintf(p->fp, "%s%s", *first ? "" : ";", frame_name(p, &n->frame));
+		*first = false;
+	} else {
+		fprintf(p->fp, "                %s\n", frame_name(p, &n->frame));
+	}
+}
+
+static void print_leaves(struct printer *p, const struct pcl_hist_entry *e)
+{
+	struct leaf *v = NULL;
+	size_t nr = 0, alloc = 0;
+	bool folded = p->o->graph == PCL_GRAPH_FOLDED;
+
+	collect_leaves(e->root, p->min_hit, &v, &nr, &alloc);
+	if (nr)
+		qsort(v, nr, sizeof(*v), leaf_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		const struct pcl_callnode *n = v[i].n;
+		bool first = true;
+
+		if (folded) {
+			print_value(p, n->self, n->count, p->total);
+			fputc(' ', p->fp);
+		} else {
+			fputs("           ", p->fp);
+			print_value(p, n->total, n->count, p->total);
+			fputc('\n', p->fp);
+		}
+		print_path(p, n, folded, &first);
+		fputc('\n', p->fp);
+	}
+	free(v);
+}
+
+static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
+{
+	FILE *fp = p->fp;
+
+	if (group_mode(p)) {
+		fputs("  ", fp);
+		for (int i = 0; i < p->o->nr_members; i++)
+			fprintf(fp, "%7.2f%%", pct(e->member_self ? e->member_self[i] : 0,
+						   p->o->member_totals[i]));
+	} else if (p->o->children)
+		fprintf(fp, "  %7.2f%%  %7.2f%%", pct(e->children, p->total), pct(e->self, p->total));
+	else
+		fprintf(fp, "  %7.2f%%", pct(e->self, p->total));
+	for (int i = 0; i < p->nr_cols; i++) {
+		const char *s = cell(p, e, p->o->keys[i]);
+
+		if (i == p->nr_cols - 1 && p->o->keys[i] == PCL_SORT_SYM)
+			fprintf(fp, "  %s", s); /* perf pads every column but the symbol */
+		else
+			fprintf(fp, "  %-*s", p->cols[i].width, s);
+	}
+	fputc('\n', fp);
+	if (!e->root || p->o->graph == PCL_GRAPH_NONE)
+		return;
+	if (p->o->graph == PCL_GRAPH_FLAT || p->o->graph == PCL_GRAPH_FOLDED)
+		print_leaves(p, e);
+	else
+		print_graph(p, e);
+}
+
+PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
+			      const struct pcl_report_opts *opts)
+{
+	struct pcl_report_opts o = { 0 };
+	struct printer p = { .fp = fp, .o = &o };
+	size_t n = pcl_hists__nr_entries(h);
+	char buf[4096];
+
+	if (!fp || !h || !opts)
+		return -EINVAL;
+	memcpy(&o, opts, opts->size && opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if (!o.nr_keys) {
+		o.keys[0] = PCL_SORT_COMM;
+		o.keys[1] = PCL_SORT_DSO;
+		o.keys[2] = PCL_SORT_SYM;
+		o.nr_keys = 3;
+	}
+	p.buf = buf;
+	p.buflen = sizeof(buf);
+	p.total = o.total_period ? o.total_period : pcl_hists__total_period(h);
+	p.min_hit = (uint64_t)((double)pcl_hists__total_period(h) * (o.graph_min_percent / 100.0));
+	p.nr_cols = o.nr_keys;
+	for (int i = 0; i < o.nr_keys; i++) {
+		p.cols[i].title = key_title(o.keys[i]);
+		p.cols[i].width = (int)strlen(p.cols[i].title);
+	}
+	/* widths count the entries --percent-limit hides, as perf's do */
+	for (size_t i = 0; i < n; i++) {
+		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
+
+		if (e->hidden)
+			continue;
+		for (int c = 0; c < p.nr_cols; c++) {
+			int w;
+
+			if (o.keys[c] == PCL_SORT_CPU)
+				continue; /* 3 wide, always */
+			if (o.keys[c] == PCL_SORT_PID || o.keys[c] == PCL_SORT_TID)
+				w = 8 + (int)strlen(e->thread ? e->thread->comm : e->comm);
+			else
+				w = (int)strlen(cell(&p, e, o.keys[c]));
+			if (w > p.cols[c].width)
+				p.cols[c].width = w;
+		}
+	}
+	if (!o.quiet)
+		print_header(&p);
+	for (size_t i = 0; i < n; i++) {
+		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
+
+		if (shown(&p, e))
+			print_entry(&p, e);
+	}
+	return ferror(fp) ? -EIO : 0;
+}

@@ -1,0 +1,1244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf script's lines (contract in include/pcl/script.h), laid out as
+ * perf 6.1's builtin-script.c and util/evsel_fprintf.c lay them out:
+ *
+ *   COMM TID [CPU] TIME: PERIOD EVENT: [payload] IP SYM+OFF (DSO)
+ *
+ * each piece "%16s ", "%5d ", "[%03d] ", "%12s: ", "%10llu ", "%*s: ",
+ * then ' ' and "%16llx" for the ip; with a call chain the line ends after
+ * "EVENT: " and each frame follows as "\t%16llx SYM+OFF (DSO)", then a
+ * blank line, and COMM is not padded. In a frame, a user-space DSO's
+ * address is the DSO-relative one (perf 6.1 prints the binary offset
+ * there), the kernel's is the ip; the sample's own line shows the ip.
+ *
+ * Field settlement follows perf: defaults per class of event, edited by
+ * -F (parse_fields), then checked against the first event of each class
+ * (setup): what the samples lack is dropped from the defaults, and is an
+ * error when the user asked for it by name.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "internal.h"
+
+#define DEFAULT_MAX_STACK 127 /* perf's PERF_MAX_STACK_DEPTH */
+
+/* Fields of perf 6.1 that pcl knows. */
+static const struct {
+	const char *name;
+	unsigned int bit; /* 0: perf has it, pcl does not print it */
+} field_names[] = {
+	{ "comm", PCL_SCRIPT_COMM },
+	{ "tid", PCL_SCRIPT_TID },
+	{ "pid", PCL_SCRIPT_PID },
+	{ "time", PCL_SCRIPT_TIME },
+	{ "cpu", PCL_SCRIPT_CPU },
+	{ "event", PCL_SCRIPT_EVENT },
+	{ "trace", PCL_SCRIPT_TRACE },
+	{ "ip", PCL_SCRIPT_IP },
+	{ "sym", PCL_SCRIPT_SYM },
+	{ "dso", PCL_SCRIPT_DSO },
+	{ "addr", PCL_SCRIPT_ADDR },
+	{ "symoff", PCL_SCRIPT_SYMOFF },
+	{ "period", PCL_SCRIPT_PERIOD },
+	{ "misc", PCL_SCRIPT_MISC },
+	{ "srcline", 0 },
+	{ "iregs", 0 },
+	{ "uregs", 0 },
+	{ "brstack", 0 },
+	{ "brstacksym", 0 },
+	{ "flags", 0 },
+	{ "data_src", 0 },
+	{ "weight", 0 },
+	{ "bpf-output", 0 },
+	{ "brstackinsn", 0 },
+	{ "brstackinsnlen", 0 },
+	{ "brstackoff", 0 },
+	{ "callindent", 0 },
+	{ "insn", 0 },
+	{ "insnlen", 0 },
+	{ "synth", 0 },
+	{ "phys_addr", 0 },
+	{ "metric", 0 },
+	{ "srccode", 0 },
+	{ "ipc", 0 },
+	{ "tod", 0 },
+	{ "data_page_size", 0 },
+	{ "code_page_size", 0 },
+	{ "ins_lat", 0 },
+	{ "machine_pid", 0 },
+	{ "vcpu", 0 },
+};
+
+#define F_SAMPLE_DEFAULT                                                                           \
+	(PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU | PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT |  \
+	 PCL_SCRIPT_IP | PCL_SCRIPT_SYM | PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO)
+
+static const struct {
+	const char *opt_name; /* "-F NAME:" */
+	const char *desc;     /* for messages */
+	unsigned int fields, invalid;
+} class_defaults[PCL_SCRIPT_NR_CLASSES] = {
+	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+			    PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_SW] = { "sw", "software", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+			    PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_TRACEPT] = { "trace", "tracepoint",
+				 PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU |
+					 PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT | PCL_SCRIPT_TRACE,
+				 0 },
+	[PCL_SCRIPT_HW_CACHE] = { NULL, "hardware-cache", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+				  PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_RAW] = { "raw", "raw", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR,
+			     PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_BREAK] = { "break", "breakpoint", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+			       PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_SYNTH] = { "synth", "synth", F_SAMPLE_DEFAULT, PCL_SCRIPT_TRACE },
+	[PCL_SCRIPT_OTHER] = { NULL, "other PMU", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+			       PCL_SCRIPT_TRACE },
+};
+
+struct class_fields {
+	unsigned int fields, invalid;
+	unsigned int user_set_fields, user_unset_fields;
+	bool user_set, wildcard_set;
+};
+
+struct named_attr {
+	const struct pcl_data_attr *a;
+	char *name;
+};
+
+/* A line being built. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+struct pcl_script {
+	struct pcl_script_opts o;
+	struct sbuf buf;
+	const struct pcl_tracepoints *tracepoints;
+	struct class_fields cls[PCL_SCRIPT_NR_CLASSES];
+	bool use_callchain;
+	int name_width;
+	struct named_attr *attrs;
+	int nr_attrs;
+	int last; /* index of the attr looked up last */
+	uint64_t initial_time, previous_time;
+};
+
+PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
+{
+	struct pcl_script *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts) {
+		size_t n = opts->size && opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
+
+		memcpy(&s->o, opts, n);
+	}
+	s->o.size = sizeof(s->o);
+	if (!s->o.max_stack)
+		s->o.max_stack = DEFAULT_MAX_STACK;
+	for (int i = 0; i < PCL_SCRIPT_NR_CLASSES; i++) {
+		s->cls[i].fields = class_defaults[i].fields;
+		s->cls[i].invalid = class_defaults[i].invalid;
+	}
+	s->use_callchain = !s->o.hide_call_graph;
+	return s;
+}
+
+PCL_API void pcl_script__free(struct pcl_script *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nr_attrs; i++)
+		free(s->attrs[i].name);
+	free(s->attrs);
+	free(s->buf.p);
+	free(s);
+}
+
+PCL_API void pcl_script__set_tracepoints(struct pcl_script *s, const struct pcl_tracepoints *tp)
+{
+	if (s)
+		s->tracepoints = tp;
+}
+
+PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr)
+{
+	/* perf's PERF_TYPE_SYNTH: INT_MAX + 1 */
+	if (attr->type == (uint32_t)INT32_MAX + 1u)
+		return PCL_SCRIPT_SYNTH;
+	return attr->type < PERF_TYPE_MAX ? (enum pcl_script_class)attr->type : PCL_SCRIPT_OTHER;
+}
+
+PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls)
+{
+	return s && (unsigned int)cls < PCL_SCRIPT_NR_CLASSES ? s->cls[cls].fields : 0;
+}
+
+/* ---- -F ---- */
+
+enum change { CH_DEFAULT, CH_SET, CH_ADD, CH_REMOVE };
+
+static void edit(struct class_fields *c, unsigned int bit, enum change ch, bool track_user)
+{
+	if (ch == CH_REMOVE) {
+		c->fields &= ~bit;
+		if (track_user) {
+			c->user_set_fields &= ~bit;
+			c->user_unset_fields |= bit;
+		}
+	} else {
+		c->fields |= bit;
+		if (track_user) {
+			c->user_set_fields |= bit;
+			c->user_unset_fields &= ~bit;
+		}
+	}
+	c->user_set = true;
+	c->wildcard_set = true;
+}
+
+/* One field token of -F, for every class (@cls < 0) or one. */
+static int apply_field(struct pcl_script *s, int cls, const char *tok, enum change ch, FILE *warn)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(field_names); i++)
+		if (!strcmp(tok, field_names[i].name))
+			break;
+	if (i == ARRAY_SIZE(field_names))
+		return pcl_err(EINVAL, "invalid field '%s' in -F", tok);
+	if (!field_names[i].bit) {
+		if (ch == CH_REMOVE)
+			return 0; /* removing what pcl never prints is no error */
+		return pcl_err(ENOTSUP, "field '%s' of perf script is not supported by pcl", tok);
+	}
+	if (cls < 0) {
+		bool first = true;
+
+		/* perf warns once per class; one line says it all */
+		for (int j = 0; j < PCL_SCRIPT_NR_CLASSES; j++) {
+			if (!(s->cls[j].invalid & field_names[i].bit)) {
+				edit(&s->cls[j], field_names[i].bit, ch, true);
+				continue;
+			}
+			if (!warn)
+				continue;
+			if (first)
+				fprintf(warn, "pcl: warning: -F: '%s' is not valid for %s", tok,
+					class_defaults[j].desc);
+			else
+				fprintf(warn, ", %s", class_defaults[j].desc);
+			first = false;
+		}
+		if (!first)
+			fprintf(warn, " events; ignored for them\n");
+		return 0;
+	}
+	if (s->cls[cls].invalid & field_names[i].bit)
+		return pcl_err(EINVAL, "field '%s' is not valid for %s events", tok,
+			       class_defaults[cls].desc);
+	edit(&s->cls[cls], field_names[i].bit, ch, false);
+	return 0;
+}
+
+/* "hw:", "sw:", ... of -F: the class, or -1 for a name perf does not know. */
+static int class_by_name(const char *name)
+{
+	for (int j = 0; j < PCL_SCRIPT_NR_CLASSES; j++)
+		if (class_defaults[j].opt_name && !strcmp(name, class_defaults[j].opt_name))
+			return j;
+	return -1;
+}
+
+/* Set up for a list: reset the class(es) unless the list edits with +/-. */
+static int start_list(struct pcl_script *s, char *str, char **list, int *cls, FILE *warn)
+{
+	char *colon = strchr(str, ':');
+
+	*cls = -1;
+	if (colon) {
+		*colon = '\0';
+		*list = colon + 1;
+		*cls = class_by_name(str);
+		if (*cls < 0)
+			return pcl_err(EINVAL,
+				       "invalid event type '%s' in -F (hw, sw, trace, raw, "
+				       "break or synth)",
+				       str);
+		if (s->cls[*cls].user_set && warn)
+			fprintf(warn,
+				"pcl: warning: -F: overriding the earlier fields of %s events\n",
+				class_defaults[*cls].desc);
+		/* perf looks for any '+' or '-', even inside a name such as bpf-output */
+		if (strpbrk(*list, "+-"))
+			return 0;
+		s->cls[*cls].fields = 0;
+		s->cls[*cls].user_set = true;
+		s->cls[*cls].wildcard_set = false;
+		return 0;
+	}
+	*list = str;
+	if (!*str)
+		return pcl_err(EINVAL, "-F: cannot set fields to 'none' for all event types");
+	if (strpbrk(str, "+-"))
+		return 0;
+	for (int j = 0; j < PCL_SCRIPT_NR_CLASSES; j++) {
+		if (s->cls[j].user_set && warn) {
+			fprintf(warn,
+				"pcl: warning: -F: overriding the earlier fields of all events\n");
+			break;
+		}
+	}
+	for (int j = 0; j < PCL_SCRIPT_NR_CLASSES; j++) {
+		s->cls[j].fields = 0;
+		s->cls[j].user_set = true;
+		s->cls[j].wildcard_set = true;
+	}
+	return 0;
+}
+
+PCL_API int pcl_script__parse_fields(struct pcl_script *s, const char *spec, FILE *warn)
+{
+	enum change ch = CH_DEFAULT;
+	char *str, *list, *tok, *save = NULL;
+	int cls, ret;
+
+	if (!s || !spec)
+		return -EINVAL;
+	str = strdup(spec);
+	if (!str)
+		return -ENOMEM;
+	ret = start_list(s, str, &list, &cls, warn);
+	for (tok = ret ? NULL : strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum change now = *tok == '+' ? CH_ADD : *tok == '-' ? CH_REMOVE : CH_SET;
+
+		if ((now == CH_SET && ch != CH_SET && ch != CH_DEFAULT) ||
+		    (now != CH_SET && ch == CH_SET)) {
+			ret = pcl_err(EINVAL,
+				      "-F '%s': cannot mix +field or -field with a list "
+				      "of fields",
+				      spec);
+			break;
+		}
+		ch = now;
+		ret = apply_field(s, cls, now == CH_SET ? tok : tok + 1, now, warn);
+		if (ret)
+			break;
+	}
+	free(str);
+	return ret;
+}
+
+/* ---- event names ---- */
+
+/* perf's evsel__add_modifiers: ":ukh", "ppp", "H"/"G" for what the attr excludes. */
+static void add_modifiers(const struct perf_event_attr *a, char *buf, size_t size)
+{
+	size_t r = strlen(buf), colon = 0;
+	bool exclude_guest_default = false;
+
+#define MOD(excl, c)                                                                               \
+	do {                                                                                       \
+		if (!(excl) && r + 2 < size) {                                                     \
+			if (!colon)                                                                \
+				colon = ++r;                                                       \
+			buf[r++] = (c);                                                            \
+		}                                                                                  \
+	} while (0)
+
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(a->exclude_kernel, 'k');
+		MOD(a->exclude_user, 'u');
+		MOD(a->exclude_hv, 'h');
+		exclude_guest_default = true;
+	}
+	if (a->precise_ip) {
+		if (!colon && r + 1 < size)
+			colon = ++r;
+		for (unsigned int i = 0; i < a->precise_ip && r + 1 < size; i++)
+			buf[r++] = 'p';
+		exclude_guest_default = true;
+	}
+	if (a->exclude_host || a->exclude_guest == exclude_guest_default) {
+		MOD(a->exclude_host, 'H');
+		MOD(a->exclude_guest, 'G');
+	}
+#undef MOD
+	buf[r < size ? r : size - 1] = '\0';
+	if (colon)
+		buf[colon - 1] = ':';
+}
+
+/* perf's evsel__hw_names */
+static const char *const hw_names[] = {
+	[PERF_COUNT_HW_CPU_CYCLES] = "cycles",
+	[PERF_COUNT_HW_INSTRUCTIONS] = "instructions",
+	[PERF_COUNT_HW_CACHE_REFERENCES] = "cache-references",
+	[PERF_COUNT_HW_CACHE_MISSES] = "cache-misses",
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = "branches",
+	[PERF_COUNT_HW_BRANCH_MISSES] = "branch-misses",
+	[PERF_COUNT_HW_BUS_CYCLES] = "bus-cycles",
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] = "stalled-cycles-frontend",
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] = "stalled-cycles-backend",
+	[PERF_COUNT_HW_REF_CPU_CYCLES] = "ref-cycles",
+};
+
+PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
+					  const struct pcl_tracepoints *tp, char *buf, size_t size)
+{
+	const struct perf_event_attr *at = &a->attr;
+	const struct pcl_event_name *n;
+	const struct pcl_tp_format *f;
+
+	if (!size)
+		return buf;
+	if (a->name && a->name[0]) {
+		snprintf(buf, size, "%s", a->name);
+		return buf;
+	}
+	switch (at->type) {
+	case PERF_TYPE_TRACEPOINT:
+		f = pcl_tracepoints__find(tp, at->config);
+		if (f)
+			snprintf(buf, size, "%s:%s", f->system, f->name);
+		else
+			snprintf(buf, size, "unknown tracepoint %" PRIu64, (uint64_t)at->config);
+		return buf;
+	case PERF_TYPE_HARDWARE:
+		if (at->config < ARRAY_SIZE(hw_names) && hw_names[at->config])
+			snprintf(buf, size, "%s", hw_names[at->config]);
+		else
+			snprintf(buf, size, "unknown-hardware");
+		break;
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+		snprintf(buf, size,
+			 at->type == PERF_TYPE_SOFTWARE ? "unknown-software"
+							: "unknown-ext-hardware-cache-type");
+		for (int i = 0; (n = pcl_event_names(i)); i++) {
+			if (n->type == at->type && n->config == at->config) {
+				snprintf(buf, size, "%s", n->name);
+				break;
+			}
+		}
+		break;
+	case PERF_TYPE_RAW:
+		snprintf(buf, size, "r%" PRIx64, (uint64_t)at->config);
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		snprintf(buf, size, "mem:0x%" PRIx64, (uint64_t)at->bp_addr);
+		break;
+	default:
+		snprintf(buf, size, "unknown attr type: %u", at->type);
+		return buf;
+	}
+	add_modifiers(at, buf, size);
+	return buf;
+}
+
+/* ---- setup ---- */
+
+static bool has_callchain(const struct pcl_data_attr *a)
+{
+	return a && (a->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
+static const char *field_name(unsigned int bit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
+		if (field_names[i].bit == bit)
+			return field_names[i].name;
+	return "?";
+}
+
+/* perf's evsel__check_stype: drop a default field the samples lack, refuse a named one. */
+static int check_stype(struct pcl_script *s, int cls, const char *ev, uint64_t st, uint64_t bit,
+		       const char *what, unsigned int field)
+{
+	struct class_fields *c = &s->cls[cls];
+	unsigned int named;
+
+	if (!(c->fields & field) || (st & bit))
+		return 0;
+	named = c->user_set_fields & field;
+	if (named)
+		return pcl_err(EINVAL,
+			       "samples of event '%s' have no %s (not recorded): cannot print "
+			       "field '%s'",
+			       ev, what, field_name(named & -named));
+	c->fields &= ~field;
+	return 0;
+}
+
+static int check_attr(struct pcl_script *s, int cls, int idx)
+{
+	const struct pcl_data_attr *a = s->attrs[idx].a;
+	const char *ev = s->attrs[idx].name;
+	uint64_t st = a->attr.sample_type;
+	unsigned int f;
+	int ret;
+
+	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_IP, "IP", PCL_SCRIPT_IP)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_ADDR, "ADDR", PCL_SCRIPT_ADDR)))
+		return ret;
+	f = s->cls[cls].fields;
+	if ((f & PCL_SCRIPT_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
+		return pcl_err(EINVAL,
+			       "-F sym: the samples of '%s' have neither an ip nor an "
+			       "address to find symbols for",
+			       ev);
+	if ((f & PCL_SCRIPT_SYMOFF) && !(f & PCL_SCRIPT_SYM))
+		return pcl_err(EINVAL, "-F symoff needs the sym field as well");
+	if ((f & PCL_SCRIPT_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
+		return pcl_err(EINVAL,
+			       "-F dso: the samples of '%s' have neither an ip nor an "
+			       "address to find a DSO for",
+			       ev);
+	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TID, "TID",
+			       PCL_SCRIPT_TID | PCL_SCRIPT_PID)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TIME, "TIME", PCL_SCRIPT_TIME)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CPU, "CPU", PCL_SCRIPT_CPU)))
+		return ret;
+	return 0;
+}
+
+static int add_attrs(struct pcl_script *s, const struct pcl_data_attr *const *attrs, int nr)
+{
+	struct named_attr *na;
+	char name[256];
+
+	if (nr <= s->nr_attrs)
+		return 0;
+	na = realloc(s->attrs, sizeof(*na) * (size_t)nr);
+	if (!na)
+		return -ENOMEM;
+	s->attrs = na;
+	for (int i = s->nr_attrs; i < nr; i++) {
+		int len;
+
+		na[i].a = attrs[i];
+		na[i].name =
+			strdup(pcl_script_event_name(attrs[i], s->tracepoints, name, sizeof(name)));
+		if (!na[i].name)
+			return -ENOMEM;
+		s->nr_attrs = i + 1;
+		len = (int)strlen(na[i].name);
+		if (len > s->name_width)
+			s->name_width = len;
+	}
+	return 0;
+}
+
+/* Fields perf adds for call chains: file mode, to tracepoints; pipe mode, per first event. */
+static void callchain_fields(struct pcl_script *s, bool pipe)
+{
+	uint64_t combined = 0;
+	bool seen[PCL_SCRIPT_NR_CLASSES] = { false };
+
+	if (!s->use_callchain)
+		return;
+	if (!pipe) {
+		if (s->cls[PCL_SCRIPT_TRACEPT].user_set)
+			return;
+		for (int i = 0; i < s->nr_attrs; i++) {
+			if (s->attrs[i].a->attr.type == PERF_TYPE_TRACEPOINT &&
+			    has_callchain(s->attrs[i].a)) {
+				s->cls[PCL_SCRIPT_TRACEPT].fields |=
+					PCL_SCRIPT_IP | PCL_SCRIPT_SYM | PCL_SCRIPT_SYMOFF |
+					PCL_SCRIPT_DSO;
+				return;
+			}
+		}
+		return;
+	}
+	for (int i = 0; i < s->nr_attrs; i++) {
+		int c = pcl_script_class_of(&s->attrs[i].a->attr);
+		struct class_fields *cf = &s->cls[c];
+
+		combined |= s->attrs[i].a->attr.sample_type;
+		if (seen[c])
+			continue;
+		seen[c] = true;
+		if (combined & PERF_SAMPLE_CALLCHAIN) {
+			cf->fields |= ~cf->user_unset_fields & PCL_SCRIPT_IP;
+			cf->fields |= ~cf->user_unset_fields & PCL_SCRIPT_SYM;
+		}
+	}
+}
+
+PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *const *attrs,
+			      int nr, bool pipe)
+{
+	int ret;
+
+	if (!s || (nr && !attrs) || nr < 0)
+		return -EINVAL;
+	ret = add_attrs(s, attrs, nr);
+	if (ret)
+		return ret;
+	for (int c = 0; c < PCL_SCRIPT_NR_CLASSES; c++) {
+		bool seen = false;
+
+		for (int i = 0; i < s->nr_attrs; i++) {
+			const struct perf_event_attr *a = &s->attrs[i].a->attr;
+
+			if ((int)pcl_script_class_of(a) != c)
+				continue;
+			seen = true;
+			if (pipe && !a->sample_type)
+				continue;
+			if (s->cls[c].fields && (ret = check_attr(s, c, i)))
+				return ret;
+			break;
+		}
+		/* perf: "-F hw:" (no field) for a file without hardware events is an error */
+		if (!seen && !pipe && s->cls[c].user_set && !s->cls[c].wildcard_set &&
+		    c != PCL_SCRIPT_SYNTH)
+			return pcl_err(EINVAL, "-F %s: the file has no %s events",
+				       class_defaults[c].opt_name ? class_defaults[c].opt_name : "?",
+				       class_defaults[c].desc);
+	}
+	s->use_callchain = !s->o.hide_call_graph;
+	if (!pipe && s->use_callchain) {
+		bool any = false;
+
+		for (int i = 0; i < s->nr_attrs; i++)
+			any |= has_callchain(s->attrs[i].a);
+		s->use_callchain = any;
+	}
+	callchain_fields(s, pipe);
+	return 0;
+}
+
+/* The name of @a, from the table setup made (perf's evsel__name). */
+static const char *attr_name(struct pcl_script *s, const struct pcl_data_attr *a)
+{
+	if (s->last < s->nr_attrs && s->attrs[s->last].a == a)
+		return s->attrs[s->last].name;
+	for (int i = 0; i < s->nr_attrs; i++) {
+		if (s->attrs[i].a == a) {
+			s->last = i;
+			return s->attrs[i].name;
+		}
+	}
+	return a->name && a->name[0] ? a->name : "[unknown]";
+}
+
+/* ---- lines ---- */
+
+/*
+ * Lines are built in a buffer by hand and written with one fwrite: the
+ * printf family was half of pcl script's time, and these few shapes of
+ * number ("%16llx", "%5d", "%-5d", "%03d", "%10llu") are easy to do.
+ */
+static bool sb_need(struct sbuf *b, size_t n)
+{
+	if (b->oom)
+		return false;
+	if (b->len + n > b->cap) {
+		size_t nc = b->cap ? b->cap : 4096;
+		char *np;
+
+		while (nc < b->len + n)
+			nc *= 2;
+		np = realloc(b->p, nc);
+		if (!np) {
+			b->oom = true;
+			return false;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	return true;
+}
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (sb_need(b, n)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+
+static void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static void sb_putc(struct sbuf *b, char c)
+{
+	if (sb_need(b, 1))
+		b->p[b->len++] = c;
+}
+
+static void sb_spaces(struct sbuf *b, size_t n)
+{
+	if (sb_need(b, n)) {
+		memset(b->p + b->len, ' ', n);
+		b->len += n;
+	}
+}
+
+/* @s right-justified in @width columns ("%*s"). */
+static void sb_rjust(struct sbuf *b, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	if (width > 0 && n < (size_t)width)
+		sb_spaces(b, (size_t)width - n);
+	sb_put(b, s, n);
+}
+
+/* Digits of @v in base 10 or 16, written backwards ending at @end; their count. */
+static size_t digits(char *end, uint64_t v, bool hex)
+{
+	static const char xd[] = "0123456789abcdef";
+	char *p = end;
+
+	if (hex) {
+		do {
+			*--p = xd[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			*--p = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	}
+	return (size_t)(end - p);
+}
+
+/*
+ * A number in @width columns: right-justified with spaces, or with zeros
+ * (@zero), or left-justified (@left); base 10 (signed when @neg) or 16.
+ */
+static void sb_num(struct sbuf *b, uint64_t v, bool neg, bool hex, int width, bool left, bool zero)
+{
+	char tmp[24];
+	size_t nd = digits(tmp + sizeof(tmp), v, hex), n = nd + neg;
+	size_t pad = width > 0 && n < (size_t)width ? (size_t)width - n : 0;
+	char *p;
+
+	if (!sb_need(b, n + pad))
+		return;
+	p = b->p + b->len;
+	if (!left && !zero) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	if (neg)
+		*p++ = '-';
+	if (zero) {
+		memset(p, '0', pad);
+		p += pad;
+	}
+	memcpy(p, tmp + sizeof(tmp) - nd, nd);
+	p += nd;
+	if (left) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	b->len = (size_t)(p - b->p);
+}
+
+/* "%*d", "%-*d" */
+static void sb_int(struct sbuf *b, int64_t v, int width, bool left)
+{
+	bool neg = v < 0;
+
+	sb_num(b, neg ? 0 - (uint64_t)v : (uint64_t)v, neg, false, width, left, false);
+}
+
+static void sb_u64(struct sbuf *b, uint64_t v, int width)
+{
+	sb_num(b, v, false, false, width, false, false);
+}
+
+static void sb_hex(struct sbuf *b, uint64_t v, int width)
+{
+	sb_num(b, v, false, true, width, false, false);
+}
+
+/* For the rare lines (side-band records): printf into the buffer. */
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_need(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Write the buffer out; 0, or -EIO (@out's error), -ENOMEM. */
+static int sb_flush(struct sbuf *b, FILE *out)
+{
+	int ret = b->oom ? -ENOMEM : 0;
+
+	if (b->len && fwrite(b->p, 1, b->len, out) != b->len)
+		ret = -EIO;
+	b->len = 0;
+	b->oom = false;
+	return ret ? ret : ferror(out) ? -EIO : 0;
+}
+
+struct start {
+	const char *comm;
+	bool unpadded; /* the line is followed by a call chain */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t time;
+	uint16_t misc;
+	uint32_t type; /* the record's */
+};
+
+static void print_misc(struct sbuf *b, uint16_t misc, uint32_t type)
+{
+	size_t start = b->len;
+	int n;
+
+#define HAS(m) ((misc & PERF_RECORD_MISC_##m) == PERF_RECORD_MISC_##m)
+	if (HAS(KERNEL))
+		sb_putc(b, 'K');
+	if (HAS(USER))
+		sb_putc(b, 'U');
+	if (HAS(HYPERVISOR))
+		sb_putc(b, 'H');
+	if (HAS(GUEST_KERNEL))
+		sb_putc(b, 'G');
+	if (HAS(GUEST_USER))
+		sb_putc(b, 'g');
+	switch (type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (HAS(MMAP_DATA))
+			sb_putc(b, 'M');
+		break;
+	case PERF_RECORD_COMM:
+		if (HAS(COMM_EXEC))
+			sb_putc(b, 'E');
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (HAS(SWITCH_OUT)) {
+			sb_putc(b, 'S');
+			if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+				sb_putc(b, 'p');
+		}
+		break;
+	default:
+		break;
+	}
+#undef HAS
+	/* perf: fprintf("%*s", 6 - n, " "): at least the one space */
+	n = (int)(b->len - start);
+	sb_spaces(b, n < 5 ? (size_t)(6 - n) : 1);
+}
+
+static void print_time(struct pcl_script *s, struct sbuf *b, uint64_t t)
+{
+	char tmp[32];
+
+	if (s->o.reltime) {
+		if (!s->initial_time)
+			s->initial_time = t;
+		t -= s->initial_time;
+	} else if (s->o.deltatime) {
+		uint64_t prev = s->previous_time;
+
+		s->previous_time = t;
+		t = prev ? t - prev : 0;
+	}
+	if (s->o.ns) {
+		/* "%5lu.%09llu: " */
+		sb_u64(b, t / 1000000000, 5);
+		sb_putc(b, '.');
+		sb_num(b, t % 1000000000, false, false, 9, false, true);
+		sb_put(b, ": ", 2);
+		return;
+	}
+	/* "%12s: " of "%lu.%06lu" */
+	{
+		size_t nd = digits(tmp + sizeof(tmp), t / 1000000000, false);
+
+		if (nd + 7 < 12)
+			sb_spaces(b, 12 - (nd + 7));
+		sb_put(b, tmp + sizeof(tmp) - nd, nd);
+		sb_putc(b, '.');
+		sb_num(b, t % 1000000000 / 1000, false, false, 6, false, true);
+		sb_put(b, ": ", 2);
+	}
+}
+
+/* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, time. */
+static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
+			const struct start *st)
+{
+	if (f & PCL_SCRIPT_COMM) {
+		sb_rjust(b, st->comm, st->unpadded ? 0 : 16);
+		sb_putc(b, ' ');
+	}
+	if ((f & PCL_SCRIPT_PID) && (f & PCL_SCRIPT_TID)) {
+		sb_int(b, st->pid, 5, false);
+		sb_putc(b, '/');
+		sb_int(b, st->tid, 5, true);
+		sb_putc(b, ' ');
+	} else if (f & (PCL_SCRIPT_PID | PCL_SCRIPT_TID)) {
+		sb_int(b, (f & PCL_SCRIPT_PID) ? st->pid : st->tid, 5, false);
+		sb_putc(b, ' ');
+	}
+	if (f & PCL_SCRIPT_CPU) {
+		/* "[%03d] " */
+		int32_t cpu = (int32_t)st->cpu;
+
+		sb_putc(b, '[');
+		sb_num(b, cpu < 0 ? 0 - (uint64_t)cpu : (uint64_t)cpu, cpu < 0, false, 3, false,
+		       true);
+		sb_put(b, "] ", 2);
+	}
+	if (f & PCL_SCRIPT_MISC)
+		print_misc(b, st->misc, st->type);
+	if (f & PCL_SCRIPT_TIME)
+		print_time(s, b, st->time);
+}
+
+static const char *dso_name(const struct pcl_map *map)
+{
+	return map && map->dso ? map->dso->name : "[unknown]";
+}
+
+/* SYM+OFF of a resolved address, or [unknown]. */
+static void print_sym(struct sbuf *b, const struct pcl_frame *fr, unsigned int f)
+{
+	if (!fr->sym) {
+		sb_put(b, "[unknown]", 9);
+		return;
+	}
+	sb_puts(b, fr->sym->name);
+	if (f & PCL_SCRIPT_SYMOFF) {
+		sb_put(b, "+0x", 3);
+		sb_hex(b, fr->addr - fr->sym->start, 0);
+	}
+}
+
+static void print_dso(struct sbuf *b, const struct pcl_map *map)
+{
+	sb_put(b, " (", 2);
+	sb_puts(b, dso_name(map));
+	sb_putc(b, ')');
+}
+
+static void print_frame(struct sbuf *b, const struct pcl_frame *fr, unsigned int f)
+{
+	const struct pcl_dso *dso = fr->map ? fr->map->dso : NULL;
+	/* perf 6.1 shows a user-space DSO's frames at their offset in it */
+	bool rel = dso && dso->kind != PCL_DSO_KERNEL && dso->kind != PCL_DSO_MODULE;
+
+	sb_putc(b, '\t');
+	sb_hex(b, rel ? fr->addr : fr->ip, 16);
+	if (f & PCL_SCRIPT_SYM) {
+		sb_putc(b, ' ');
+		print_sym(b, fr, f);
+	}
+	if (f & PCL_SCRIPT_DSO)
+		print_dso(b, fr->map);
+	sb_putc(b, '\n');
+}
+
+/*
+ * perf discards a whole call chain with a context marker it does not know
+ * (thread__resolve_callchain: "invalid callchain context"): the kernel
+ * writes such chains now and then, ending them with -1.
+ */
+static bool chain_discarded(const struct pcl_sample *sm, size_t max)
+{
+	size_t real = 0;
+
+	for (uint64_t i = 0; i < sm->nr_callchain && real < max; i++) {
+		uint64_t ip = sm->callchain[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			real++;
+		else if (ip != PERF_CONTEXT_HV && ip != PERF_CONTEXT_KERNEL &&
+			 ip != PERF_CONTEXT_USER)
+			return true;
+	}
+	return false;
+}
+
+static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
+		     const struct pcl_record *rec, const struct pcl_resolved *res, bool chain)
+{
+	sb_putc(b, chain ? '\n' : ' ');
+	if (chain) {
+		size_t max = s->o.max_stack < 0 ? 0 : (size_t)s->o.max_stack;
+		size_t n = res->nr_chain < max ? res->nr_chain : max;
+
+		if (chain_discarded(&rec->sample, max))
+			n = 0;
+		for (size_t i = 0; i < n; i++)
+			print_frame(b, &res->chain[i], f);
+		return;
+	}
+	sb_hex(b, rec->sample.ip, 16);
+	if (f & PCL_SCRIPT_SYM) {
+		sb_putc(b, ' ');
+		print_sym(b, &res->ip, f);
+	}
+	if (f & PCL_SCRIPT_DSO)
+		print_dso(b, res->ip.map);
+}
+
+/* A tracepoint's payload: through the FILE, after what the line has so far. */
+static int print_trace(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
+		       const struct pcl_sample *sm)
+{
+	const struct pcl_tp_format *fmt = pcl_tracepoints__find(s->tracepoints, attr->attr.config);
+	int ret;
+
+	if (!fmt)
+		return 0;
+	ret = sb_flush(&s->buf, out);
+	return ret ? ret : pcl_tp_format__fprint(fmt, sm->raw, sm->raw_size, out);
+}
+
+PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
+			       const struct pcl_record *rec, const struct pcl_resolved *res)
+{
+	const struct pcl_sample *sm = &rec->sample;
+	struct sbuf *b;
+	unsigned int f;
+	struct start st;
+	bool chain;
+	int ret = 0;
+
+	if (!s || !out || !attr || !rec || !res)
+		return -EINVAL;
+	b = &s->buf;
+	f = s->cls[pcl_script_class_of(&attr->attr)].fields;
+	if (!f)
+		return 0;
+	chain = s->use_callchain && has_callchain(attr);
+	st = (struct start){
+		.comm = res->thread ? res->thread->comm : ":-1",
+		.unpadded = (f & PCL_SCRIPT_IP) && chain,
+		.pid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->pid : -1,
+		.tid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->tid : -1,
+		.cpu = sm->cpu,
+		.time = sm->time,
+		.misc = rec->misc,
+		.type = PERF_RECORD_SAMPLE,
+	};
+	print_start(s, b, f, &st);
+	if (f & PCL_SCRIPT_PERIOD) {
+		sb_u64(b,
+		       (sm->sample_type & PERF_SAMPLE_PERIOD) ? sm->period
+							      : (uint64_t)attr->attr.sample_period,
+		       10);
+		sb_putc(b, ' ');
+	}
+	if (f & PCL_SCRIPT_EVENT) {
+		sb_rjust(b, attr_name(s, attr), s->name_width);
+		sb_put(b, ": ", 2);
+	}
+	if ((f & PCL_SCRIPT_TRACE) && (sm->sample_type & PERF_SAMPLE_RAW) && sm->raw &&
+	    attr->attr.type == PERF_TYPE_TRACEPOINT)
+		ret = print_trace(s, out, attr, sm);
+	if (f & PCL_SCRIPT_ADDR)
+		sb_hex(b, sm->addr, 16);
+	if (f & PCL_SCRIPT_IP)
+		print_ip(s, b, f, rec, res, chain && (sm->sample_type & PERF_SAMPLE_CALLCHAIN));
+	sb_putc(b, '\n');
+	if (!ret)
+		ret = sb_flush(b, out);
+	b->len = 0;
+	return ret;
+}
+
+/* ---- side-band records ---- */
+
+static bool shown(const struct pcl_script *s, uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return s->o.show_task_events;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return s->o.show_mmap_events;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return s->o.show_switch_events;
+	case PERF_RECORD_LOST:
+		return s->o.show_lost_events;
+	default:
+		return false;
+	}
+}
+
+static void print_mmap2(struct sbuf *b, const struct pcl_record *rec)
+{
+	sb_printf(b, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int32_t)rec->mmap.pid,
+		  (int32_t)rec->mmap.tid, rec->mmap.addr, rec->mmap.len, rec->mmap.pgoff);
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		int n = rec->mmap.build_id_size <= 20 ? rec->mmap.build_id_size : 20;
+
+		sb_put(b, " <", 2);
+		for (int i = 0; i < n; i++)
+			sb_num(b, rec->mmap.build_id[i], false, true, 2, false, true);
+		sb_putc(b, '>');
+	} else {
+		sb_printf(b, " %02x:%02x %" PRIu64 " %" PRIu64, rec->mmap.maj, rec->mmap.min,
+			  rec->mmap.ino, rec->mmap.ino_generation);
+	}
+	sb_printf(b, "]: %c%c%c%c %s\n", (rec->mmap.prot & PROT_READ) ? 'r' : '-',
+		  (rec->mmap.prot & PROT_WRITE) ? 'w' : '-',
+		  (rec->mmap.prot & PROT_EXEC) ? 'x' : '-',
+		  (rec->mmap.flags & MAP_SHARED) ? 's' : 'p', rec->mmap.filename);
+}
+
+static void print_switch(struct sbuf *b, const struct pcl_record *rec)
+{
+	bool sw_out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	const char *in_out = !sw_out						  ? "IN         "
+			     : !(rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ? "OUT        "
+										  : "OUT preempt";
+
+	if (rec->type == PERF_RECORD_SWITCH) {
+		sb_printf(b, " %s\n", in_out);
+		return;
+	}
+	sb_printf(b, " %s  %s pid/tid: %5d/%-5d\n", in_out, sw_out ? "next" : "prev",
+		  (int32_t)rec->context_switch.next_prev_pid,
+		  (int32_t)rec->context_switch.next_prev_tid);
+}
+
+/* perf_event__fprintf: "PERF_RECORD_NAME" and the record's own fields. */
+static void print_record(struct sbuf *b, const struct pcl_record *rec)
+{
+	sb_printf(b, "PERF_RECORD_%s", pcl_record_type_name(rec->type));
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		sb_printf(b, "%s: %s:%d/%d\n",
+			  (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "", rec->comm.comm,
+			  (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		sb_printf(b, "(%d:%d):(%d:%d)\n", (int32_t)rec->task.pid, (int32_t)rec->task.tid,
+			  (int32_t)rec->task.ppid, (int32_t)rec->task.ptid);
+		break;
+	case PERF_RECORD_MMAP:
+		sb_printf(b, " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64 "]: %c %s\n",
+			  (int32_t)rec->mmap.pid, (int32_t)rec->mmap.tid, rec->mmap.addr,
+			  rec->mmap.len, rec->mmap.pgoff,
+			  (rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x', rec->mmap.filename);
+		break;
+	case PERF_RECORD_MMAP2:
+		print_mmap2(b, rec);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		print_switch(b, rec);
+		break;
+	case PERF_RECORD_LOST:
+		sb_printf(b, " lost %" PRIu64 "\n", rec->lost.lost);
+		break;
+	default:
+		sb_putc(b, '\n');
+		break;
+	}
+}
+
+/* The pid and tid a side-band record is about, and its own timestamp (FORK, EXIT). */
+static void record_task(const struct pcl_record *rec, int32_t *pid, int32_t *tid, uint64_t *time)
+{
+	*time = 0;
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		*pid = (int32_t)rec->comm.pid;
+		*tid = (int32_t)rec->comm.tid;
+		return;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		*pid = (int32_t)rec->task.pid;
+		*tid = (int32_t)rec->task.tid;
+		*time = rec->task.time;
+		return;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		*pid = (int32_t)rec->mmap.pid;
+		*tid = (int32_t)rec->mmap.tid;
+		return;
+	default:
+		/* perf takes the sample's: the trailer's, -1 without one */
+		*pid = *tid = -1;
+		return;
+	}
+}
+
+PCL_API int pcl_script__event(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
+			      const struct pcl_record *rec, struct pcl_machine *m)
+{
+	struct pcl_thread *t = NULL;
+	bool has_tid;
+	int32_t pid, tid;
+	uint64_t time;
+	struct start st = { 0 };
+	int ret;
+
+	if (!s || !out || !rec)
+		return -EINVAL;
+	if (!shown(s, rec->type))
+		return 0;
+	record_task(rec, &pid, &tid, &time);
+	has_tid = rec->has_id && attr && (attr->attr.sample_type & PERF_SAMPLE_TID);
+	if (pid == -1 && tid == -1 && has_tid) {
+		pid = (int32_t)rec->id.pid;
+		tid = (int32_t)rec->id.tid;
+	}
+	if (tid != -1 && m)
+		t = pcl_machine__thread(m, pid, tid);
+	if (attr) {
+		unsigned int f = s->cls[pcl_script_class_of(&attr->attr)].fields;
+
+		st.comm = t ? t->comm : ":-1";
+		st.unpadded = (f & PCL_SCRIPT_IP) && s->use_callchain && has_callchain(attr);
+		st.misc = rec->misc;
+		st.type = rec->type;
+		if (!attr->attr.sample_id_all) {
+			st.cpu = 0;
+			st.time = time;
+			st.pid = pid;
+			st.tid = tid;
+		} else {
+			st.pid = has_tid ? (int32_t)rec->id.pid : -1;
+			st.tid = has_tid ? (int32_t)rec->id.tid : -1;
+			st.cpu = rec->has_id ? rec->id.cpu : (uint32_t)-1;
+			st.time = rec->has_id ? rec->id.time : (uint64_t)-1;
+		}
+		print_start(s, &s->buf, f, &st);
+	}
+	print_record(&s->buf, rec);
+	ret = sb_flush(&s->buf, out);
+	return ret ? ret : 1;
+}

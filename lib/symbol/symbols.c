@@ -1,0 +1,831 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer (contract in include/pcl/symbol.h): finds, loads once and
+ * attaches a symbol table to each DSO of a machine.
+ *
+ * Per DSO kind:
+ *   user    the file (under symfs) if its build id is the recorded one,
+ *           else perf's build-id cache copy of the recorded build
+ *           (BUILDID_DIR/.build-id/xx/rest/elf); its symbols from the best
+ *           file: the file itself when it has .symtab, else separate debug
+ *           info by build id (/usr/lib/debug/.build-id/xx/rest.debug), by
+ *           .gnu_debuglink (beside it, in .debug/, under
+ *           /usr/lib/debug/DIR/), or at /usr/lib/debug/PATH[.debug]; else
+ *           the file's .dynsym. A debug file must carry the expected build
+ *           id, or, when none is known, match the debuglink's CRC.
+ *   vdso    this process's own vDSO image (the same kernel), else the
+ *           cached [vdso]/ID/vdso when the recorded build id differs.
+ *   kernel  --vmlinux, else a vmlinux of the recorded build at perf's usual
+ *           places (/boot/vmlinux-RELEASE, /usr/lib/debug/boot/...), else
+ *           kallsyms: --kallsyms, or /proc/kallsyms when the running kernel
+ *           is the recorded one, else the cached [kernel.kallsyms]/ID/kallsyms.
+ *   module  kallsyms, the same table as the kernel's (a vmlinux has no
+ *           module symbols); /proc/kallsyms when the module's build id in
+ *           /sys/module/NAME/notes is the recorded one.
+ *   jit     /tmp/perf-PID.map, read where perf reads it (not under symfs).
+ * With a symfs, as perf's --symfs, the kernel and vDSO take no local file:
+ * only a vmlinux under it, the files given by hand, or its cache.
+ *
+ * State: each DSO goes from PCL_DSO_SYMS_UNTRIED to a final status on its
+ * first look-up, success or not, and is never tried again. Tables are
+ * reference counted: a DSO's sym_free drops its reference, so shared
+ * kernel and vDSO tables outlive whichever of the symbolizer and the
+ * machine is freed first.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "internal.h"
+#include "symtab.h"
+
+/* A table shared by several DSOs, loaded on first need. */
+struct shared_tab {
+	bool tried;
+	struct pcl_symtab *t;
+	int status; /* when !t */
+	char *note;
+	uint8_t build_id[20]; /* of the file it came from (vmlinux, vDSO) */
+	int build_id_size;
+};
+
+struct pcl_symbols {
+	struct pcl_symbol_opts o;
+	char *symfs, *vmlinux, *kallsyms;
+	char *buildid_dir;		/* perf's build-id cache; NULL: none */
+	struct shared_tab vmlinux_tab;	/* --vmlinux, or one found at perf's places */
+	struct shared_tab kallsyms_tab; /* the kernel without a vmlinux, and its modules */
+	struct shared_tab vdso;
+};
+
+static char *note_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *note_fmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static void hex(char *out, const uint8_t *id, int size)
+{
+	for (int i = 0; i < size; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * (size > 0 ? size : 0)] = '\0';
+}
+
+static int set_status(struct pcl_dso *dso, int status, struct pcl_symtab *t, char *note)
+{
+	dso->sym_status = status;
+	if (t) {
+		dso->sym_priv = t;
+		dso->sym_free = symtab_put;
+	}
+	if (note) {
+		free(dso->sym_note);
+		dso->sym_note = note;
+		pr_debug("symbols: %s: %s\n", dso->name, note);
+	}
+	return status;
+}
+
+static void shared_reset(struct shared_tab *st)
+{
+	symtab_put(st->t);
+	free(st->note);
+	memset(st, 0, sizeof(*st));
+}
+
+static char *dup_opt(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+/* perf's: as given, else SYMFS/.debug, else $PERF_BUILDID_DIR, else $HOME/.debug. */
+static char *default_buildid_dir(const char *opt, const char *symfs, bool *oom)
+{
+	const char *home;
+	char *d;
+
+	if (opt)
+		return dup_opt(*opt ? opt : NULL, oom);
+	if (symfs) {
+		if (asprintf(&d, "%s/.debug", symfs) < 0) {
+			*oom = true;
+			return NULL;
+		}
+		return d;
+	}
+	opt = getenv("PERF_BUILDID_DIR");
+	if (opt && *opt)
+		return dup_opt(opt, oom);
+	home = getenv("HOME");
+	if (!home || !*home)
+		return NULL;
+	if (asprintf(&d, "%s/.debug", home) < 0) {
+		*oom = true;
+		return NULL;
+	}
+	return d;
+}
+
+PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
+{
+	struct pcl_symbols *s = calloc(1, sizeof(*s));
+	bool oom = false;
+
+	if (!s)
+		goto nomem;
+	if (opts) {
+		size_t n = opts->size && opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
+
+		memcpy(&s->o, opts, n);
+	}
+	s->o.size = sizeof(s->o);
+	/* An empty symfs is no symfs; "/" is the same as none too. */
+	if (s->o.symfs && *s->o.symfs && strcmp(s->o.symfs, "/"))
+		s->symfs = dup_opt(s->o.symfs, &oom);
+	s->vmlinux = dup_opt(s->o.vmlinux && *s->o.vmlinux ? s->o.vmlinux : NULL, &oom);
+	s->kallsyms = dup_opt(s->o.kallsyms && *s->o.kallsyms ? s->o.kallsyms : NULL, &oom);
+	s->buildid_dir = default_buildid_dir(s->o.buildid_dir, s->symfs, &oom);
+	s->o.symfs = s->symfs;
+	s->o.vmlinux = s->vmlinux;
+	s->o.kallsyms = s->kallsyms;
+	s->o.buildid_dir = s->buildid_dir ? s->buildid_dir : "";
+	if (!oom)
+		return s;
+	pcl_symbols__free(s);
+nomem:
+	pcl_err(ENOMEM, "no memory for a symbolizer");
+	errno = ENOMEM;
+	return NULL;
+}
+
+PCL_API void pcl_symbols__free(struct pcl_symbols *s)
+{
+	if (!s)
+		return;
+	shared_reset(&s->vmlinux_tab);
+	shared_reset(&s->kallsyms_tab);
+	shared_reset(&s->vdso);
+	free(s->symfs);
+	free(s->vmlinux);
+	free(s->kallsyms);
+	free(s->buildid_dir);
+	free(s);
+}
+
+/* @path under symfs into @buf; false when it does not fit. */
+static bool symfs_path(const struct pcl_symbols *s, const char *path, char *buf, size_t size)
+{
+	int n;
+
+	if (s->symfs)
+		n = snprintf(buf, size, "%s%s%s", s->symfs, path[0] == '/' ? "" : "/", path);
+	else
+		n = snprintf(buf, size, "%s", path);
+	return n >= 0 && (size_t)n < size;
+}
+
+/*
+ * The build-id cache's copy of @dso, the file @file ("elf", "kallsyms",
+ * "vdso") of its build id: .build-id/xx/rest/ for files, NAME/ID/ for the
+ * kernel and the vDSO. False when there is no cache or no build id.
+ */
+static bool cache_path(const struct pcl_symbols *s, const struct pcl_dso *dso, const char *file,
+		       char *buf, size_t size)
+{
+	char id[41];
+	int n;
+
+	if (!s->buildid_dir || dso->build_id_size < 2)
+		return false;
+	hex(id, dso->build_id, dso->build_id_size);
+	if (dso->kind == PCL_DSO_USER)
+		n = snprintf(buf, size, "%s/.build-id/%.2s/%s/%s", s->buildid_dir, id, id + 2,
+			     file);
+	else
+		n = snprintf(buf, size, "%s/%s/%s/%s", s->buildid_dir, dso->name, id, file);
+	return n > 0 && (size_t)n < size;
+}
+
+static unsigned int user_flags(const struct pcl_symbols *s)
+{
+	if (s->o.no_demangle)
+		return 0;
+	return PCL_SYMTAB_DEMANGLE | (s->o.demangle_params ? PCL_SYMTAB_DEMANGLE_PARAMS : 0);
+}
+
+/* ---- user DSOs ---- */
+
+/* What a candidate debug file must match. */
+struct expect {
+	const uint8_t *build_id; /* NULL: unknown */
+	int build_id_size;
+	bool have_crc;
+	uint32_t crc; /* from the runtime file's .gnu_debuglink */
+};
+
+/* Open @path as a debug file for @e; true (and @o open) when it is one. */
+static bool try_debug(struct elf_obj *o, const char *path, const struct expect *e, bool use_crc)
+{
+	struct stat st;
+	uint32_t crc;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || elf_obj_open(o, path))
+		return false;
+	if (!o->symtab)
+		goto reject;
+	if (e->build_id) {
+		if (o->build_id_size != e->build_id_size ||
+		    memcmp(o->build_id, e->build_id, (size_t)e->build_id_size))
+			goto reject;
+	} else if (use_crc && e->have_crc) {
+		if (file_crc32(path, &crc) || crc != e->crc)
+			goto reject;
+	}
+	pr_debug("symbols: using debug file %s\n", path);
+	return true;
+reject:
+	pr_debug("symbols: %s does not match, not used\n", path);
+	elf_obj_close(o);
+	return false;
+}
+
+/* The debug file of build id @e->build_id under /usr/lib/debug/.build-id/. */
+static bool find_build_id_debug(const struct pcl_symbols *s, const struct expect *e,
+				struct elf_obj *o)
+{
+	char rel[128], hexid[41], path[PATH_MAX];
+
+	if (!e->build_id || e->build_id_size < 2)
+		return false;
+	hex(hexid, e->build_id, e->build_id_size);
+	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", hexid, hexid + 2);
+	return symfs_path(s, rel, path, sizeof(path)) && try_debug(o, path, e, false);
+}
+
+/* By .gnu_debuglink @link of @name, then by path under /usr/lib/debug. */
+static bool find_linked_debug(const struct pcl_symbols *s, const char *name, const char *link,
+			      const struct expect *e, struct elf_obj *o)
+{
+	char dir[PATH_MAX], rel[PATH_MAX], path[PATH_MAX];
+	const char *slash = strrchr(name, '/');
+	size_t dlen = slash ? (size_t)(slash - name) : 0;
+
+	if (dlen >= sizeof(dir))
+		return false;
+	memcpy(dir, name, dlen);
+	dir[dlen] = '\0';
+	if (link) {
+		const char *fmts[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+			int n = snprintf(rel, sizeof(rel), fmts[i], dir, link);
+
+			if (n > 0 && (size_t)n < sizeof(rel) && strcmp(rel, name) &&
+			    symfs_path(s, rel, path, sizeof(path)) && try_debug(o, path, e, true))
+				return true;
+		}
+	}
+	/* Fedora's /usr/lib/debug/PATH.debug and Ubuntu's /usr/lib/debug/PATH. */
+	if (!e->build_id)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		int n = snprintf(rel, sizeof(rel), "/usr/lib/debug%s%s", name, i ? "" : ".debug");
+
+		if (n > 0 && (size_t)n < sizeof(rel) && symfs_path(s, rel, path, sizeof(path)) &&
+		    try_debug(o, path, e, false))
+			return true;
+	}
+	return false;
+}
+
+static char *mismatch_note(const char *path, const struct pcl_dso *dso, const struct elf_obj *run)
+{
+	char want[41], got[41];
+
+	hex(want, dso->build_id, dso->build_id_size);
+	hex(got, run->build_id, run->build_id_size);
+	return note_fmt("build id mismatch for %s (recorded %s, on disk %s)", path, want,
+			run->build_id_size ? got : "none");
+}
+
+/* The runtime file of @dso; a name perf marks " (deleted)" is tried without it. */
+static int open_runtime(const struct pcl_symbols *s, const struct pcl_dso *dso, struct elf_obj *run,
+			char *path, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(dso->name), dl = sizeof(deleted) - 1;
+	int err;
+
+	memset(run, 0, sizeof(*run));
+	run->fd = -1;
+	if (!symfs_path(s, dso->name, path, size))
+		return pcl_err(ENAMETOOLONG, "path too long: %s", dso->name);
+	err = elf_obj_open(run, path);
+	if (err == -ENOENT && len > dl && !strcmp(dso->name + len - dl, deleted) &&
+	    len - dl < size) {
+		char name[PATH_MAX];
+
+		memcpy(name, dso->name, len - dl);
+		name[len - dl] = '\0';
+		if (symfs_path(s, name, path, size))
+			err = elf_obj_open(run, path);
+	}
+	return err;
+}
+
+/*
+ * perf record's copy of the recorded build: replaces @run (closed if
+ * open) when it exists and is that build; @path becomes its path.
+ */
+static bool open_cached(const struct pcl_symbols *s, const struct pcl_dso *dso, struct elf_obj *run,
+			char *path, size_t size)
+{
+	char cpath[PATH_MAX];
+	struct elf_obj c;
+
+	if (!cache_path(s, dso, "elf", cpath, sizeof(cpath)) || access(cpath, R_OK) ||
+	    elf_obj_open(&c, cpath))
+		return false;
+	if (c.build_id_size != dso->build_id_size ||
+	    memcmp(c.build_id, dso->build_id, dso->build_id_size) ||
+	    (size_t)snprintf(path, size, "%s", cpath) >= size) {
+		elf_obj_close(&c);
+		return false;
+	}
+	pr_debug("symbols: %s from the build-id cache: %s\n", dso->name, cpath);
+	if (run->elf)
+		elf_obj_close(run);
+	*run = c;
+	return true;
+}
+
+static int user_table(struct pcl_dso *dso, struct elf_obj *syms, const struct elf_segs *segs,
+		      struct elf_obj *plt, unsigned int flags, const char *path)
+{
+	struct pcl_symtab *t =
+		elf_obj_symtab(syms, segs && segs->n ? segs : NULL, plt, flags, path);
+
+	if (!t)
+		return set_status(dso, PCL_DSO_SYMS_ERROR, NULL, note_fmt("%s", pcl_last_error()));
+	return set_status(dso, PCL_DSO_SYMS_OK, t, NULL);
+}
+
+static int load_user(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	char path[PATH_MAX], link[256];
+	struct elf_obj run, dbg;
+	struct elf_segs segs;
+	struct expect e = { 0 };
+	bool have_run, have_dbg = false, mismatch = false, has_link = false;
+	int err, ret;
+
+	if (dso->name[0] != '/')
+		return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL,
+				  note_fmt("%s is not a file", dso->name));
+	err = open_runtime(s, dso, &run, path, sizeof(path));
+	have_run = !err;
+	if (have_run && dso->build_id_size &&
+	    (run.build_id_size != dso->build_id_size ||
+	     memcmp(run.build_id, dso->build_id, dso->build_id_size)))
+		mismatch = true;
+	if ((!have_run || mismatch) && open_cached(s, dso, &run, path, sizeof(path))) {
+		have_run = true;
+		mismatch = false;
+	}
+	/* Debug info matches the recording, else (forced) the file on disk. */
+	if (dso->build_id_size && (!mismatch || !s->o.ignore_build_ids)) {
+		e.build_id = dso->build_id;
+		e.build_id_size = dso->build_id_size;
+	} else if (have_run && run.build_id_size) {
+		e.build_id = run.build_id;
+		e.build_id_size = run.build_id_size;
+	}
+	if (have_run && !run.symtab)
+		has_link = !elf_obj_debuglink(&run, link, sizeof(link), &e.crc);
+	e.have_crc = has_link;
+	/* A file that has its .symtab and is the recorded one is the best there is. */
+	if (!(have_run && run.symtab && !mismatch)) {
+		have_dbg = find_build_id_debug(s, &e, &dbg);
+		if (!have_dbg && (have_run || e.build_id))
+			have_dbg =
+				find_linked_debug(s, dso->name, has_link ? link : NULL, &e, &dbg);
+	}
+	if (have_dbg) {
+		bool run_ok = have_run && (!mismatch || s->o.ignore_build_ids);
+
+		elf_obj_segs(run_ok ? &run : &dbg, &segs);
+		ret = user_table(dso, &dbg, &segs, run_ok ? &run : NULL, user_flags(s), path);
+		elf_obj_close(&dbg);
+	} else if (have_run && mismatch && !s->o.ignore_build_ids) {
+		ret = set_status(dso, PCL_DSO_SYMS_BAD_BUILD_ID, NULL,
+				 mismatch_note(path, dso, &run));
+	} else if (have_run) {
+		elf_obj_segs(&run, &segs);
+		ret = user_table(dso, &run, &segs, &run, user_flags(s), path);
+	} else {
+		bool missing = err == -ENOENT || err == -ENOTDIR || err == -ENAMETOOLONG;
+
+		ret = set_status(dso, missing ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR, NULL,
+				 note_fmt("%s", pcl_last_error()));
+	}
+	if (have_run)
+		elf_obj_close(&run);
+	return ret;
+}
+
+/* ---- the vDSO ---- */
+
+/* The size of the vDSO image at @base: its [vdso] map, else what its headers span. */
+static size_t vdso_size(uintptr_t base)
+{
+	const GElf_Ehdr *eh64 = (const void *)base;
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long long lo, hi;
+	char line[512];
+	size_t size = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == base && hi > lo) {
+			size = (size_t)(hi - lo);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!size && eh64->e_ident[EI_CLASS] == ELFCLASS64)
+		size = eh64->e_shoff + (size_t)eh64->e_shnum * eh64->e_shentsize;
+	return size > (1u << 20) ? 0 : size;
+}
+
+static void load_vdso_table(struct pcl_symbols *s)
+{
+	struct shared_tab *st = &s->vdso;
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	size_t size = base ? vdso_size(base) : 0;
+	struct elf_obj o;
+	struct elf_segs segs;
+
+	st->tried = true;
+	st->status = PCL_DSO_SYMS_NOT_FOUND;
+	if (!base || !size) {
+		st->note = note_fmt("this process has no vDSO to read [vdso] symbols from");
+		return;
+	}
+	if (elf_obj_open_mem(&o, (const void *)base, size)) {
+		st->status = PCL_DSO_SYMS_ERROR;
+		st->note = note_fmt("[vdso]: %s", pcl_last_error());
+		return;
+	}
+	memcpy(st->build_id, o.build_id, sizeof(st->build_id));
+	st->build_id_size = o.build_id_size;
+	elf_obj_segs(&o, &segs);
+	st->t = elf_obj_symtab(&o, segs.n ? &segs : NULL, &o, user_flags(s), "[vdso]");
+	if (!st->t) {
+		st->status = PCL_DSO_SYMS_ERROR;
+		st->note = note_fmt("[vdso]: %s", pcl_last_error());
+	}
+	elf_obj_close(&o);
+}
+
+/* Is @have (@have_size bytes) another build than the one @dso recorded? */
+static bool other_build(const struct pcl_symbols *s, const struct pcl_dso *dso, const uint8_t *have,
+			int have_size)
+{
+	return dso->build_id_size && !s->o.ignore_build_ids &&
+	       (have_size != dso->build_id_size || memcmp(have, dso->build_id, (size_t)have_size));
+}
+
+/* The mismatch status for @dso, with a note naming both build ids (@what has @have). */
+static int refuse_build(struct pcl_dso *dso, const uint8_t *have, int have_size, const char *what)
+{
+	char want[41], got[41];
+
+	hex(want, dso->build_id, dso->build_id_size);
+	hex(got, have, have_size);
+	return set_status(dso, PCL_DSO_SYMS_BAD_BUILD_ID, NULL,
+			  note_fmt("build id mismatch for %s (recorded %s, %s %s)", dso->name, want,
+				   what, have_size ? got : "none"));
+}
+
+/* @dso's table from the build-id cache's copy @file of its build; false when there is none. */
+static bool attach_cached(const struct pcl_symbols *s, struct pcl_dso *dso, const char *file)
+{
+	char path[PATH_MAX];
+	struct pcl_symtab *t;
+
+	if (!cache_path(s, dso, file, path, sizeof(path)) || access(path, R_OK))
+		return false;
+	if (dso->kind == PCL_DSO_VDSO)
+		t = pcl_symtab__load_elf(path, user_flags(s));
+	else
+		t = pcl_symtab__load_kallsyms(path, 0);
+	if (!t)
+		return false;
+	pr_debug("symbols: %s from the build-id cache: %s\n", dso->name, path);
+	set_status(dso, PCL_DSO_SYMS_OK, t, NULL);
+	return true;
+}
+
+/* The shared table @st for @dso (a reference), or its failure. */
+static int attach_shared(struct pcl_dso *dso, struct shared_tab *st)
+{
+	if (!st->t)
+		return set_status(dso, st->status, NULL, st->note ? strdup(st->note) : NULL);
+	return set_status(dso, PCL_DSO_SYMS_OK, symtab_get(st->t), NULL);
+}
+
+static int load_vdso(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	struct shared_tab *st = &s->vdso;
+
+	/* As perf: with a symfs, only a copy in its build-id cache will do. */
+	if (s->symfs) {
+		if (attach_cached(s, dso, "vdso"))
+			return dso->sym_status;
+		return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL,
+				  note_fmt("no [vdso] image under the symfs"));
+	}
+	if (!st->tried)
+		load_vdso_table(s);
+	/* A recording made on another kernel: perf record cached its vDSO. */
+	if (st->t && other_build(s, dso, st->build_id, st->build_id_size)) {
+		if (attach_cached(s, dso, "vdso"))
+			return dso->sym_status;
+		return refuse_build(dso, st->build_id, st->build_id_size, "this machine's vDSO");
+	}
+	return attach_shared(dso, st);
+}
+
+/* ---- the kernel and its modules ---- */
+
+static void load_kallsyms_table(struct pcl_symbols *s, struct shared_tab *st)
+{
+	const char *p = s->kallsyms ? s->kallsyms : "/proc/kallsyms";
+
+	st->tried = true;
+	st->t = pcl_symtab__load_kallsyms(p, 0);
+	if (!st->t) {
+		st->status = errno == ENOENT ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR;
+		st->note = note_fmt("%s", pcl_last_error());
+	}
+}
+
+/* The table of the vmlinux open in @o (closed here) into @st. */
+static void vmlinux_table(struct shared_tab *st, struct elf_obj *o, const char *path)
+{
+	st->status = PCL_DSO_SYMS_ERROR;
+	memcpy(st->build_id, o->build_id, sizeof(st->build_id));
+	st->build_id_size = o->build_id_size;
+	if (!o->symtab) {
+		/* As perf: a stripped vmlinux is of no use. */
+		st->note = note_fmt("%s has no symbol table (stripped vmlinux?)", path);
+	} else {
+		st->t = elf_obj_symtab(o, NULL, NULL, 0, path);
+		if (!st->t)
+			st->note = note_fmt("%s", pcl_last_error());
+	}
+	elf_obj_close(o);
+}
+
+/* --vmlinux (under symfs, as perf looks it up). */
+static void load_vmlinux_opt(struct pcl_symbols *s, struct shared_tab *st)
+{
+	char path[PATH_MAX];
+	struct elf_obj o;
+	int err;
+
+	st->tried = true;
+	st->status = PCL_DSO_SYMS_NOT_FOUND;
+	if (!symfs_path(s, s->vmlinux, path, sizeof(path))) {
+		st->note = note_fmt("vmlinux path too long: %s", s->vmlinux);
+		return;
+	}
+	err = elf_obj_open(&o, path);
+	if (err) {
+		st->status = err == -ENOENT ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR;
+		st->note = note_fmt("%s", pcl_last_error());
+		return;
+	}
+	vmlinux_table(st, &o, path);
+}
+
+/*
+ * perf's vmlinux_path: where distributions and kernel builds leave a
+ * vmlinux for release @rel. Relative "vmlinux" (perf's first, in the
+ * current directory) is left out: a report should not depend on it.
+ */
+static const char *const vmlinux_places[] = {
+	"/boot/vmlinux",
+	"/boot/vmlinux-%s",
+	"/usr/lib/debug/boot/vmlinux-%s",
+	"/lib/modules/%s/build/vmlinux",
+	"/usr/lib/debug/lib/modules/%s/vmlinux",
+	"/usr/lib/debug/boot/vmlinux-%s.debug",
+};
+
+/*
+ * The first vmlinux at perf's places (under symfs) that has symbols and,
+ * when @dso recorded one, its build id; tried once. Nothing found leaves
+ * @st untried-looking (no table, tried) and the caller goes to kallsyms.
+ */
+static bool find_vmlinux(struct pcl_symbols *s, const struct pcl_dso *dso, struct shared_tab *st)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+	struct utsname u;
+	struct elf_obj o;
+
+	st->tried = true;
+	if (uname(&u))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(vmlinux_places); i++) {
+		snprintf(rel, sizeof(rel), vmlinux_places[i], u.release);
+		if (!symfs_path(s, rel, path, sizeof(path)) || access(path, R_OK) ||
+		    elf_obj_open(&o, path))
+			continue;
+		if (o.symtab && (!dso->build_id_size ||
+				 (o.build_id_size == dso->build_id_size &&
+				  !memcmp(o.build_id, dso->build_id, dso->build_id_size)))) {
+			pr_debug("symbols: kernel symbols from %s\n", path);
+			vmlinux_table(st, &o, path);
+			return st->t != NULL;
+		}
+		elf_obj_close(&o);
+	}
+	return false;
+}
+
+/* The GNU build id in raw ELF notes (sysfs); its size, or 0. */
+static int notes_build_id(const uint8_t *p, size_t len, uint8_t id[20])
+{
+	size_t off = 0;
+
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		size_t desc_off;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		if (namesz > len || descsz > len)
+			return 0;
+		desc_off = off + 12 + ((namesz + 3) & ~3u);
+		if (desc_off + descsz > len)
+			return 0;
+		if (type == 3 && namesz == 4 && !memcmp(p + off + 12, "GNU", 4) && descsz) {
+			size_t n = descsz > 20 ? 20 : descsz;
+
+			memcpy(id, p + desc_off, n);
+			return (int)n;
+		}
+		off = desc_off + ((descsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+/* The running module's build id (/sys/module/NAME/notes); size or 0. */
+static int module_build_id(const char *dso_name, uint8_t id[20])
+{
+	char name[256], path[PATH_MAX];
+	uint8_t buf[1024];
+	size_t len = strlen(dso_name);
+	FILE *f;
+	size_t n;
+
+	if (len < 3 || dso_name[0] != '[' || dso_name[len - 1] != ']' || len - 2 >= sizeof(name))
+		return 0;
+	memcpy(name, dso_name + 1, len - 2);
+	name[len - 2] = '\0';
+	if (strchr(name, '/'))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return notes_build_id(buf, n, id);
+}
+
+/*
+ * The kernel: --vmlinux, else a vmlinux of its build at perf's places,
+ * else kallsyms. Modules: kallsyms (a vmlinux has no module symbols).
+ */
+static int load_kernel(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	struct shared_tab *vt = &s->vmlinux_tab;
+	bool module = dso->kind == PCL_DSO_MODULE;
+	uint8_t id[20];
+	int size;
+
+	if (!module && s->vmlinux) {
+		if (!vt->tried)
+			load_vmlinux_opt(s, vt);
+		if (vt->t && other_build(s, dso, vt->build_id, vt->build_id_size))
+			return refuse_build(dso, vt->build_id, vt->build_id_size, "vmlinux");
+		return attach_shared(dso, vt);
+	}
+	if (!module && (vt->t || (!vt->tried && find_vmlinux(s, dso, vt))))
+		return attach_shared(dso, vt);
+	/* As perf: with a symfs, no local file stands for the recorded kernel. */
+	if (s->symfs && !s->kallsyms)
+		return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL,
+				  note_fmt("no symbols for %s under the symfs (give a vmlinux or "
+					   "a kallsyms file)",
+					   dso->name));
+	/*
+	 * This machine's kallsyms is the running kernel's: the recorded
+	 * kernel (or module) must be that one, checked before reading it;
+	 * else perf record's copy of the recorded kernel's kallsyms, when
+	 * cached. A kallsyms file given by hand is trusted, as perf trusts
+	 * --kallsyms.
+	 */
+	if (!s->kallsyms && dso->build_id_size) {
+		size = module ? module_build_id(dso->name, id) : pcl_build_id_kernel(id);
+		if (size > 0 && other_build(s, dso, id, size)) {
+			if (!module && attach_cached(s, dso, "kallsyms"))
+				return dso->sym_status;
+			return refuse_build(dso, id, size,
+					    module ? "running module" : "running kernel");
+		}
+	}
+	if (!s->kallsyms_tab.tried)
+		load_kallsyms_table(s, &s->kallsyms_tab);
+	return attach_shared(dso, &s->kallsyms_tab);
+}
+
+/* ---- JIT maps ---- */
+
+static int load_jit(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	char path[64];
+	const char *p = dso->name;
+	struct pcl_symtab *t;
+
+	(void)s;
+	/* perf reads /tmp/perf-PID.map from /tmp itself, whatever symfs says. */
+	if (!p || strncmp(p, "/tmp/perf-", 10)) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)dso->pid);
+		p = path;
+	}
+	t = pcl_symtab__load_perf_map(p, 0);
+	if (!t)
+		return set_status(dso,
+				  errno == ENOENT ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR,
+				  NULL, note_fmt("%s", pcl_last_error()));
+	return set_status(dso, PCL_DSO_SYMS_OK, t, NULL);
+}
+
+PCL_API int pcl_symbols__load(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	if (!s || !dso)
+		return PCL_DSO_SYMS_ERROR;
+	if (dso->sym_status != PCL_DSO_SYMS_UNTRIED)
+		return dso->sym_status;
+	if (!dso->name)
+		return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL, NULL);
+	switch (dso->kind) {
+	case PCL_DSO_USER:
+		return load_user(s, dso);
+	case PCL_DSO_VDSO:
+		return load_vdso(s, dso);
+	case PCL_DSO_KERNEL:
+	case PCL_DSO_MODULE:
+		return load_kernel(s, dso);
+	case PCL_DSO_JIT:
+		return load_jit(s, dso);
+	}
+	return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL,
+			  note_fmt("%s: unknown kind of object", dso->name));
+}
+
+PCL_API const struct pcl_symbol *pcl_symbols__find(struct pcl_symbols *s, struct pcl_dso *dso,
+						   uint64_t addr)
+{
+	if (!dso)
+		return NULL;
+	if (dso->sym_status == PCL_DSO_SYMS_UNTRIED)
+		pcl_symbols__load(s, dso);
+	if (dso->sym_status != PCL_DSO_SYMS_OK)
+		return NULL;
+	return pcl_symtab__find(dso->sym_priv, addr);
+}
