@@ -249,3 +249,19 @@ evlist_attr() {
 				n = split($2, f, "|"); for (i = 1; i <= n; i++) print $1 ":" f[i]; next }
 			NF { print $1 "=" $2 }' | sort
 }
+
+# dl_workload: the dlopen workload with libdlwork.so in its directory: the
+# Makefile's, or both built into $TMP/dl.
+dl_workload() {
+	local src
+	if [ -x "$WORKLOADS/dlopen" ] && [ -f "$WORKLOADS/libdlwork.so" ]; then
+		echo "$WORKLOADS/dlopen"
+		return 0
+	fi
+	src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/workloads"
+	mkdir -p "$TMP/dl"
+	cc -std=gnu11 -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-inline -o "$TMP/dl/libdlwork.so" \
+		"$src/libdlwork.c" >&2 &&
+		cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TMP/dl/dlopen" "$src/dlopen.c" >&2 &&
+		echo "$TMP/dl/dlopen"
+}

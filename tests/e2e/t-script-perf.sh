@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# pcl script prints what perf script prints, line for line, on the same
+# file: files recorded by perf and by pcl record, with and without -g, of
+# a CPU-bound workload (hot), a threaded one (threads: samples of two
+# threads interleaved in time order), a forking and exec'ing one (forks),
+# one that dlopen()s its library (dlopen) and one with kernel time
+# (kernel-time); -F field selections; --show-task-events and
+# --show-mmap-events on the forking workload, --show-switch-events on a
+# --switch-events recording; a pipe-mode stream on a pipe, a
+# zstd-compressed (perf record -z) file, a two-event file; a tracepoint
+# recording, compared up to the tracepoint's payload (a deliberate
+# difference); and FlameGraph: pcl's -g output folds (stackcollapse-perf.pl,
+# or an awk folding when FlameGraph is not installed) to the same stacks as
+# perf's.
+. "$(dirname "$0")/lib.sh"
+
+if ! have_perf; then
+	skip script-perf "perf is not installed"
+	exit 0
+fi
+# has_cmd NAME: true if this pcl has the command NAME ('pcl help' lists it,
+# or 'pcl help NAME' knows it).
+has_cmd() {
+	"$PCL" help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" ||
+		"$PCL" help "$1" >/dev/null 2>&1
+}
+if ! has_cmd script; then
+	not_ok script-perf-command "'$PCL help' lists no script command (and 'pcl help script' fails)"
+	exit 0
+fi
+have_pcl_record=1
+has_record || have_pcl_record=0
+# died FILE RC: true if RC says killed by a signal (perf's own exit status
+# for an error is 255, no signal) or a timeout, or FILE holds sanitizer output.
+died() {
+	[ "$2" -eq 124 ] || { [ "$2" -gt 128 ] && [ "$2" -le 192 ]; } ||
+		grep -qE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' "$1"
+}
+
+# script_pair TAG FILE ARGS...: perf script ARGS -i FILE into
+# $TMP/TAG.perf.{out,err}, pcl script likewise into $TMP/TAG.pcl.*; exit
+# statuses in PRC and CRC.
+script_pair() {
+	local tag=$1 f=$2
+	shift 2
+	run_long "$tag.perf" 60 perf script "$@" -i "$f"
+	PRC=$RC
+	run_long "$tag.pcl" 60 "$PCL" script "$@" -i "$f"
+	CRC=$RC
+}
+# same NAME TAG DESC [FILTER]: ok if pcl's stdout of script_pair TAG equals
+# perf's line for line (both through the sed script FILTER if given), pcl
+# exits 0 as perf did, and says nothing on stderr when perf says nothing.
+same() {
+	local name=$1 tag=$2 desc=$3 filter=${4:-}
+	local P=$TMP/$tag.perf C=$TMP/$tag.pcl
+	if [ "$PRC" -ne 0 ] || [ ! -s "$P.out" ]; then
+		not_ok "$name" "oracle: perf script $desc: exit $PRC, $(wc -l <"$P.out") lines" "$(show "$P.err")"
+		return
+	fi
+	if [ "$CRC" -ne 0 ] || crashed "$C.err" "$CRC"; then
+		not_ok "$name" "pcl script $desc: exit $CRC (want 0, as perf); stderr:" "$(show "$C.err")" \
+			"stdout:" "$(show "$C.out" 10)"
+		return
+	fi
+	if [ -n "$filter" ]; then
+		sed -E "$filter" "$P.out" >"$P.cmp"
+		sed -E "$filter" "$C.out" >"$C.cmp"
+	else
+		cp "$P.out" "$P.cmp"
+		cp "$C.out" "$C.cmp"
+	fi
+	if ! cmp -s "$P.cmp" "$C.cmp"; then
+		not_ok "$name" "pcl script $desc: differs from perf's ($(wc -l <"$P.cmp") lines, pcl $(wc -l <"$C.cmp")):" \
+			"$(diff -u --label perf --label pcl "$P.cmp" "$C.cmp" | head -40)"
+	elif [ ! -s "$P.err" ] && [ -s "$C.err" ]; then
+		not_ok "$name" "pcl script $desc: stdout as perf's, but stderr has lines (perf's has none):" "$(show "$C.err")"
+	else
+		ok "$name"
+	fi
+}
+# record BY CASE ARGS... -- CMD...: record with perf (BY=perf) or pcl into
+# $TMP/CASE.data; false, after a not ok or skip line, if that failed.
+record() {
+	local by=$1 id=$2
+	shift 2
+	local F=$TMP/$id.data
+	if [ "$by" = perf ]; then
+		run_long "rec-$id" 60 perf record -q "$@"
+		if [ "$RC" -ne 0 ] || [ ! -s "$F" ]; then
+			not_ok "script-perf-$id" "oracle: perf record $*: exit $RC" "$(show "$TMP/rec-$id.err")"
+			return 1
+		fi
+	else
+		if [ $have_pcl_record = 0 ]; then
+			skip "script-perf-$id" "this pcl has no record command"
+			return 1
+		fi
+		run_long "rec-$id" 60 "$PCL" record -q "$@"
+		if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$F" ]; then
+			not_ok "script-perf-$id" "pcl record $*: exit $RC (want 0)" "$(show "$TMP/rec-$id.err")"
+			return 1
+		fi
+	fi
+}
+
+# --- workloads ------------------------------------------------------------------
+hot=$(workload hot) || { not_ok script-perf-workload "cannot build tests/workloads/hot.c"; exit 0; }
+threads=$(workload threads) || { not_ok script-perf-workload "cannot build tests/workloads/threads.c"; exit 0; }
+forks=$(workload forks) || { not_ok script-perf-workload "cannot build tests/workloads/forks.c"; exit 0; }
+writes=$(workload writes) || { not_ok script-perf-workload "cannot build tests/workloads/writes.c"; exit 0; }
+ktime=$(workload kernel-time) || { not_ok script-perf-workload "cannot build tests/workloads/kernel-time.c"; exit 0; }
+dlopen=$(dl_workload) || { not_ok script-perf-workload "cannot build tests/workloads/dlopen.c and libdlwork.c"; exit 0; }
+
+declare -A CMD=(
+	[hot]="$hot 300"
+	[threads]="$threads 2 300"
+	[forks]="$forks 3 100"
+	[dlopen]="$dlopen 300"
+	[ktime]="$ktime 300"
+)
+
+# --- the default fields, with and without call chains ------------------------------
+for wl in hot threads forks dlopen ktime; do
+	for g in "" -g; do
+		for by in perf pcl; do
+			id=$wl-$by${g:+-g}
+			# perf's side-band thread for BPF events costs a second a
+			# recording: once with it (perf's default file), then without.
+			bpf=
+			[ $by = perf ] && [ "$id" != hot-perf ] && bpf=--no-bpf-event
+			# shellcheck disable=SC2086 # CMD holds the command and its arguments
+			record $by "$id" $bpf -F 4000 $g -o "$TMP/$id.data" -- ${CMD[$wl]} || continue
+			script_pair "$id" "$TMP/$id.data"
+			same "script-perf-$id" "$id" "-i $id.data"
+		done
+	done
+done
+
+# --- -F field selections ------------------------------------------------------------
+# A file's samples have no CPU: 'cpu' is an error for both (perf: exit 255).
+for by in perf pcl; do
+	for g in "" -g; do
+		id=hot-$by${g:+-g}
+		[ -s "$TMP/$id.data" ] || continue
+		for fields in comm,tid,time,ip,sym,dso comm,pid,tid,time,event,period ip,sym,symoff,dso comm,tid,ip,sym,dso,period; do
+			script_pair "$id-F-$fields" "$TMP/$id.data" -F "$fields"
+			same "script-perf-$id-F-$fields" "$id-F-$fields" "-F $fields -i $id.data"
+		done
+	done
+	id=hot-$by
+	[ -s "$TMP/$id.data" ] || continue
+	script_pair "$id-F-cpu" "$TMP/$id.data" -F comm,cpu
+	n=$(grep -c . "$TMP/$id-F-cpu.pcl.err")
+	if [ "$PRC" -eq 0 ]; then
+		skip "script-perf-$id-F-cpu" "perf script -F comm,cpu accepts a file without CPUs (exit 0)"
+	elif [ "$CRC" -ne 0 ] && ! died "$TMP/$id-F-cpu.pcl.err" "$CRC" && [ "$n" -eq 1 ] &&
+		[ ! -s "$TMP/$id-F-cpu.pcl.out" ]; then
+		ok "script-perf-$id-F-cpu"
+	else
+		not_ok "script-perf-$id-F-cpu" "pcl script -F comm,cpu on $id.data (samples without CPU):" \
+			"exit $CRC (want non-zero, as perf's $PRC), $n stderr lines (want 1), stdout $(wc -l <"$TMP/$id-F-cpu.pcl.out") lines (want 0)" \
+			"stderr:" "$(show "$TMP/$id-F-cpu.pcl.err")" "perf's stderr:" "$(show "$TMP/$id-F-cpu.perf.err")"
+	fi
+done
+
+# --- side-band events: tasks, maps, switches ---------------------------------------
+for by in perf pcl; do
+	id=forks-$by
+	[ -s "$TMP/$id.data" ] || continue
+	script_pair "$id-task" "$TMP/$id.data" --show-task-events
+	same "script-perf-$id-task-events" "$id-task" "--show-task-events -i $id.data"
+	script_pair "$id-mmap" "$TMP/$id.data" --show-mmap-events
+	same "script-perf-$id-mmap-events" "$id-mmap" "--show-mmap-events -i $id.data"
+	script_pair "$id-both" "$TMP/$id.data" --show-task-events --show-mmap-events -F comm,pid,tid,time,event,ip,sym
+	same "script-perf-$id-task-mmap-fields" "$id-both" \
+		"--show-task-events --show-mmap-events -F comm,pid,tid,time,event,ip,sym -i $id.data"
+done
+id="dlopen-perf"
+if [ -s "$TMP/$id.data" ]; then
+	# the library's MMAP2, mid-run
+	script_pair "$id-mmap" "$TMP/$id.data" --show-mmap-events
+	same "script-perf-$id-mmap-events" "$id-mmap" "--show-mmap-events -i $id.data"
+fi
+for by in perf pcl; do
+	id=switch-$by
+	bpf=
+	[ $by = perf ] && bpf=--no-bpf-event
+	if [ $by = pcl ] && [ $have_pcl_record = 1 ] && ! "$PCL" help record 2>&1 | grep -q -- --switch-events; then
+		skip "script-perf-$id" "pcl record has no --switch-events"
+		continue
+	fi
+	# writes 40 20: a sleep between writes, so the task switches out and in.
+	record $by "$id" $bpf --switch-events -F 4000 -o "$TMP/$id.data" -- "$writes" 40 20 || continue
+	script_pair "$id" "$TMP/$id.data" --show-switch-events
+	same "script-perf-$id-switch-events" "$id" "--show-switch-events -i $id.data"
+done
+
+# --- pipe mode, compressed records, two events -------------------------------------------
+# A pipe-mode stream, saved, then read by both from a pipe (cat FILE | script -i -).
+timeout -k 5 60 perf record -q --no-bpf-event -F 4000 -o - -- "$hot" 300 >"$TMP/pipe.data" 2>"$TMP/rec-pipe.err"
+RC=$?
+if [ "$RC" -ne 0 ] || [ ! -s "$TMP/pipe.data" ]; then
+	not_ok script-perf-pipe "oracle: perf record -o - failed (exit $RC)" "$(show "$TMP/rec-pipe.err")"
+else
+	timeout -k 5 60 perf script -i - <"$TMP/pipe.data" >"$TMP/pipe.perf.out" 2>"$TMP/pipe.perf.err"
+	PRC=$?
+	# shellcheck disable=SC2002 # a pipe, not a file, on stdin
+	cat "$TMP/pipe.data" | timeout -k 5 60 "$PCL" script -i - >"$TMP/pipe.pcl.out" 2>"$TMP/pipe.pcl.err"
+	CRC=$?
+	same script-perf-pipe-stdin pipe "-i - (a pipe-mode stream on a pipe)"
+	script_pair pipe-file "$TMP/pipe.data"
+	same script-perf-pipe-file pipe-file "-i pipe.data (a pipe-mode stream in a file)"
+fi
+if record perf zstd --no-bpf-event -z -F 4000 -o "$TMP/zstd.data" -- "$hot" 300; then
+	if ! perf report --header-only -i "$TMP/zstd.data" 2>/dev/null | grep -q '^# compressed'; then
+		skip script-perf-zstd "this perf wrote no compressed records with -z (no zstd support)"
+	else
+		script_pair zstd "$TMP/zstd.data"
+		same script-perf-zstd zstd "-i zstd.data (perf record -z)"
+	fi
+fi
+for by in perf pcl; do
+	bpf=
+	[ $by = perf ] && bpf=--no-bpf-event
+	# shellcheck disable=SC2086
+	record $by two-$by $bpf -e cpu-clock,task-clock -F 4000 -o "$TMP/two-$by.data" -- "$hot" 300 || continue
+	script_pair two-$by "$TMP/two-$by.data"
+	same script-perf-two-events-$by two-$by "-i two-$by.data (-e cpu-clock,task-clock)"
+done
+
+# --- a tracepoint -------------------------------------------------------------------
+# The payload after 'EVENT: ' is left out: pcl may print it otherwise.
+tracefs=/sys/kernel/tracing
+[ -d $tracefs/events ] || tracefs=/sys/kernel/debug/tracing
+for tp in syscalls:sys_enter_write sched:sched_switch; do
+	if [ ! -d "$tracefs/events/${tp%%:*}/${tp#*:}" ]; then
+		skip "script-perf-tracepoint-${tp#*:}" "tracepoint $tp not found under $tracefs/events"
+		continue
+	fi
+	for by in perf pcl; do
+		for g in "" -g; do
+			id=tp-${tp#*:}-$by${g:+-g}
+			bpf=
+			[ $by = perf ] && bpf=--no-bpf-event
+			# shellcheck disable=SC2086
+			record $by "$id" $bpf $g -e "$tp" -o "$TMP/$id.data" -- "$writes" 200 20 || continue
+			script_pair "$id" "$TMP/$id.data"
+			same "script-perf-$id" "$id" "-i $id.data (payload cut)" "s/(: $tp:).*/\\1/"
+		done
+	done
+done
+
+# --- FlameGraph -----------------------------------------------------------------------
+# fold < perf script output: one "comm;outermost;...;leaf COUNT" line per
+# distinct stack, sorted; stackcollapse-perf.pl if FlameGraph is installed.
+fold() {
+	if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
+		stackcollapse-perf.pl | sort
+		return
+	fi
+	awk 'function flush(  s, i) {
+			if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+			n = 0
+		}
+		/^[ \t]*$/ { flush(); next }
+		/^\t/ {
+			l = $0
+			sub(/^[ \t]+[0-9a-f]+ /, "", l)
+			sub(/ \([^()]*\)$/, "", l)
+			sub(/\+0x[0-9a-f]+$/, "", l)
+			f[++n] = l
+			next
+		}
+		{ flush(); comm = $1 }
+		END { flush(); for (s in c) print s, c[s] }' | sort
+}
+if ! hotfp=$(workload_fp hot); then
+	skip script-perf-flamegraph "clang is not installed (scripts/deps.sh)"
+else
+	for by in perf pcl; do
+		id=fg-$by
+		bpf=
+		[ $by = perf ] && bpf=--no-bpf-event
+		# shellcheck disable=SC2086
+		record $by "$id" $bpf -g -F 4000 -o "$TMP/$id.data" -- "$hotfp" 300 || continue
+		script_pair "$id" "$TMP/$id.data"
+		fold <"$TMP/$id.perf.out" >"$TMP/$id.perf.folded"
+		fold <"$TMP/$id.pcl.out" >"$TMP/$id.pcl.folded"
+		want="$(basename "$hotfp");__libc_start_call_main;main;outer;middle;hot_leaf"
+		if ! grep -q "^$want [0-9]" "$TMP/$id.perf.folded"; then
+			not_ok "script-perf-$id-flamegraph" "oracle: perf script's output of $id.data does not fold to '$want N':" \
+				"$(sort -k2 -nr "$TMP/$id.perf.folded" | head -5)"
+		elif [ "$CRC" -ne 0 ] || crashed "$TMP/$id.pcl.err" "$CRC"; then
+			not_ok "script-perf-$id-flamegraph" "pcl script -i $id.data: exit $CRC (want 0)" "$(show "$TMP/$id.pcl.err")"
+		else
+			diff_or_ok "script-perf-$id-flamegraph" "$TMP/$id.perf.folded" "$TMP/$id.pcl.folded" \
+				"perf script | fold" "pcl script | fold"
+		fi
+	done
+fi
