@@ -105,6 +105,12 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_thread *thread,
 					      bool kernel, uint64_t ip);
 
+/*
+ * A number that changes whenever any map set changes: what was looked up
+ * before may be cached until it moves.
+ */
+PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m);
+
 /* The DSO-relative address of @ip in @map (perf's map_ip). */
 PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip);
 

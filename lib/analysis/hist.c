@@ -574,43 +574,44 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	return 0;
 }
 
+struct node_pos {
+	struct pcl_callnode *n;
+	size_t pos; /* creation order, for ties */
+};
+
 static int node_cmp(const void *pa, const void *pb)
 {
-	const struct pcl_callnode *a = *(struct pcl_callnode *const *)pa;
-	const struct pcl_callnode *b = *(struct pcl_callnode *const *)pb;
+	const struct node_pos *a = pa, *b = pb;
+	int c = cmp_u64_desc(a->n->total, b->n->total);
 
-	return cmp_u64_desc(a->total, b->total);
+	return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* Children heaviest first; ties keep the order they were made in. */
-static void sort_tree(struct pcl_callnode *n)
+/*
+ * Children heaviest first; ties keep the order they were made in. Nodes
+ * lighter than @min are never shown, nor is anything under them: their
+ * children stay unsorted.
+ */
+static void sort_tree(struct pcl_callnode *n, uint64_t min)
 {
-	struct pcl_callnode *v[64], **arr = v, *c;
-	size_t k = 0, cap = 64;
+	struct node_pos v[32], *arr = v;
+	struct pcl_callnode *c;
+	size_t k = 0;
 
 	for (c = n->first; c; c = c->next)
 		k++;
-	if (k > cap && !(arr = malloc(k * sizeof(*arr))))
+	if (k > 32 && !(arr = malloc(k * sizeof(*arr))))
 		return;
-	k = 0;
-	/* made newest first: reverse to creation order, then a stable sort */
-	for (c = n->first; c; c = c->next)
-		arr[k++] = c;
-	for (size_t i = 0; i < k / 2; i++) {
-		c = arr[i];
-		arr[i] = arr[k - 1 - i];
-		arr[k - 1 - i] = c;
-	}
-	for (size_t i = 1; i < k; i++) /* insertion sort: stable, and k is small */
-		for (size_t j = i; j > 0 && node_cmp(&arr[j - 1], &arr[j]) > 0; j--) {
-			c = arr[j];
-			arr[j] = arr[j - 1];
-			arr[j - 1] = c;
-		}
-	n->first = k ? arr[0] : NULL;
+	/* made newest first: the list runs against creation order */
+	c = n->first;
+	for (size_t i = 0; i < k; i++, c = c->next)
+		arr[i] = (struct node_pos){ c, k - 1 - i };
+	qsort(arr, k, sizeof(*arr), node_cmp);
+	n->first = k ? arr[0].n : NULL;
 	for (size_t i = 0; i < k; i++) {
-		arr[i]->next = i + 1 < k ? arr[i + 1] : NULL;
-		sort_tree(arr[i]);
+		arr[i].n->next = i + 1 < k ? arr[i + 1].n : NULL;
+		if (arr[i].n->total >= min)
+			sort_tree(arr[i].n, min);
 	}
 	if (arr != v)
 		free(arr);
@@ -621,7 +622,7 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 	uint32_t stamp = 0;
 	const struct pcl_frame **path = NULL;
 	size_t path_alloc = 0;
-	uint64_t min;
+	uint64_t min = 0;
 
 	if (!h)
 		return;
@@ -655,7 +656,7 @@ out:
 		qsort_r(h->entries, (size_t)h->nr, sizeof(*h->entries), entry_cmp, h);
 	for (int i = 0; i < h->nr; i++)
 		if (h->entries[i]->e.root)
-			sort_tree(h->entries[i]->e.root);
+			sort_tree(h->entries[i]->e.root, min);
 }
 
 PCL_API size_t pcl_hists__nr_entries(const struct pcl_hists *h)

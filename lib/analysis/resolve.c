@@ -9,11 +9,26 @@
 #include <stdlib.h>
 #include "internal.h"
 
+/*
+ * A sample's frames repeat (a hot loop, the same callers): resolved frames
+ * are cached by (address space, cpumode, ip), direct-mapped, and forgotten
+ * when the machine's generation moves (a map changed somewhere).
+ */
+#define CACHE_BITS 16
+
+struct cache_ent {
+	const void *space; /* the thread's map set; NULL for the kernel */
+	uint64_t ip, gen;
+	unsigned int cpumode;
+	struct pcl_frame f;
+};
+
 struct pcl_resolver {
 	struct pcl_machine *m;
 	struct pcl_symbols *s;
 	struct pcl_frame *chain;
 	int alloc;
+	struct cache_ent *cache;
 };
 
 PCL_API struct pcl_resolver *pcl_resolver__new(struct pcl_machine *m, struct pcl_symbols *s)
@@ -29,6 +44,7 @@ PCL_API struct pcl_resolver *pcl_resolver__new(struct pcl_machine *m, struct pcl
 		return NULL;
 	r->m = m;
 	r->s = s;
+	r->cache = calloc(1u << CACHE_BITS, sizeof(*r->cache)); /* NULL: no cache */
 	return r;
 }
 
@@ -37,6 +53,7 @@ PCL_API void pcl_resolver__free(struct pcl_resolver *r)
 	if (!r)
 		return;
 	free(r->chain);
+	free(r->cache);
 	free(r);
 }
 
@@ -52,8 +69,8 @@ static char cpumode_level(unsigned int cpumode)
 	}
 }
 
-static void frame(struct pcl_resolver *r, struct pcl_thread *t, unsigned int cpumode, uint64_t ip,
-		  struct pcl_frame *f)
+static void frame_lookup(struct pcl_resolver *r, struct pcl_thread *t, unsigned int cpumode,
+			 uint64_t ip, struct pcl_frame *f)
 {
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 
@@ -69,6 +86,33 @@ static void frame(struct pcl_resolver *r, struct pcl_thread *t, unsigned int cpu
 	f->addr = pcl_map__map_ip(f->map, ip);
 	if (r->s)
 		f->sym = pcl_symbols__find(r->s, f->map->dso, f->addr);
+}
+
+static void frame(struct pcl_resolver *r, struct pcl_thread *t, unsigned int cpumode, uint64_t ip,
+		  struct pcl_frame *f)
+{
+	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+	const void *space = kernel ? NULL : (const void *)t->maps;
+	uint64_t gen = pcl_machine__generation(r->m), h;
+	struct cache_ent *c;
+
+	if (!r->cache) {
+		frame_lookup(r, t, cpumode, ip, f);
+		return;
+	}
+	h = (ip ^ (ip >> 17) ^ ((uintptr_t)space >> 4) ^ cpumode) * 0x9e3779b97f4a7c15ULL;
+	c = &r->cache[h >> (64 - CACHE_BITS)];
+	if (c->ip == ip && c->space == space && c->gen == gen && c->cpumode == cpumode &&
+	    c->f.ip == ip) {
+		*f = c->f;
+		return;
+	}
+	frame_lookup(r, t, cpumode, ip, f);
+	c->space = space;
+	c->ip = ip;
+	c->gen = gen;
+	c->cpumode = cpumode;
+	c->f = *f;
 }
 
 PCL_API void pcl_resolver__frame(struct pcl_resolver *r, struct pcl_thread *thread, bool kernel,

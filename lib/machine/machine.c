@@ -43,6 +43,7 @@ struct pcl_machine {
 	/* every map ever made: frames keep pointing at maps that were since cut */
 	struct pcl_map **all_maps;
 	int nr_all_maps, alloc_all_maps;
+	uint64_t generation; /* bumped by every change to a map set */
 	struct strtab strings;
 	/* BUILD_ID feature entries not yet matched to a DSO */
 	struct pending_bid {
@@ -348,6 +349,7 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 	np = map_new(m, nm);
 	if (!np)
 		return -ENOMEM;
+	m->generation++;
 	/* [i, j) are replaced by head? + nm + tail? */
 	add = !!hp + 1 + !!tp - (j - i);
 	if (grow_array((void **)&ms->v, &ms->alloc, ms->n + (add > 0 ? add : 0), sizeof(*ms->v)))
@@ -476,6 +478,7 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 		maps->refcnt++;
 	} else {
 		maps = maps_new();
+		m->generation++;
 	}
 	t = thread_new(m, pid, tid, maps);
 	if (!t)
@@ -492,6 +495,7 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 	parent = pcl_machine__thread(m, (int32_t)rec->task.ppid, (int32_t)rec->task.ptid);
 	if (!parent)
 		return -ENOMEM;
+	m->generation++; /* map sets may be freed and made: their addresses are reused */
 	child = thread_find(m, tid);
 	if (child && child != parent) {
 		/* a reused tid: the new thread starts afresh */
@@ -672,6 +676,11 @@ PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_
 		return maps_find(&m->kmaps, ip);
 	}
 	return thread && thread->maps ? maps_find(thread->maps, ip) : NULL;
+}
+
+PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m)
+{
+	return m ? m->generation : 0;
 }
 
 PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip)
