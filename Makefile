@@ -84,7 +84,7 @@ $(BUILD)/tests/workloads/lib%.so: tests/workloads/lib%.c
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
 
 tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS)
 

@@ -63,13 +63,17 @@ data=$(mktemp /tmp/pcl-demo.XXXXXX.data)
 trap 'rm -f "$data" "$data.old"' EXIT
 run "Sample with call chains: 'pcl record -g' writes a perf.data file that Linux perf reads too." \
 	"$PCL" record -g -o "$data" -- "$WORKLOAD"
+run "The hottest functions of that file, by pcl report (sum_primes, mat_mul, hash_bytes), laid out like perf report." \
+	"$PCL" report -i "$data" --stdio --no-children --sort comm,sym -g none --percent-limit 1
+run "Where they are called from: the call graph of the hottest one, callers first." \
+	"$PCL" report -i "$data" --stdio --no-children -g caller --symbols sum_primes -q
 if command -v perf >/dev/null 2>&1; then
 	printf '\n== %d. %s\n   $ %s\n' "$((step + 1))" \
-		"The hottest functions of that file, as 'perf report' sees them (sum_primes, mat_mul, hash_bytes)." \
-		"perf report -i $data --stdio --no-children --sort comm,sym"
-	perf report -i "$data" --stdio --no-children --sort comm,sym 2>/dev/null |
+		"The same file, as Linux 'perf report' sees it: the same numbers." \
+		"perf report -i $data --stdio --no-children --sort comm,sym -g none --percent-limit 1"
+	perf report -i "$data" --stdio --no-children --sort comm,sym -g none --percent-limit 1 2>/dev/null |
 		grep -E '^ +[0-9.]+%' | head -8
 fi
 
-printf '\nMore: %s list (every event this machine can count), %s stat -r 5 (repeat and show variance), %s stat -j (JSON), %s help.\n' \
+printf '\nMore: %s script (one line per sample, as perf script), %s list, %s stat -r 5, %s help.\n' \
 	"$PCL" "$PCL" "$PCL" "$PCL"
