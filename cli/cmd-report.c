@@ -743,12 +743,27 @@ out:
 	return ret;
 }
 
+/* Bad --sort and -g values are usage errors, found before the file is read. */
+static int validate(const struct report_opts *o)
+{
+	enum pcl_sort_key keys[PCL_SORT_MAX];
+	struct pcl_report_opts ro = { 0 };
+	struct pcl_hist_opts ho = { 0 };
+	bool off;
+
+	if (o->sort && pcl_sort_keys_parse(o->sort, keys, PCL_SORT_MAX) < 0) {
+		die_msg("%s", pcl_last_error());
+		return -1;
+	}
+	return o->graph ? parse_graph(o->graph, &ro, &ho, &off) : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .children = -1, .group = -1 };
 	int ret;
 
-	if (parse_opts(argc, argv, &o))
+	if (parse_opts(argc, argv, &o) || validate(&o))
 		ret = EXIT_USAGE;
 	else
 		ret = report(&o);

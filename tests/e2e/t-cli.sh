@@ -84,4 +84,19 @@ if crashed "$TMP/helpbad.err" $RC || [ $RC -eq 0 ]; then
 else
 	ok cli-help-unknown
 fi
+# pcl report and pcl script: a bad command line exits 2, a file that is not
+# perf.data exits 1, each with one 'pcl: ...' line naming the problem.
+for c in "report --sort bogus:2:sort key 'bogus'" "report -g bogus:2:call-graph option 'bogus'" \
+	"report -i /etc/passwd:1:not a perf.data" "script -i /etc/passwd:1:not a perf.data" \
+	"report -i $TMP/none.data:1:cannot open" "script --bogus:2:bogus"; do
+	args=${c%%:*} rest=${c#*:} want=${rest%%:*} text=${rest#*:}
+	# shellcheck disable=SC2086
+	run rs "$PCL" $args
+	if [ $RC -eq "$want" ] && [ "$(wc -l <"$TMP/rs.err")" -eq 1 ] && grep -q "^pcl: .*$text" "$TMP/rs.err"; then
+		ok "cli-${args%% *}-error-$want-$(echo "$text" | tr -c 'a-z\n' _)"
+	else
+		not_ok "cli-${args%% *}-error-$want-$(echo "$text" | tr -c 'a-z\n' _)" \
+			"pcl $args: exit $RC; want $want and one line 'pcl: ...$text...':" "$(show "$TMP/rs.err")"
+	fi
+done
 exit 0
