@@ -468,6 +468,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 				continue; /* 3 wide, always */
 			if (o.keys[c] == PCL_SORT_PID || o.keys[c] == PCL_SORT_TID)
 				w = 8 + (int)strlen(e->thread ? e->thread->comm : e->comm);
+			else if (o.keys[c] == PCL_SORT_COMM)
+				/* perf sizes it by the thread's last comm (thread__comm_len) */
+				w = (int)strlen(e->thread ? e->thread->comm : e->comm);
 			else
 				w = (int)strlen(cell(&p, e, o.keys[c]));
 			if (w > p.cols[c].width)

@@ -208,9 +208,12 @@ else
 	# shellcheck disable=SC2002 # a pipe, not a file, on stdin
 	cat "$TMP/pipe.data" | timeout -k 5 60 "$PCL" script -i - >"$TMP/pipe.pcl.out" 2>"$TMP/pipe.pcl.err"
 	CRC=$?
-	same script-perf-pipe-stdin pipe "-i - (a pipe-mode stream on a pipe)"
+	# Deliberate: pcl names a PLT slot NAME@plt in every file; perf 6.1 does so
+	# for files but, reading a stream, gives the slot to _init (+offset).
+	plt='s/ [^ ]+@plt\+0x[0-9a-f]+ / PLT /; s/ _init\+0x[0-9a-f]+ / PLT /'
+	same script-perf-pipe-stdin pipe "-i - (a pipe-mode stream on a pipe)" "$plt"
 	script_pair pipe-file "$TMP/pipe.data"
-	same script-perf-pipe-file pipe-file "-i pipe.data (a pipe-mode stream in a file)"
+	same script-perf-pipe-file pipe-file "-i pipe.data (a pipe-mode stream in a file)" "$plt"
 fi
 if record perf zstd --no-bpf-event -z -F 4000 -o "$TMP/zstd.data" -- "$hot" 300; then
 	if ! perf report --header-only -i "$TMP/zstd.data" 2>/dev/null | grep -q '^# compressed'; then
