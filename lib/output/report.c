@@ -284,8 +284,8 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 	}
 	if (p->o->graph == PCL_GRAPH_REL && remaining && remaining != total) {
 		new_mask &= ~(1u << (depth - 1));
-		/* perf 6.1 prints its remainder node this way, "(inlined)" included */
-		graph_frame(p, "[...] (inlined)", remaining, 0, depth, new_mask, 0, total, left);
+		/* perf 6.1 sometimes adds " (inlined)" here: an unset flag, not data */
+		graph_frame(p, "[...]", remaining, 0, depth, new_mask, 0, total, left);
 	}
 }
 
