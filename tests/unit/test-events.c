@@ -1045,20 +1045,7 @@ static void test_bad_args(void **state)
 
 static void remove_tmpdir(void)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	char p[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(tmpdir);
+	unit_remove_dir(tmpdir);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,25 @@
 #ifndef UNIT_TIMEOUT_S
 #define UNIT_TIMEOUT_S 60
 #endif
+
+/* Remove directory @dir and the files in it (a test's scratch directory). */
+static inline void unit_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
 
 /* Compare one value of row @row; prints it and returns 1 on mismatch. */
 static inline int differ(const char *row, const char *what, uint64_t got, uint64_t want)
