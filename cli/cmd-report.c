@@ -104,33 +104,22 @@ static bool in_int_list(const struct list *l, long v)
 
 static int parse_cpus(struct report_opts *o, const char *arg)
 {
-	const char *p = arg;
+	int *cpus = NULL, n = pcl_parse_cpu_list(arg, &cpus);
 
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0 || a >= 4096)
-			goto bad;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b >= 4096)
-				goto bad;
+	for (int i = 0; i < n; i++) {
+		if (cpus[i] < 0 || cpus[i] >= 4096) {
+			n = -ERANGE;
+			break;
 		}
-		for (long c = a; c <= b; c++)
-			o->cpus[c] = true;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			goto bad;
-		p = end;
+		o->cpus[cpus[i]] = true;
+	}
+	free(cpus);
+	if (n < 0) {
+		die_msg("bad CPU list '%s' (expected e.g. 0,2-3)", arg);
+		return -1;
 	}
 	o->has_cpu_filter = true;
 	return 0;
-bad:
-	die_msg("bad CPU list '%s' (expected e.g. 0,2-3)", arg);
-	return -1;
 }
 
 static int parse_percent(const char *arg, double *v)

@@ -436,7 +436,6 @@ int cmd_script(int argc, char **argv)
 	struct filter f = { 0 };
 	struct pcl_tracepoints *tp = NULL;
 	struct pcl_script *s = NULL;
-	struct pcl_thread *idle;
 	struct input in;
 	int ret = EXIT_USAGE;
 
@@ -459,10 +458,6 @@ int cmd_script(int argc, char **argv)
 	ret = 1;
 	if (input_open(&in, o.input, &o.sym))
 		goto out;
-	/* perf names the idle thread (pid 0) swapper */
-	idle = pcl_machine__thread(in.machine, 0, 0);
-	if (idle)
-		idle->comm = pcl_machine__intern(in.machine, "swapper") ?: idle->comm;
 	tp = load_tracepoints(&in);
 	pcl_script__set_tracepoints(s, tp);
 	signal(SIGPIPE, SIG_IGN);

@@ -53,8 +53,6 @@ struct pcl_hists {
 	struct uchain **order; /* the unique chains in the order samples first had them */
 	size_t alloc_order;
 	uint64_t total_period, nr_samples;
-	struct pcl_frame *scratch;
-	int scratch_alloc;
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
 };
 
@@ -115,7 +113,6 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 	free(h->order);
 	free(h->entries);
 	free(h->table);
-	free(h->scratch);
 	free(h);
 }
 

@@ -48,7 +48,6 @@ struct pcl_data_events {
 	struct chunk *cur, *chunks;
 	struct qent released; /* the entry delivered last, released at the next call */
 	bool have_released;
-	uint8_t *buf; /* the delivered record when it came from the queue */
 	struct pcl_data_stats stats;
 };
 

@@ -115,8 +115,13 @@ for n, l in enumerate(open(sys.argv[1]), 1):
 
 # ---- helpers for the record tests (t-record-*.sh) ----
 
-# has_record: true if this pcl has a record command (listed by 'pcl help').
-has_record() { "$PCL" help 2>/dev/null | grep -qE '^[[:space:]]+record([[:space:]]|$)'; }
+# has_cmd NAME: true if this pcl has the command NAME ('pcl help' lists it,
+# or 'pcl help NAME' knows it).
+has_cmd() {
+	"$PCL" help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" ||
+		"$PCL" help "$1" >/dev/null 2>&1
+}
+has_record() { has_cmd record; }
 # workload_fp NAME: path of tests/workloads/NAME.c built into $TMP with clang
 # and frame pointers in leaf functions too, no tail calls (STYLE.md), so the
 # call chains a test expects are exact. Fails if clang is missing.

@@ -23,12 +23,6 @@ if ! have_perf; then
 	skip report-perf "perf is not installed"
 	exit 0
 fi
-# has_cmd NAME: true if this pcl has the command NAME ('pcl help' lists it,
-# or 'pcl help NAME' knows it).
-has_cmd() {
-	"$PCL" help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" ||
-		"$PCL" help "$1" >/dev/null 2>&1
-}
 if ! has_cmd report; then
 	not_ok report-perf-command "'$PCL help' lists no report command (and 'pcl help report' fails)"
 	exit 0

@@ -18,12 +18,6 @@ if ! have_perf; then
 	skip script-perf "perf is not installed"
 	exit 0
 fi
-# has_cmd NAME: true if this pcl has the command NAME ('pcl help' lists it,
-# or 'pcl help NAME' knows it).
-has_cmd() {
-	"$PCL" help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" ||
-		"$PCL" help "$1" >/dev/null 2>&1
-}
 if ! has_cmd script; then
 	not_ok script-perf-command "'$PCL help' lists no script command (and 'pcl help script' fails)"
 	exit 0
