@@ -702,10 +702,15 @@ static void *register_loop(void *arg)
 	long ok = 0;
 
 	for (int i = 0; i < 20; i++) {
-		static char names[20][16];
+		/*
+		 * Same text in every thread, each in its own buffer: a buffer shared
+		 * between threads would be rewritten (a data race: snprintf may
+		 * clear it first) while another thread's registration reads it.
+		 */
+		static __thread char names[20][16];
 		struct pcl_pmu_desc d = { .sz = sizeof(d), .ops = &ops };
 
-		snprintf(names[i], sizeof(names[i]), "thr%02d", i); /* same text in every thread */
+		snprintf(names[i], sizeof(names[i]), "thr%02d", i);
 		d.name = names[i];
 		ok += pcl_pmu_register(&d) != NULL;
 	}
