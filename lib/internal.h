@@ -57,6 +57,10 @@ struct pcl_pmu *pmu_register_desc(const struct pcl_pmu_desc *desc);
 /* tracepoint id for "sys:name" via tracefs; -errno. */
 int tracepoint_id(const char *sys, const char *name, uint64_t *id);
 
+/* evlist internals for the self-measurement API (lib/self) */
+int evlist_read_one(struct pcl_evlist *el, int idx);
+int evlist_restart_user(struct pcl_evlist *el, int idx, bool running);
+
 /* Read a kernel counter with read_format TOTAL_TIME_ENABLED|RUNNING|ID. */
 int kernel_counter_read(int fd, struct pcl_count *out);
 

@@ -34,5 +34,7 @@
 #include <pcl/header.h>
 #include <pcl/tracepoint.h>
 #include <pcl/script.h>
+#include <pcl/counters.h>
+#include <pcl/region.h>
 
 #endif

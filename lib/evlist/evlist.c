@@ -777,3 +777,67 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 	e->state = PCL_EVSEL_OK;
 	return 0;
 }
+
+/*
+ * Read event @idx alone into its counts (a member of a kernel group read
+ * as one: the whole group). For callers that read one event often.
+ */
+int evlist_read_one(struct pcl_evlist *el, int idx)
+{
+	struct evsel *e;
+	const struct pcl_pmu_ops *ops;
+	int ret = 0;
+
+	if (!el || !el->opened || idx < 0 || idx >= el->nr)
+		return -EINVAL;
+	e = &el->evsels[idx];
+	ops = pcl_pmu__ops(e->ev.pmu);
+	if (e->state != PCL_EVSEL_OK)
+		return -ENOENT;
+	for (int c = 0; c < el->ncpus * el->nthreads; c++) {
+		int r;
+
+		if (!e->live[c])
+			continue;
+		if (in_kernel_group(el, e))
+			r = read_group(el, e->ev.leader, c);
+		else
+			r = ops->read(&e->ctr[c], &e->counts[c]);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * Start event @idx's user-space counters from zero again (their sources
+ * have no reset of their own): del, add, and start when @running.
+ */
+int evlist_restart_user(struct pcl_evlist *el, int idx, bool running)
+{
+	struct evsel *e;
+	const struct pcl_pmu_ops *ops;
+	int ret = 0;
+
+	if (!el || !el->opened || idx < 0 || idx >= el->nr)
+		return -EINVAL;
+	e = &el->evsels[idx];
+	ops = pcl_pmu__ops(e->ev.pmu);
+	if (e->state != PCL_EVSEL_OK || pcl_pmu__is_kernel(e->ev.pmu))
+		return 0;
+	for (int c = 0; c < el->ncpus * el->nthreads; c++) {
+		int r;
+
+		if (!e->live[c])
+			continue;
+		if (ops->del)
+			ops->del(&e->ctr[c]);
+		r = ops->add(&e->ctr[c]);
+		if (!r && running && ops->start)
+			r = ops->start(&e->ctr[c]);
+		e->live[c] = r == 0;
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
