@@ -109,7 +109,12 @@ PCL_API const char *pcl_counters__unit(const struct pcl_counters *c, int idx);
 PCL_API bool pcl_counters__supported(const struct pcl_counters *c, int idx);
 /* The perf fd of event @idx (the first, for a process or CPU scope), or -1. */
 PCL_API int pcl_counters__fd(const struct pcl_counters *c, int idx);
-/* true when event @idx is read with rdpmc from its mmap page. */
+/*
+ * true when event @idx is read with rdpmc from its mmap page: a kernel
+ * counter alone (not in a group), with one fd and no inheritance (the
+ * kernel maps no page for an inherited per-thread counter), no overflow
+ * function, and a page that says cap_user_rdpmc.
+ */
 PCL_API bool pcl_counters__rdpmc(const struct pcl_counters *c, int idx);
 
 /* Start, stop (counts are kept) and zero every counter. */
@@ -177,7 +182,9 @@ struct pcl_overflow {
 };
 
 /*
- * Call @ov->fn on every overflow of event @idx. Before open. A process can
+ * Call @ov->fn on every overflow of event @idx. Before open. The kernel
+ * maps no ring for an inherited per-thread counter, so a PCL_SCOPE_SELF set
+ * with an overflow function follows only the calling thread. A process can
  * have at most 256 counters with overflow functions at once. Returns 0 or
  * -EINVAL (bad period, bad index, already open, a user-space source).
  */
