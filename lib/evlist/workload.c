@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pmu/tool.h"
+#include "pmu/sources.h"
 
 struct pcl_workload {
 	pid_t pid;
@@ -131,6 +132,29 @@ PCL_API int pcl_workload__start(struct pcl_workload *wl)
 	return 0;
 }
 
+/*
+ * Wait as wait4() with @options would, but leave the child unreaped
+ * (WNOWAIT); if it has exited, let proc/ snapshot its /proc/PID/io, which
+ * the reap removes. Returns 1 when wait4() will find something, 0 with
+ * WNOHANG when nothing happened yet, or -errno.
+ */
+static int peek_exit(struct pcl_workload *wl, int options)
+{
+	siginfo_t si;
+	int wopts = WEXITED | WNOWAIT | (options & (WNOHANG | WCONTINUED | __WALL | __WCLONE));
+
+	if (options & WUNTRACED)
+		wopts |= WSTOPPED;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)wl->pid, &si, wopts) < 0)
+		return -errno;
+	if (si.si_pid == 0)
+		return 0;
+	if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+		procfs_pmu_note_exit(wl->pid);
+	return 1;
+}
+
 PCL_API int pcl_workload__wait(struct pcl_workload *wl, int *status, int options)
 {
 	pid_t r;
@@ -140,6 +164,9 @@ PCL_API int pcl_workload__wait(struct pcl_workload *wl, int *status, int options
 		return -EINVAL;
 	if (wl->reaped)
 		return -ECHILD;
+	r = peek_exit(wl, options);
+	if (r <= 0)
+		return r;
 	r = wait4(wl->pid, &st, options, &wl->ru);
 	if (r < 0)
 		return -errno;
@@ -148,6 +175,7 @@ PCL_API int pcl_workload__wait(struct pcl_workload *wl, int *status, int options
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
 		wl->reaped = true;
 		tool_pmu_note_rusage(wl->pid, &wl->ru);
+		procfs_pmu_note_rusage(wl->pid, &wl->ru);
 	}
 	if (status)
 		*status = st;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pmu/tool.h"
+#include "pmu/sources.h"
 
 enum { TOOL_DURATION = 1, TOOL_USER = 2, TOOL_SYSTEM = 3 };
 
@@ -239,4 +240,5 @@ void pmu_register_builtin(void)
 	};
 
 	pmu_register_desc(&desc);
+	pmu_register_sources(); /* proc/, psi/, power/ (lib/pmu/sources.c) */
 }
