@@ -421,6 +421,14 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 			pcl_workload__free(r.wl);
 			return -1;
 		}
+		/* a user-space source this machine lacks says why, once (the kernel's are silent) */
+		for (int i = 0; i < pcl_evlist__nr(el) && !*st; i++) {
+			const char *why = pcl_evlist__open_error(el, i);
+
+			if (why && pcl_evlist__state(el, i) == PCL_EVSEL_NOT_SUPPORTED &&
+			    !pcl_pmu__is_kernel(pcl_evlist__event(el, i)->pmu))
+				die_msg("%s", why);
+		}
 	}
 	if (o->record && !o->sw) {
 		o->sw = stat_writer_create(o->data_path, el, &o->cfg, o->interval_ms, o->pcl_argc,

@@ -94,6 +94,11 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx);
 /* The errno that made an event unsupported, or 0. */
 PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx);
+/*
+ * Why event @idx is not supported, in one line ("power/energy-pkg/: no RAPL
+ * zone in /sys/class/powercap on this machine"), or NULL.
+ */
+PCL_API const char *pcl_evlist__open_error(const struct pcl_evlist *el, int idx);
 
 /*
  * When the kernel forbids counting kernel events for this user

@@ -29,6 +29,7 @@ struct evsel {
 	struct pcl_event ev;
 	enum pcl_evsel_state state;
 	int open_errno;
+	char *open_msg; /* why it is not supported, or NULL */
 	bool group_read; /* leader: read the whole group with PERF_FORMAT_GROUP */
 	char *cgroup;	 /* -G name for this event, or NULL */
 	int cgroup_fd;
@@ -65,6 +66,7 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 		free(el->evsels[i].live);
 		free(el->evsels[i].counts);
 		free(el->evsels[i].cgroup);
+		free(el->evsels[i].open_msg);
 	}
 	free(el->evsels);
 	free(el->cpus);
@@ -113,6 +115,11 @@ PCL_API const struct pcl_event *pcl_evlist__event(const struct pcl_evlist *el, i
 PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].state : PCL_EVSEL_NOT_OPENED;
+}
+
+PCL_API const char *pcl_evlist__open_error(const struct pcl_evlist *el, int idx)
+{
+	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].open_msg : NULL;
 }
 
 PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx)
@@ -367,6 +374,12 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 			       e->ev.name, (int)el->threads[0]);
 	if (is_unsupported_errno(-ret, &e->ev)) {
 		e->state = PCL_EVSEL_NOT_SUPPORTED;
+		free(e->open_msg);
+		/* a user-space source says why itself; the kernel only gives an errno */
+		if (!pcl_pmu__is_kernel(e->ev.pmu) && strstr(pcl_last_error(), e->ev.name))
+			e->open_msg = strdup(pcl_last_error());
+		else if (asprintf(&e->open_msg, "%s: %s", e->ev.name, pcl_strerror(ret)) < 0)
+			e->open_msg = NULL;
 		return 0;
 	}
 	return pcl_err(-ret, "cannot open event '%s': %s%s", e->ev.name, pcl_strerror(ret),
