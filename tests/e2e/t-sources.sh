@@ -144,7 +144,12 @@ else
 		not_ok sources-power-not-supported "no /sys/class/powercap here: want '<not supported>,Joules,$POWER/energy-pkg/,0,100.00,,' and task-clock counted:" \
 			"$(show "$TMP/pw.err")"
 	fi
-	# the reason, where pcl shows it: the event's description in pcl list
+	# the reason: once on pcl stat's stderr, and in the event's description in pcl list
+	if [ "$(grep -cF "pcl: $POWER/energy-pkg/: no RAPL zone in /sys/class/powercap on this machine" "$TMP/pw.err")" = 1 ]; then
+		ok sources-power-stat-reason
+	else
+		not_ok sources-power-stat-reason "pcl stat: want the reason once on stderr:" "$(show "$TMP/pw.err")"
+	fi
 	run pl "$PCL" list --json
 	if grep -qF "\"name\": \"$POWER/energy-pkg/\"" "$TMP/pl.out" &&
 		grep -F "\"name\": \"$POWER/energy-pkg/\"" "$TMP/pl.out" |
