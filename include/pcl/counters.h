@@ -183,8 +183,9 @@ struct pcl_overflow {
 
 /*
  * Call @ov->fn on every overflow of event @idx. Before open. The kernel
- * maps no ring for an inherited per-thread counter, so a PCL_SCOPE_SELF set
- * with an overflow function follows only the calling thread. A process can
+ * maps no ring for an inherited per-thread counter, so a set with an
+ * overflow function does not follow threads and children created after
+ * open (no_inherit is implied). A process can
  * have at most 256 counters with overflow functions at once. Returns 0 or
  * -EINVAL (bad period, bad index, already open, a user-space source).
  */

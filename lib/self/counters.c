@@ -132,8 +132,7 @@ PCL_API struct pcl_counters *pcl_counters_new(const char *events,
 	spec = NULL;
 	if (ret < 0) {
 		if (perr.msg[0])
-			pcl_err(-ret, "%s%s%s%s", perr.msg, perr.hint[0] ? " (did you mean '" : "",
-				perr.hint, perr.hint[0] ? "'?)" : "");
+			pcl_err(-ret, "%s", perr.msg); /* with the parser's suggestion in it */
 		goto fail;
 	}
 	c->nr = pcl_evlist__nr(c->el);
@@ -238,7 +237,7 @@ PCL_API int pcl_counters__open(struct pcl_counters *c)
 	if (c->opened)
 		return pcl_err(EBUSY, "counters already open");
 	/* the kernel maps no ring of an inherited per-thread counter */
-	if (c->ovs && c->opts.scope == PCL_SCOPE_SELF)
+	if (c->ovs)
 		c->target.no_inherit = true;
 	ret = pcl_evlist__open(c->el, &c->target, NULL);
 	if (ret)
@@ -547,6 +546,8 @@ PCL_API int pcl_counters__move_breakpoint(struct pcl_counters *c, int idx, uint6
 	a.bp_addr = addr;
 	a.bp_len = len;
 	a.bp_type = bp_type;
+	/* the kernel takes 'disabled' from these attributes too */
+	a.disabled = !c->running;
 	return ioctl_all(c, idx, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (unsigned long)&a,
 			 "move breakpoint");
 }
