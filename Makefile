@@ -1,6 +1,7 @@
 # pcl build. `make` builds build/pcl, build/libpcl.so and build/libpcl.a.
 # `make check` installs missing Debian deps, builds, and runs every test,
-# plain and under ASan+UBSan. `make demo` runs pcl on a bundled workload.
+# plain and under ASan+UBSan, and the threaded unit tests under TSan.
+# `make demo` runs pcl on a bundled workload.
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -15,6 +16,9 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -g -fPIC -fvisibility=hidden -D_GNU_SOURCE \
 ifeq ($(SANITIZE),)
 OPT := -O2
 else
+# SANITIZE=address,undefined or SANITIZE=thread (ThreadSanitizer cannot be
+# combined with address). -fno-sanitize-recover makes UBSan reports fatal;
+# TSan reports are made fatal at run time (TSAN_OPTIONS in tests/run.sh).
 OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 endif
 CFLAGS ?=
@@ -35,7 +39,7 @@ WORKLOAD_BINS := $(patsubst %.c,$(BUILD)/%,$(WORKLOAD_SRCS))
 WORKLOAD_LIBS := $(patsubst %.c,$(BUILD)/%.so,$(sort $(wildcard tests/workloads/lib*.c)))
 HEADERS := $(wildcard include/pcl/*.h) $(wildcard lib/*.h lib/*/*.h)
 
-.PHONY: all lib cli tests deps check check-plain check-san demo install clean fuzz bench format
+.PHONY: all lib cli tests tests-tsan deps check check-plain check-san demo install clean fuzz bench format
 
 all: $(BUILD)/pcl $(BUILD)/libpcl.so $(BUILD)/libpcl.a $(BUILD)/libpcl.pc
 
@@ -78,6 +82,12 @@ $(BUILD)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -o $@ $< $(LDLIBS)
 
+# The workload that uses libpcl itself (regions), linked with this build's libpcl.a.
+$(BUILD)/tests/workloads/regions: tests/workloads/regions.c $(BUILD)/libpcl.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -Iinclude $(SAN_LDFLAGS) \
+		-o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
+
 $(BUILD)/tests/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-inline -o $@ $<
@@ -88,13 +98,20 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
 
 tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS)
 
+# The unit tests whose matter is threads, for the ThreadSanitizer build
+# (make check: BUILD=build/tsan SANITIZE=thread tests-tsan). Only these and
+# libpcl.a are built there, to keep make check short.
+TSAN_TESTS := test-region
+tests-tsan: $(BUILD)/libpcl.a $(TSAN_TESTS:%=$(BUILD)/tests/%)
+
 deps:
 	@scripts/deps.sh
 
 check: deps
 	@$(MAKE) --no-print-directory tests
 	@$(MAKE) --no-print-directory BUILD=build/san SANITIZE=address,undefined tests
-	@tests/run.sh build build/san
+	@$(MAKE) --no-print-directory BUILD=build/tsan SANITIZE=thread tests-tsan
+	@tests/run.sh build build/san --unit-only build/tsan
 
 check-plain: deps
 	@$(MAKE) --no-print-directory tests
@@ -111,6 +128,7 @@ bench: all
 	@bench/stat.sh $(BUILD)
 	@bench/record.sh $(BUILD)
 	@bench/report.sh $(BUILD)
+	@bench/read.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

@@ -13,8 +13,11 @@ set -eu
 pkgs=(
 	# Building libpcl and the pcl binary.
 	gcc make pkg-config binutils libc6-dev
-	# Unit tests (tests/unit, cmocka).
-	libcmocka-dev
+	# Unit tests (tests/unit, cmocka), and gcc's ThreadSanitizer runtime for
+	# the TSan build of the threaded ones (build/tsan in make check). gcc's
+	# libgcc-12-dev pulls it in on amd64 with the ASan/UBSan runtimes, but
+	# make check needs it whatever the architecture, so it is named here.
+	libcmocka-dev libtsan2
 	# The compatibility oracle the e2e tests compare against: /usr/bin/perf.
 	linux-perf
 	# Fuzzing (fuzz/) and test workloads built with exact frame pointers:
@@ -33,6 +36,8 @@ pkgs=(
 	# JSON of -j (the e2e tests take python3 instead when it is there, but
 	# jq is the smaller install, so python3 is not required).
 	util-linux procps jq
+	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
+	libpapi-dev
 )
 
 check_only=0
