@@ -68,6 +68,16 @@ PCL_API struct pcl_ring *pcl_ring__mmap(int fd, unsigned int data_pages, bool ov
 	r->data = (uint8_t *)map + psize;
 	r->size = (uint64_t)psize * data_pages;
 	r->mask = r->size - 1;
+	/*
+	 * Fault every page in now: a ring read from a signal handler or inside
+	 * a measured stretch must not add page faults of its own there.
+	 */
+	for (size_t off = 0; off < r->map_size; off += (size_t)psize)
+		(void)*(volatile const uint8_t *)((uint8_t *)map + off);
+	if (!overwrite) /* and the control page writable: data_tail is written back */
+		*(volatile __u64 *)&r->page->data_tail = r->page->data_tail;
+	for (size_t off = 0; off < sizeof(r->bounce); off += (size_t)psize)
+		*(volatile uint8_t *)&r->bounce[off] = 0;
 	return r;
 }
 

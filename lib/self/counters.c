@@ -562,7 +562,7 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 	if (bad_idx(c, idx) || !ov || !ov->fn || !ov->period)
 		return pcl_err(EINVAL, "overflow needs a counter, a period and a function");
 	if (c->opened)
-		return pcl_err(EBUSY, "set overflow functions before open");
+		return pcl_err(EINVAL, "set overflow functions before open");
 	if (!pcl_pmu__is_kernel(pcl_evlist__event(c->el, idx)->pmu))
 		return pcl_err(EINVAL, "'%s' lives in user space and cannot overflow",
 			       pcl_counters__name(c, idx));

@@ -149,7 +149,8 @@ PCL_API struct pcl_counters *pcl_watch_symbol(const char *name, const struct pcl
 
 struct self_map {
 	uint64_t start, end, pgoff;
-	char path[512];
+	char name[512]; /* as maps shows it: one per file */
+	char path[512]; /* where to open it: /proc/self/map_files/.. once deleted or replaced */
 };
 
 /* The file-backed mappings of /proc/self/maps into @maps (caller frees); count or -errno. */
@@ -175,7 +176,10 @@ static int self_maps(struct self_map **maps)
 		m.start = s;
 		m.end = e;
 		m.pgoff = off;
-		snprintf(m.path, sizeof(m.path), "%s", line + pos);
+		snprintf(m.name, sizeof(m.name), "%s", line + pos);
+		snprintf(m.path, sizeof(m.path), "%s", m.name);
+		if (strlen(m.name) > 10 && !strcmp(m.name + strlen(m.name) - 10, " (deleted)"))
+			snprintf(m.path, sizeof(m.path), "/proc/self/map_files/%llx-%llx", s, e);
 		if (grow_array((void **)&v, &alloc, n + 1, sizeof(*v))) {
 			free(v);
 			fclose(f);
@@ -256,7 +260,7 @@ PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size)
 
 		/* each file once, at its first mapping (offset 0: the load base) */
 		for (int j = 0; j < i; j++)
-			seen |= !strcmp(maps[j].path, maps[i].path);
+			seen |= !strcmp(maps[j].name, maps[i].name);
 		if (seen || maps[i].pgoff != 0)
 			continue;
 		fd = open(maps[i].path, O_RDONLY | O_CLOEXEC);
@@ -282,7 +286,7 @@ PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size)
 	return ret;
 }
 
-/* Symbol tables of this process's files, loaded once each. */
+/* Symbol tables of this process's files (by their maps name), loaded once each. */
 static pthread_mutex_t symtab_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char *path;
@@ -290,16 +294,16 @@ static struct {
 } symtabs[64];
 static int nsymtabs;
 
-static struct pcl_symtab *symtab_for(const char *path)
+static struct pcl_symtab *symtab_for(const struct self_map *m)
 {
 	struct pcl_symtab *t;
 
 	for (int i = 0; i < nsymtabs; i++)
-		if (!strcmp(symtabs[i].path, path))
+		if (!strcmp(symtabs[i].path, m->name))
 			return symtabs[i].tab;
-	t = pcl_symtab__load_elf(path, PCL_SYMTAB_DEMANGLE);
+	t = pcl_symtab__load_elf(m->path, PCL_SYMTAB_DEMANGLE);
 	if (nsymtabs < (int)ARRAY_SIZE(symtabs)) {
-		symtabs[nsymtabs].path = strdup(path);
+		symtabs[nsymtabs].path = strdup(m->name);
 		if (symtabs[nsymtabs].path)
 			symtabs[nsymtabs++].tab = t;
 	}
@@ -324,7 +328,7 @@ PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *o
 			continue;
 		fo = addr - maps[i].start + maps[i].pgoff;
 		pthread_mutex_lock(&symtab_lock);
-		t = symtab_for(maps[i].path);
+		t = symtab_for(&maps[i]);
 		sym = t ? pcl_symtab__find(t, fo) : NULL;
 		if (sym) {
 			snprintf(buf, len, "%s", sym->name);
