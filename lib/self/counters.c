@@ -265,16 +265,19 @@ PCL_API struct pcl_counters *pcl_counters_open(const char *events,
 	if (!c)
 		return NULL;
 	ret = pcl_counters__open(c);
-	if (ret) {
-		char msg[512];
+	return ret ? counters_fail(c, ret) : c;
+}
 
-		snprintf(msg, sizeof(msg), "%s", pcl_last_error());
-		pcl_counters__close(c);
-		pcl_err(-ret, "%s", msg);
-		errno = -ret;
-		return NULL;
-	}
-	return c;
+/* Close @c after @ret (negative errno), keeping the failure's message; NULL with errno. */
+struct pcl_counters *counters_fail(struct pcl_counters *c, int ret)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", pcl_last_error());
+	pcl_counters__close(c);
+	pcl_err(-ret, "%s", msg);
+	errno = -ret;
+	return NULL;
 }
 
 PCL_API void pcl_counters__close(struct pcl_counters *c)

@@ -22,5 +22,7 @@ void overflow_free(struct overflow_set *s);
 
 /* counters.c: hand @p to @c, freed at close. */
 void counters_own(struct pcl_counters *c, void *p);
+/* counters.c: close @c after @ret (negative errno), keeping the message; NULL with errno. */
+struct pcl_counters *counters_fail(struct pcl_counters *c, int ret);
 
 #endif

@@ -114,16 +114,7 @@ PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_
 	if (!ret && !pcl_counters__supported(c, 0))
 		ret = pcl_err(ENODEV, "this machine has no hardware breakpoint for %s",
 			      pcl_counters__name(c, 0));
-	if (ret) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", pcl_last_error());
-		pcl_counters__close(c);
-		pcl_err(-ret, "%s", msg);
-		errno = -ret;
-		return NULL;
-	}
-	return c;
+	return ret ? counters_fail(c, ret) : c;
 }
 
 PCL_API struct pcl_counters *pcl_watch_symbol(const char *name, const struct pcl_watch_opts *o)

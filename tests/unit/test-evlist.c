@@ -152,53 +152,13 @@ static struct pcl_workload *prepare_quiet(char *const argv[])
 	return wl;
 }
 
-/* A finished run: the evlist opened on the workload, read after it exited. */
-struct run {
-	struct pcl_evlist *el;
-	struct pcl_workload *wl;
-	int status;
-};
-
-/* The one run a test has going; freed by the next run or after the test, failed or not. */
-static struct run cur_run;
-
-static void run_free(void)
-{
-	pcl_evlist__free(cur_run.el);
-	pcl_workload__free(cur_run.wl);
-	memset(&cur_run, 0, sizeof(cur_run));
-}
-
 /* Count @spec on @argv from exec to exit, the way `pcl stat` does. */
-static struct run *run_workload(const char *spec, char *const argv[])
+static struct unit_run *run_workload(const char *spec, char *const argv[])
 {
-	struct pcl_target t = { .sz = sizeof(t) };
-	struct pcl_parse_error err;
-	struct run *r = &cur_run;
-	int ret;
-
-	run_free();
-	r->el = pcl_evlist__new();
-	assert_non_null(r->el);
-	ret = pcl_evlist__add(r->el, spec, &err);
-	if (ret < 0)
-		fail_msg("'%s': %d: %s", spec, ret, err.msg);
-	r->wl = prepare_quiet(argv);
-	assert_non_null(r->wl);
-	ret = pcl_evlist__open(r->el, &t, r->wl);
-	if (ret)
-		fail_msg("open '%s': %d: %s", spec, ret, pcl_last_error());
-	assert_int_equal(pcl_evlist__enable(r->el), 0);
-	assert_int_equal(pcl_workload__start(r->wl), 0);
-	assert_int_equal(pcl_workload__wait(r->wl, &r->status, 0), pcl_workload__pid(r->wl));
-	assert_int_equal(pcl_evlist__disable(r->el), 0);
-	ret = pcl_evlist__read(r->el);
-	if (ret)
-		fail_msg("read '%s': %d: %s", spec, ret, pcl_last_error());
-	return r;
+	return run_prepared(spec, prepare_quiet(argv));
 }
 
-static struct pcl_count count_of(const struct run *r, int idx)
+static struct pcl_count count_of(const struct unit_run *r, int idx)
 {
 	struct pcl_count c;
 	int ret = pcl_evlist__count(r->el, idx, -1, -1, &c);
@@ -213,7 +173,7 @@ static char *const true_argv[] = { "/bin/true", NULL };
 
 static void test_count_true(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count tc, pf;
 
 	(void)state;
@@ -243,7 +203,7 @@ static void test_count_true(void **state)
 		assert_int_equal(pcl_evlist__count(r->el, 1, 0, 0, &cell), 0);
 		assert_int_equal(cell.val, pf.val);
 	}
-	run_free();
+	unit_run_free();
 }
 
 static void test_workload_rusage(void **state)
@@ -335,14 +295,14 @@ static void require_tracepoint(const char *sys, const char *name)
 static void test_tracepoint_count_echo(void **state)
 {
 	char *argv[] = { "/bin/echo", "hi", NULL };
-	struct run *r;
+	struct unit_run *r;
 
 	(void)state;
 	require_tracepoint("syscalls", "sys_enter_write");
 	r = run_workload("syscalls:sys_enter_write", argv);
 	/* strace -e write /bin/echo hi: exactly one write(1, "hi\n", 3) */
 	assert_int_equal(count_of(r, 0).val, 1);
-	run_free();
+	unit_run_free();
 }
 
 static void test_tracepoint_count_exact(void **state)
@@ -354,7 +314,7 @@ static void test_tracepoint_count_exact(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(ks); i++) {
 		char k[16];
 		char *argv[] = { (char *)self_exe, "--write", k, NULL };
-		struct run *r;
+		struct unit_run *r;
 		struct pcl_count c;
 
 		snprintf(k, sizeof(k), "%d", ks[i]);
@@ -364,7 +324,7 @@ static void test_tracepoint_count_exact(void **state)
 		if (c.val != (uint64_t)ks[i])
 			fail_msg("%d writes counted as %llu", ks[i], (unsigned long long)c.val);
 		assert_int_equal(count_of(r, 1).val, ks[i]);
-		run_free();
+		unit_run_free();
 	}
 }
 
@@ -485,7 +445,7 @@ static void test_group_reads_consistently(void **state)
 
 static void test_group_on_workload(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count tc, pf;
 
 	(void)state;
@@ -497,7 +457,7 @@ static void test_group_on_workload(void **state)
 	assert_int_equal(tc.ena, pf.ena);
 	assert_int_equal(tc.run, pf.run);
 	assert_int_equal(tc.ena, tc.run);
-	run_free();
+	unit_run_free();
 }
 
 /* ---- what cannot be counted here ---- */
@@ -512,7 +472,7 @@ static bool have_hw_cycles(void)
 
 static void test_hw_not_supported(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count c;
 
 	(void)state;
@@ -527,12 +487,12 @@ static void test_hw_not_supported(void **state)
 	assert_int_equal(pcl_evlist__state(r->el, 1), PCL_EVSEL_OK);
 	assert_true(count_of(r, 1).val > 0);
 	assert_int_equal(pcl_evlist__state(r->el, 2), PCL_EVSEL_NOT_SUPPORTED);
-	run_free();
+	unit_run_free();
 }
 
 static void test_hw_group_member_not_supported(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 
 	(void)state;
 	if (have_hw_cycles()) {
@@ -545,7 +505,7 @@ static void test_hw_group_member_not_supported(void **state)
 	assert_int_equal(pcl_evlist__state(r->el, 2), PCL_EVSEL_OK);
 	assert_true(count_of(r, 0).val > 0);
 	assert_true(count_of(r, 2).val > 0);
-	run_free();
+	unit_run_free();
 }
 
 /* Nothing opens: open fails and says which event and why. */
@@ -798,7 +758,7 @@ static int register_ucount(void **state)
 
 static void test_user_source(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count c;
 	const struct pcl_event *ev;
 
@@ -824,7 +784,7 @@ static void test_user_source(void **state)
 	assert_string_equal(ev->unit, "widgets");
 	assert_true(fabs(pcl_count__scaled(&c, ev->scale) - 500.5) < 1e-9);
 	assert_true(count_of(r, 1).val > 0);
-	run_free();
+	unit_run_free();
 	assert_int_equal(uc.del, 1);
 }
 
@@ -856,7 +816,7 @@ static void test_user_source_per_cpu(void **state)
  */
 static void test_user_source_in_group(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count u, pf, cs;
 
 	(void)state;
@@ -870,12 +830,12 @@ static void test_user_source_in_group(void **state)
 	assert_int_equal(uc.read, 1);
 	assert_true(pf.val > 0);
 	assert_true(cs.val < pf.val); /* /bin/true faults dozens of times, switches a few */
-	run_free();
+	unit_run_free();
 }
 
 static void test_tool_events(void **state)
 {
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count d;
 
 	(void)state;
@@ -888,7 +848,7 @@ static void test_tool_events(void **state)
 	assert_int_equal(d.run, d.val);
 	assert_true(d.val < 10ull * 1000 * 1000 * 1000);
 	assert_true(count_of(r, 3).val > 0);
-	run_free();
+	unit_run_free();
 }
 
 /* ---- user-only fallback ---- */
@@ -1056,6 +1016,6 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--write"))
 		return write_k(argv[2]);
 	self_exe = "/proc/self/exe";
-	unit_cleanup = run_free;
+	unit_cleanup = unit_run_free;
 	return cmocka_run_group_tests(tests, register_ucount, NULL);
 }

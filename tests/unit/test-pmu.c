@@ -769,27 +769,6 @@ static const char *const fake_files[][2] = {
 	{ "notype/format/event", "config:0-7\n" },
 };
 
-static int write_fake_file(const char *root, const char *rel, const char *text)
-{
-	char path[512];
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* In the forked child: own mount namespace, fake sysfs, re-exec. Exit 77 when impossible. */
 static void fake_sysfs_exec(void)
 {
@@ -799,7 +778,7 @@ static void fake_sysfs_exec(void)
 	    mount("tmpfs", SYSFS_PMUS, "tmpfs", 0, "mode=0755"))
 		_exit(77);
 	for (size_t i = 0; i < ARRAY_SIZE(fake_files); i++)
-		if (write_fake_file(SYSFS_PMUS, fake_files[i][0], fake_files[i][1]))
+		if (unit_write_file(SYSFS_PMUS, fake_files[i][0], fake_files[i][1]))
 			_exit(78);
 	execv("/proc/self/exe", argv);
 	_exit(79);

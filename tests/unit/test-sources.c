@@ -112,47 +112,11 @@ static int mode_spinner(char **argv)
 
 /* ---- running a workload, as pcl stat does ---- */
 
-struct run {
-	struct pcl_evlist *el;
-	struct pcl_workload *wl;
-	int status;
-};
-
-static struct run cur_run;
-
-static void run_free(void)
+/* Count @spec on @argv from exec to exit (which must succeed); read after libpcl reaped it. */
+static struct unit_run *run_workload(const char *spec, char *const argv[])
 {
-	pcl_evlist__free(cur_run.el);
-	pcl_workload__free(cur_run.wl);
-	memset(&cur_run, 0, sizeof(cur_run));
-}
+	struct unit_run *r = run_prepared(spec, pcl_workload__prepare(argv));
 
-/* Count @spec on @argv from exec to exit; read after libpcl reaped it. */
-static struct run *run_workload(const char *spec, char *const argv[])
-{
-	struct pcl_target t = { .sz = sizeof(t) };
-	struct pcl_parse_error err;
-	struct run *r = &cur_run;
-	int ret;
-
-	run_free();
-	r->el = pcl_evlist__new();
-	assert_non_null(r->el);
-	ret = pcl_evlist__add(r->el, spec, &err);
-	if (ret < 0)
-		fail_msg("'%s': %d: %s", spec, ret, err.msg);
-	r->wl = pcl_workload__prepare(argv);
-	assert_non_null(r->wl);
-	ret = pcl_evlist__open(r->el, &t, r->wl);
-	if (ret)
-		fail_msg("open '%s': %d: %s", spec, ret, pcl_last_error());
-	assert_int_equal(pcl_evlist__enable(r->el), 0);
-	assert_int_equal(pcl_workload__start(r->wl), 0);
-	assert_int_equal(pcl_workload__wait(r->wl, &r->status, 0), pcl_workload__pid(r->wl));
-	assert_int_equal(pcl_evlist__disable(r->el), 0);
-	ret = pcl_evlist__read(r->el);
-	if (ret)
-		fail_msg("read '%s': %d: %s", spec, ret, pcl_last_error());
 	assert_true(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
 	return r;
 }
@@ -286,7 +250,7 @@ static void test_proc_workload_writes_exact(void **state)
 		const struct writer_case *c = &writer_cases[i];
 		char k[24], b[24], file[128], row[64];
 		char *argv[] = { (char *)self_exe, "--writer", k, b, file, NULL };
-		struct run *r;
+		struct unit_run *r;
 		struct pcl_count syscw, wchar;
 
 		snprintf(k, sizeof(k), "%ld", c->k);
@@ -301,7 +265,7 @@ static void test_proc_workload_writes_exact(void **state)
 		/* counted: enabled and running for the span */
 		bad += differ(row, "time running > 0", syscw.run > 0, 1);
 		bad += differ(row, "enabled == running", syscw.ena, syscw.run);
-		run_free();
+		unit_run_free();
 	}
 	assert_int_equal(bad, 0);
 }
@@ -371,7 +335,7 @@ static void test_proc_bad_names(void **state)
 static void test_proc_workload_sleeps(void **state)
 {
 	char *argv[] = { (char *)self_exe, "--sleeper", "25", NULL };
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count v;
 
 	(void)state;
@@ -380,13 +344,13 @@ static void test_proc_workload_sleeps(void **state)
 	if (v.val < 25)
 		fail_msg("25 sleeps: %llu voluntary context switches", (unsigned long long)v.val);
 	assert_true(count_of(r->el, 1).run > 0);
-	run_free();
+	unit_run_free();
 }
 
 static void test_proc_workload_rss(void **state)
 {
 	char *argv[] = { (char *)self_exe, "--toucher", "64", NULL };
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count v;
 
 	(void)state;
@@ -396,7 +360,7 @@ static void test_proc_workload_rss(void **state)
 		fail_msg("touched 64 MiB: rss-hwm %llu kB", (unsigned long long)v.val);
 	/* a gauge: the peak, not a sum over spans; no more than what is plausible */
 	assert_true(v.val < 1024 * 1024);
-	run_free();
+	unit_run_free();
 }
 
 /* ---- proc/ on the calling process through the ops: pid 0 ---- */
@@ -784,7 +748,7 @@ static void test_psi_cpu_pressure(void **state)
 	char threads[16];
 	char *argv[] = { (char *)self_exe, "--spinner", threads, "300", NULL };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct run *r;
+	struct unit_run *r;
 	struct pcl_count some, io;
 
 	(void)state;
@@ -807,7 +771,7 @@ static void test_psi_cpu_pressure(void **state)
 	assert_true(some.val <= some.ena / 1000 + 1000);
 	assert_true(io.val <= io.ena / 1000 + 1000);
 	assert_true(some.run > 0);
-	run_free();
+	unit_run_free();
 }
 
 /* With -a, one counter per CPU: the first reports, the sum counts once. */
@@ -990,27 +954,6 @@ static const char *const fake_kernel_power[][2] = {
 	{ "software/type", "1\n" },
 };
 
-static int write_fake_file(const char *root, const char *rel, const char *text)
-{
-	char path[512];
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static void fake_powercap_exec(bool kernel_power)
 {
 	char *argv[] = { "test-sources",
@@ -1022,13 +965,13 @@ static void fake_powercap_exec(bool kernel_power)
 	if (mkdir(POWERCAP_ROOT, 0755))
 		_exit(78);
 	for (size_t i = 0; i < ARRAY_SIZE(fake_zones); i++)
-		if (write_fake_file(POWERCAP_ROOT, fake_zones[i][0], fake_zones[i][1]))
+		if (unit_write_file(POWERCAP_ROOT, fake_zones[i][0], fake_zones[i][1]))
 			_exit(78);
 	if (kernel_power) {
 		if (mount("tmpfs", SYSFS_PMUS, "tmpfs", 0, "mode=0755"))
 			_exit(77);
 		for (size_t i = 0; i < ARRAY_SIZE(fake_kernel_power); i++)
-			if (write_fake_file(SYSFS_PMUS, fake_kernel_power[i][0],
+			if (unit_write_file(SYSFS_PMUS, fake_kernel_power[i][0],
 					    fake_kernel_power[i][1]))
 				_exit(78);
 	}
@@ -1042,7 +985,7 @@ static int set_uj(const char *zone, uint64_t v)
 
 	snprintf(rel, sizeof(rel), "%s/energy_uj", zone);
 	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
-	return write_fake_file(POWERCAP_ROOT, rel, text);
+	return unit_write_file(POWERCAP_ROOT, rel, text);
 }
 
 /* Counts of the five power events, raw (microjoules). */
@@ -1157,11 +1100,11 @@ static int fake_powercap_checks(bool kernel_power)
 	fake_read(el, v);
 	bad += differ("second span", "energy-pkg", v[0], 3000027);
 	/* garbage in a counter file: an error, the last good count, no crash */
-	bad += write_fake_file(POWERCAP_ROOT, "intel-rapl:0/energy_uj", "zzz\n");
+	bad += unit_write_file(POWERCAP_ROOT, "intel-rapl:0/energy_uj", "zzz\n");
 	ret = fake_read(el, v);
 	bad += differ("garbage", "return is an error", ret < 0, 1);
 	bad += differ("garbage", "energy-pkg", v[0], 3000027);
-	bad += write_fake_file(POWERCAP_ROOT, "intel-rapl:0/energy_uj", "");
+	bad += unit_write_file(POWERCAP_ROOT, "intel-rapl:0/energy_uj", "");
 	fake_read(el, v);
 	bad += differ("empty", "energy-pkg", v[0], 3000027);
 	bad += set_uj("intel-rapl:0", 4001010);
@@ -1266,6 +1209,6 @@ int main(int argc, char **argv)
 		return fake_powercap_checks(false);
 	if (argc > 1 && !strcmp(argv[1], "--fake-powercap-kernel-power"))
 		return fake_powercap_checks(true);
-	unit_cleanup = run_free;
+	unit_cleanup = unit_run_free;
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -18,6 +18,10 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <pcl/pcl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +48,77 @@ static inline void unit_remove_dir(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+/* Write @text to @root/@rel, making the directories on the way (fake sysfs trees). */
+static inline int unit_write_file(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A finished run: the evlist opened on a workload, read after it exited. */
+struct unit_run {
+	struct pcl_evlist *el;
+	struct pcl_workload *wl;
+	int status;
+};
+
+/* The one run a test has going; freed by the next run or after the test, failed or not. */
+static struct unit_run unit_cur_run;
+
+static inline void unit_run_free(void)
+{
+	pcl_evlist__free(unit_cur_run.el);
+	pcl_workload__free(unit_cur_run.wl);
+	memset(&unit_cur_run, 0, sizeof(unit_cur_run));
+}
+
+/*
+ * Count @spec on the prepared workload @wl from exec to exit, the way
+ * `pcl stat` does, read after libpcl reaped it.
+ */
+static inline struct unit_run *run_prepared(const char *spec, struct pcl_workload *wl)
+{
+	struct pcl_target t = { .sz = sizeof(t) };
+	struct pcl_parse_error err;
+	struct unit_run *r = &unit_cur_run;
+	int ret;
+
+	unit_run_free();
+	r->wl = wl;
+	assert_non_null(r->wl);
+	r->el = pcl_evlist__new();
+	assert_non_null(r->el);
+	ret = pcl_evlist__add(r->el, spec, &err);
+	if (ret < 0)
+		fail_msg("'%s': %d: %s", spec, ret, err.msg);
+	ret = pcl_evlist__open(r->el, &t, r->wl);
+	if (ret)
+		fail_msg("open '%s': %d: %s", spec, ret, pcl_last_error());
+	assert_int_equal(pcl_evlist__enable(r->el), 0);
+	assert_int_equal(pcl_workload__start(r->wl), 0);
+	assert_int_equal(pcl_workload__wait(r->wl, &r->status, 0), pcl_workload__pid(r->wl));
+	assert_int_equal(pcl_evlist__disable(r->el), 0);
+	ret = pcl_evlist__read(r->el);
+	if (ret)
+		fail_msg("read '%s': %d: %s", spec, ret, pcl_last_error());
+	return r;
 }
 
 /* Compare one value of row @row; prints it and returns 1 on mismatch. */
