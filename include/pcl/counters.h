@@ -249,8 +249,9 @@ PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size);
 /*
  * The function of this process holding @addr, written to @buf as "name"
  * (demangled), and its offset in @off (may be NULL). Returns 0, or -ENOENT
- * when no symbol covers @addr. Uses the symbolizer of pcl report (debug
- * files, .symtab, .dynsym, vDSO). Not async-signal-safe; thread-safe.
+ * when no symbol covers @addr. From the .symtab (else .dynsym) of the file
+ * mapped there, read once per file; a file deleted or replaced on disk is
+ * read through /proc/self/map_files. Not async-signal-safe; thread-safe.
  */
 PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *off);
 
