@@ -84,7 +84,8 @@ for by in perf pcl; do
 		done
 		opt "$id-comm" "$F" "rows text" --no-children --comm "$comm"
 		opt "$id-dso" "$F" "rows text" --no-children --dso "$(basename "$exe")"
-		opt "$id-dso-kernel" "$F" "rows text" --no-children --dso '[kernel.kallsyms]'
+		# a run may have no kernel sample at all: then both must show none
+		opt "$id-dso-kernel" "$F" "rows text empty" --no-children --dso '[kernel.kallsyms]'
 		opt "$id-symbols" "$F" "rows text" --no-children --symbols "$sym"
 		if [ -n "$pidtid" ]; then
 			opt "$id-pid" "$F" "rows text" --no-children --pid "$pid"
