@@ -121,7 +121,7 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 /* Start counting everything not armed to start at exec. */
 PCL_API int pcl_evlist__enable(struct pcl_evlist *el);
 PCL_API int pcl_evlist__disable(struct pcl_evlist *el);
-/* Zero every counter. */
+/* Zero every counter (a user-space source's counters start again from zero). */
 PCL_API int pcl_evlist__reset(struct pcl_evlist *el);
 /* Close every counter (counts read so far stay readable). */
 PCL_API void pcl_evlist__close(struct pcl_evlist *el);

@@ -48,6 +48,7 @@ struct pcl_evlist {
 	int nthreads;
 	bool workload;
 	bool opened;
+	bool enabled; /* between enable() and disable() */
 	uint64_t read_format; /* set by pcl_evlist__set_read_format, else 0 for the default */
 };
 
@@ -536,28 +537,44 @@ static int for_each_leader(struct pcl_evlist *el, bool start, bool skip_armed)
 
 PCL_API int pcl_evlist__enable(struct pcl_evlist *el)
 {
-	return el && el->opened ? for_each_leader(el, true, true) : -EINVAL;
+	if (!el || !el->opened)
+		return -EINVAL;
+	el->enabled = true;
+	return for_each_leader(el, true, true);
 }
 
 PCL_API int pcl_evlist__disable(struct pcl_evlist *el)
 {
-	return el && el->opened ? for_each_leader(el, false, false) : -EINVAL;
+	if (!el || !el->opened)
+		return -EINVAL;
+	el->enabled = false;
+	return for_each_leader(el, false, false);
 }
 
 PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
 {
 	if (!el || !el->opened)
 		return -EINVAL;
+	int ret = 0;
+
 	for (int i = 0; i < el->nr; i++) {
 		struct evsel *e = &el->evsels[i];
 
-		if (e->state != PCL_EVSEL_OK || !pcl_pmu__is_kernel(e->ev.pmu))
+		if (e->state != PCL_EVSEL_OK)
 			continue;
+		if (!pcl_pmu__is_kernel(e->ev.pmu)) {
+			/* a user-space source has no reset: it starts again from zero */
+			int r = evlist_restart_user(el, i, el->enabled);
+
+			if (r && !ret)
+				ret = r;
+			continue;
+		}
 		for (int c = 0; c < el->ncpus * el->nthreads; c++)
 			if (e->live[c] && e->ctr[c].fd >= 0)
 				ioctl(e->ctr[c].fd, PERF_EVENT_IOC_RESET, 0);
 	}
-	return 0;
+	return ret;
 }
 
 PCL_API void pcl_evlist__close(struct pcl_evlist *el)
@@ -573,6 +590,7 @@ PCL_API void pcl_evlist__close(struct pcl_evlist *el)
 		el->evsels[i].cgroup_fd = -1;
 	}
 	el->opened = false;
+	el->enabled = false;
 }
 
 PCL_API int pcl_evlist__nr_cpus(const struct pcl_evlist *el)

@@ -359,15 +359,9 @@ PCL_API int pcl_counters__stop(struct pcl_counters *c)
 
 PCL_API int pcl_counters__reset(struct pcl_counters *c)
 {
-	int ret;
-
 	if (!c || !c->opened)
 		return -EINVAL;
-	ret = pcl_evlist__reset(c->el);
-	for (int i = 0; i < c->nr && !ret; i++)
-		if (c->slots[i].ok && !c->slots[i].kernel)
-			ret = evlist_restart_user(c->el, i, c->running);
-	return ret;
+	return pcl_evlist__reset(c->el);
 }
 
 static void set_value(struct pcl_value *v, const struct slot *s, uint64_t raw, uint64_t ena,
