@@ -138,8 +138,8 @@ else
 	# shellcheck disable=SC2002 # a pipe, not a file, on stdin
 	cat "$TMP/pipe.data" | timeout -k 5 60 "$PCL" report --stdio --no-children -i - >"$TMP/pipe-stdin.pcl.out" 2>"$TMP/pipe-stdin.pcl.err"
 	CRC=$?
-	compare report-options-pipe-stdin pipe-stdin "rows text plt" "--no-children -i - (a pipe-mode stream on a pipe)"
-	opt pipe-file "$TMP/pipe.data" "rows text plt" --no-children
+	compare report-options-pipe-stdin pipe-stdin "rows text" "--no-children -i - (a pipe-mode stream on a pipe)"
+	opt pipe-file "$TMP/pipe.data" "rows text" --no-children
 fi
 # Live: perf record -o - | pcl report -i -, and pcl record -o - | pcl report -i -.
 for by in perf pcl; do
