@@ -141,6 +141,32 @@ run_long() {
 	timeout -k 5 "$secs" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err"
 	RC=$?
 }
+# record_to PREFIX BY CASE ARGS...: record with perf (BY=perf) or pcl, ARGS
+# ending in '-o $TMP/CASE.data -- CMD...'; false, after a 'not ok
+# PREFIX-CASE' or 'skip PREFIX-CASE' line, if that failed (perf is the
+# oracle: its failure says so; a pcl without a record command skips).
+record_to() {
+	local prefix=$1 by=$2 id=$3
+	shift 3
+	local F=$TMP/$id.data
+	if [ "$by" = perf ]; then
+		run_long "rec-$id" 60 perf record -q "$@"
+		if [ "$RC" -ne 0 ] || [ ! -s "$F" ]; then
+			not_ok "$prefix-$id" "oracle: perf record $*: exit $RC" "$(show "$TMP/rec-$id.err")"
+			return 1
+		fi
+	else
+		if ! has_record; then
+			skip "$prefix-$id" "this pcl has no record command"
+			return 1
+		fi
+		run_long "rec-$id" 60 "$PCL" record -q "$@"
+		if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$F" ]; then
+			not_ok "$prefix-$id" "pcl record $*: exit $RC (want 0)" "$(show "$TMP/rec-$id.err")"
+			return 1
+		fi
+	fi
+}
 # complaints FILE: the lines of FILE (a perf reader's stderr) that warn or fail.
 complaints() { grep -iE 'warn|fail|error|unexpected|broken|corrupt|invalid|incompatible|not supported|cannot|can.t' "$1"; }
 # perf_reads_clean NAME TAG CMD...: run CMD (a perf reader) as TAG; ok if it

@@ -31,29 +31,15 @@ threads=$(workload threads) || { not_ok report-options-workload "cannot build te
 forks=$(workload forks) || { not_ok report-options-workload "cannot build tests/workloads/forks.c"; exit 0; }
 have_pcl_record=1
 has_record || have_pcl_record=0
-# record BY CASE ARGS...: record with perf (BY=perf, without its BPF
-# side-band thread, which costs a second) or pcl, ARGS ending in
-# '-o $TMP/CASE.data -- CMD...'; false, after a not ok or skip line, if
-# that failed.
+# record BY CASE ARGS...: record_to (lib.sh) for this suite; perf without
+# its BPF side-band thread, which costs a second.
 record() {
-	local by=$1 id=$2
-	shift 2
+	local by=$1
+	shift
 	if [ "$by" = perf ]; then
-		run_long "rec-$id" 60 perf record -q --no-bpf-event "$@"
-		if [ "$RC" -ne 0 ] || [ ! -s "$TMP/$id.data" ]; then
-			not_ok "report-options-$id" "oracle: perf record $*: exit $RC" "$(show "$TMP/rec-$id.err")"
-			return 1
-		fi
+		record_to report-options perf "$1" --no-bpf-event "${@:2}"
 	else
-		if [ $have_pcl_record = 0 ]; then
-			skip "report-options-$id" "this pcl has no record command"
-			return 1
-		fi
-		run_long "rec-$id" 60 "$PCL" record -q "$@"
-		if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$TMP/$id.data" ]; then
-			not_ok "report-options-$id" "pcl record $*: exit $RC (want 0)" "$(show "$TMP/rec-$id.err")"
-			return 1
-		fi
+		record_to report-options pcl "$@"
 	fi
 }
 # opt NAME FILE WHAT ARGS...: pcl report --stdio ARGS -i FILE against perf's.

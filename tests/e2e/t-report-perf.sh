@@ -44,38 +44,18 @@ declare -A CMD=(
 	[dlopen]="$dlopen 300"
 	[ktime]="$ktime 300"
 )
-have_pcl_record=1
-has_record || have_pcl_record=0
 
 for wl in hot threads forks dlopen ktime; do
 	for g in "" -g; do
 		for by in perf pcl; do
 			id=$wl-$by${g:+-g}
 			F=$TMP/$id.data
+			# perf's side-band thread for BPF events costs a second a
+			# recording: once with it (perf's default file), then without.
+			bpf=
+			[ $by = perf ] && [ "$id" != hot-perf ] && bpf=--no-bpf-event
 			# shellcheck disable=SC2086 # CMD holds the command and its arguments
-			if [ $by = perf ]; then
-				# perf's side-band thread for BPF events costs a second a
-				# recording: once with it (perf's default file), then without.
-				bpf=--no-bpf-event
-				[ "$id" = hot-perf ] && bpf=
-				run_long "rec-$id" 60 perf record -q $bpf -F 4000 $g -o "$F" -- ${CMD[$wl]}
-				if [ "$RC" -ne 0 ] || [ ! -s "$F" ]; then
-					not_ok "report-perf-$id" "oracle: perf record -F 4000 $g -- ${CMD[$wl]}: exit $RC" \
-						"$(show "$TMP/rec-$id.err")"
-					continue
-				fi
-			else
-				if [ $have_pcl_record = 0 ]; then
-					skip "report-perf-$id" "this pcl has no record command"
-					continue
-				fi
-				run_long "rec-$id" 60 "$PCL" record -q -F 4000 $g -o "$F" -- ${CMD[$wl]}
-				if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$F" ]; then
-					not_ok "report-perf-$id" "pcl record -F 4000 $g -- ${CMD[$wl]}: exit $RC (want 0)" \
-						"$(show "$TMP/rec-$id.err")"
-					continue
-				fi
-			fi
+			record_to report-perf $by "$id" $bpf -F 4000 $g -o "$F" -- ${CMD[$wl]} || continue
 			report_pair "$id" "$F" --no-children
 			compare "report-perf-$id" "$id" "rows header text" "--stdio --no-children on $id.data"
 			if [ -n "$g" ]; then

@@ -72,30 +72,8 @@ same() {
 		ok "$name"
 	fi
 }
-# record BY CASE ARGS... -- CMD...: record with perf (BY=perf) or pcl into
-# $TMP/CASE.data; false, after a not ok or skip line, if that failed.
-record() {
-	local by=$1 id=$2
-	shift 2
-	local F=$TMP/$id.data
-	if [ "$by" = perf ]; then
-		run_long "rec-$id" 60 perf record -q "$@"
-		if [ "$RC" -ne 0 ] || [ ! -s "$F" ]; then
-			not_ok "script-perf-$id" "oracle: perf record $*: exit $RC" "$(show "$TMP/rec-$id.err")"
-			return 1
-		fi
-	else
-		if [ $have_pcl_record = 0 ]; then
-			skip "script-perf-$id" "this pcl has no record command"
-			return 1
-		fi
-		run_long "rec-$id" 60 "$PCL" record -q "$@"
-		if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$F" ]; then
-			not_ok "script-perf-$id" "pcl record $*: exit $RC (want 0)" "$(show "$TMP/rec-$id.err")"
-			return 1
-		fi
-	fi
-}
+# record BY CASE ARGS... -- CMD...: record_to (lib.sh) for this suite.
+record() { record_to script-perf "$@"; }
 
 # --- workloads ------------------------------------------------------------------
 hot=$(workload hot) || { not_ok script-perf-workload "cannot build tests/workloads/hot.c"; exit 0; }
