@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profiles for the export formats (see include/pcl/profile.h). Every table
+ * is an append-only array with an open-addressing index of two 64-bit keys,
+ * so a million samples cost a hash lookup per frame and no allocation once
+ * the stacks repeat.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcl/profile.h>
+#include "../internal.h"
+
+struct slot {
+	uint64_t k1, k2;
+	uint32_t val; /* index + 1; 0: empty */
+};
+
+struct index {
+	struct slot *slots;
+	size_t cap, nr;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x7f4a7c159e3779b9ull + (a << 6) + (a >> 2));
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static int index_grow(struct index *ix)
+{
+	size_t ncap = ix->cap ? ix->cap * 2 : 256;
+	struct slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->cap; i++) {
+		const struct slot *s = &ix->slots[i];
+		size_t j;
+
+		if (!s->val)
+			continue;
+		for (j = mix(s->k1, s->k2) & (ncap - 1); ns[j].val; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = *s;
+	}
+	free(ix->slots);
+	ix->slots = ns;
+	ix->cap = ncap;
+	return 0;
+}
+
+/* The slot of (k1, k2): its val is 0 when new (the caller sets it). NULL on ENOMEM. */
+static struct slot *index_slot(struct index *ix, uint64_t k1, uint64_t k2)
+{
+	size_t j;
+
+	if ((ix->nr + 1) * 2 > ix->cap && index_grow(ix))
+		return NULL;
+	for (j = mix(k1, k2) & (ix->cap - 1); ix->slots[j].val; j = (j + 1) & (ix->cap - 1))
+		if (ix->slots[j].k1 == k1 && ix->slots[j].k2 == k2)
+			return &ix->slots[j];
+	ix->slots[j].k1 = k1;
+	ix->slots[j].k2 = k2;
+	return &ix->slots[j];
+}
+
+/* Make room for one more element in a size_t-counted array. */
+static int vec_room(void **arr, size_t *alloc, size_t nr, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *alloc)
+		return 0;
+	n = *alloc ? *alloc * 2 : 64;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*alloc = n;
+	return 0;
+}
+
+#define VEC(type, name) \
+	type *name;     \
+	size_t nr_##name, alloc_##name
+
+struct pcl_profile {
+	struct pcl_profile_opts opts;
+	VEC(struct pcl_profile_func, funcs);
+	VEC(struct pcl_profile_node, nodes);
+	VEC(struct pcl_profile_thread, threads);
+	VEC(struct pcl_profile_stack, stacks);
+	VEC(struct pcl_profile_sample, samples);
+	VEC(struct pcl_profile_switch, switches);
+	VEC(uint32_t, path);
+	struct index func_ix, node_ix, thread_ix, stack_ix;
+	uint64_t nr_total, period_total, time_first, time_last;
+	bool finished;
+};
+
+#define ROOM(p, name) vec_room((void **)&(p)->name, &(p)->alloc_##name, (p)->nr_##name, \
+			       sizeof(*(p)->name))
+
+struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts)
+{
+	struct pcl_profile *p;
+
+	if (opts && opts->size < sizeof(size_t)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (opts)
+		memcpy(&p->opts, opts,
+		       opts->size < sizeof(p->opts) ? opts->size : sizeof(p->opts));
+	p->opts.size = sizeof(p->opts);
+	if (ROOM(p, nodes)) {
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->nodes[0] = (struct pcl_profile_node){ 0, UINT32_MAX, 0 };
+	p->nr_nodes = 1;
+	return p;
+}
+
+void pcl_profile__free(struct pcl_profile *p)
+{
+	if (!p)
+		return;
+	free(p->funcs);
+	free(p->nodes);
+	free(p->threads);
+	free(p->stacks);
+	free(p->samples);
+	free(p->switches);
+	free(p->path);
+	free(p->func_ix.slots);
+	free(p->node_ix.slots);
+	free(p->thread_ix.slots);
+	free(p->stack_ix.slots);
+	free(p);
+}
+
+static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_t *out)
+{
+	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
+	struct slot *s = index_slot(&p->func_ix, (uint64_t)(uintptr_t)dso ^ (uint64_t)f->level,
+				    (uint64_t)(uintptr_t)f->sym);
+	struct pcl_profile_func *fn;
+
+	if (!s || (!s->val && ROOM(p, funcs)))
+		return -ENOMEM;
+	if (s->val) {
+		*out = s->val - 1;
+		return 0;
+	}
+	fn = &p->funcs[p->nr_funcs];
+	fn->name = f->sym ? f->sym->name : "[unknown]";
+	fn->dso = dso;
+	fn->map = f->map;
+	fn->start = f->sym ? f->sym->start : 0;
+	fn->end = f->sym ? f->sym->end : 0;
+	fn->ip = f->ip;
+	fn->level = f->level;
+	*out = (uint32_t)p->nr_funcs++;
+	p->func_ix.nr++;
+	s->val = *out + 1;
+	return 0;
+}
+
+static int intern_node(struct pcl_profile *p, uint32_t parent, uint32_t func, uint32_t *out)
+{
+	struct slot *s = index_slot(&p->node_ix, parent, func);
+
+	if (!s || (!s->val && ROOM(p, nodes)))
+		return -ENOMEM;
+	if (!s->val) {
+		p->nodes[p->nr_nodes] = (struct pcl_profile_node){
+			parent, func, p->nodes[parent].depth + 1
+		};
+		s->val = (uint32_t)++p->nr_nodes;
+		p->node_ix.nr++;
+	}
+	*out = s->val - 1;
+	return 0;
+}
+
+static int intern_thread(struct pcl_profile *p, const struct pcl_thread *t, uint32_t *out)
+{
+	struct slot *s = index_slot(&p->thread_ix, (uint64_t)(uintptr_t)t,
+				    (uint64_t)(uintptr_t)t->comm);
+
+	if (!s || (!s->val && ROOM(p, threads)))
+		return -ENOMEM;
+	if (!s->val) {
+		p->threads[p->nr_threads] = (struct pcl_profile_thread){ t->pid, t->tid, t->comm };
+		s->val = (uint32_t)++p->nr_threads;
+		p->thread_ix.nr++;
+	}
+	*out = s->val - 1;
+	return 0;
+}
+
+int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64_t time,
+		     uint32_t cpu, uint64_t period)
+{
+	const struct pcl_frame *chain = s->nr_chain ? s->chain : &s->ip;
+	size_t n = s->nr_chain ? s->nr_chain : 1;
+	uint32_t node = 0, thread;
+	struct slot *sl;
+
+	if (intern_thread(p, s->thread, &thread))
+		return pcl_err(-ENOMEM, "out of memory");
+	/* outermost caller first */
+	for (size_t i = n; i-- > 0;) {
+		uint32_t func;
+
+		if (intern_func(p, &chain[i], &func) || intern_node(p, node, func, &node))
+			return pcl_err(-ENOMEM, "out of memory");
+	}
+	sl = index_slot(&p->stack_ix, thread, node);
+	if (!sl || (!sl->val && ROOM(p, stacks)))
+		return pcl_err(-ENOMEM, "out of memory");
+	if (!sl->val) {
+		p->stacks[p->nr_stacks] = (struct pcl_profile_stack){ thread, node, 0, 0 };
+		sl->val = (uint32_t)++p->nr_stacks;
+		p->stack_ix.nr++;
+	}
+	p->stacks[sl->val - 1].count++;
+	p->stacks[sl->val - 1].period += period;
+	p->nr_total++;
+	p->period_total += period;
+	if (time && (!p->time_first || time < p->time_first))
+		p->time_first = time;
+	if (time > p->time_last)
+		p->time_last = time;
+	if (!p->opts.timeline)
+		return 0;
+	if (ROOM(p, samples))
+		return pcl_err(-ENOMEM, "out of memory");
+	p->samples[p->nr_samples++] = (struct pcl_profile_sample){ time, period, thread, node, cpu };
+	return 0;
+}
+
+int pcl_profile__add_switch(struct pcl_profile *p, const struct pcl_thread *thread,
+			    uint64_t time, bool out, bool preempt)
+{
+	uint32_t t;
+
+	if (!p->opts.timeline)
+		return 0;
+	if (intern_thread(p, thread, &t) || ROOM(p, switches))
+		return pcl_err(-ENOMEM, "out of memory");
+	p->switches[p->nr_switches++] = (struct pcl_profile_switch){ time, t, out, preempt };
+	return 0;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct pcl_profile_stack *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct pcl_profile_sample *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_switch(const void *a, const void *b)
+{
+	const struct pcl_profile_switch *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static bool sorted_by_time(const void *arr, size_t n, size_t elem)
+{
+	const char *c = arr;
+
+	/* time is each element's first member */
+	for (size_t i = 1; i < n; i++) {
+		uint64_t a, b;
+
+		memcpy(&a, c + (i - 1) * elem, 8);
+		memcpy(&b, c + i * elem, 8);
+		if (b < a)
+			return false;
+	}
+	return true;
+}
+
+void pcl_profile__finish(struct pcl_profile *p)
+{
+	if (p->finished)
+		return;
+	p->finished = true;
+	/* the stack index points at positions that sorting moves: it is no longer needed */
+	free(p->stack_ix.slots);
+	p->stack_ix = (struct index){ 0 };
+	if (p->nr_stacks > 1) /* qsort's array may not be NULL, even for none */
+		qsort(p->stacks, p->nr_stacks, sizeof(*p->stacks), cmp_stack);
+	/* the reader delivers in time order already; a stable check saves the sort */
+	if (!sorted_by_time(p->samples, p->nr_samples, sizeof(*p->samples)))
+		qsort(p->samples, p->nr_samples, sizeof(*p->samples), cmp_sample);
+	if (!sorted_by_time(p->switches, p->nr_switches, sizeof(*p->switches)))
+		qsort(p->switches, p->nr_switches, sizeof(*p->switches), cmp_switch);
+}
+
+#define ACCESSOR(type, name)                                                          \
+	const struct pcl_profile_##type *pcl_profile__##name(const struct pcl_profile *p, \
+							      size_t *n)                  \
+	{                                                                             \
+		*n = p->nr_##name;                                                    \
+		return p->name;                                                       \
+	}
+
+ACCESSOR(func, funcs)
+ACCESSOR(node, nodes)
+ACCESSOR(thread, threads)
+ACCESSOR(stack, stacks)
+ACCESSOR(sample, samples)
+ACCESSOR(switch, switches)
+
+uint64_t pcl_profile__nr_samples(const struct pcl_profile *p)
+{
+	return p->nr_total;
+}
+
+uint64_t pcl_profile__total_period(const struct pcl_profile *p)
+{
+	return p->period_total;
+}
+
+uint64_t pcl_profile__time_first(const struct pcl_profile *p)
+{
+	return p->time_first;
+}
+
+uint64_t pcl_profile__time_last(const struct pcl_profile *p)
+{
+	return p->time_last;
+}
+
+/* ---- merged trees ---- */
+
+/* Interned names: the same text is the same id. */
+struct names {
+	struct index ix;
+	const char **v;
+	size_t nr, alloc;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int name_id(struct names *nm, const char *s, uint32_t *out)
+{
+	uint64_t h = str_hash(s);
+	uint64_t k2 = 0;
+	struct slot *sl;
+
+	/* k2 counts collisions of h between different texts */
+	for (;;) {
+		sl = index_slot(&nm->ix, h, k2);
+		if (!sl)
+			return -ENOMEM;
+		if (!sl->val || !strcmp(nm->v[sl->val - 1], s))
+			break;
+		k2++;
+	}
+	if (!sl->val) {
+		if (vec_room((void **)&nm->v, &nm->alloc, nm->nr, sizeof(*nm->v)))
+			return -ENOMEM;
+		nm->v[nm->nr] = s;
+		sl->val = (uint32_t)++nm->nr;
+		nm->ix.nr++;
+	}
+	*out = sl->val - 1;
+	return 0;
+}
+
+struct flame_build {
+	struct pcl_flame *f;
+	size_t alloc;
+	struct names names;
+	struct index child;    /* (parent flame node, name id) -> flame node */
+	struct index memo;     /* (comm flame node, profile node) -> flame node */
+	uint32_t *func_name;   /* profile func -> name id */
+};
+
+static int flame_child(struct flame_build *b, uint32_t parent, uint32_t name, uint32_t func,
+		       const char *text, uint32_t *out)
+{
+	struct slot *s = index_slot(&b->child, parent, name);
+	struct pcl_flame *f = b->f;
+
+	if (!s || (!s->val && vec_room((void **)&f->nodes, &b->alloc, f->nr_nodes,
+				       sizeof(*f->nodes))))
+		return -ENOMEM;
+	if (!s->val) {
+		struct pcl_flame_node *n = &f->nodes[f->nr_nodes];
+
+		*n = (struct pcl_flame_node){ .func = func, .name = text, .parent = parent,
+					      .depth = f->nodes[parent].depth + 1 };
+		if (n->depth > f->max_depth)
+			f->max_depth = n->depth;
+		s->val = (uint32_t)++f->nr_nodes;
+		b->child.nr++;
+	}
+	*out = s->val - 1;
+	return 0;
+}
+
+static int add_stack(struct flame_build *b, const struct pcl_profile *p,
+		     const struct pcl_profile_stack *st, uint64_t value, uint32_t **path,
+		     size_t *alloc)
+{
+	const struct pcl_profile_thread *t = &p->threads[st->thread];
+	uint32_t comm_name, at, n = 0, node = st->node;
+	struct slot *s = NULL;
+
+	if (name_id(&b->names, t->comm, &comm_name) ||
+	    flame_child(b, 0, comm_name, UINT32_MAX, t->comm, &at))
+		return -ENOMEM;
+	/* walk up to the outermost caller or to a node already placed under this comm */
+	while (node) {
+		s = index_slot(&b->memo, at, node);
+		if (!s)
+			return -ENOMEM;
+		if (s->val)
+			break;
+		if (vec_room((void **)path, alloc, n, sizeof(**path)))
+			return -ENOMEM;
+		(*path)[n++] = node;
+		node = p->nodes[node].parent;
+	}
+	uint32_t cur = node && s ? s->val - 1 : at;
+
+	while (n--) {
+		uint32_t pn = (*path)[n], fn = p->nodes[pn].func;
+
+		if (flame_child(b, cur, b->func_name[fn], fn, p->funcs[fn].name, &cur))
+			return -ENOMEM;
+		s = index_slot(&b->memo, at, pn);
+		if (!s)
+			return -ENOMEM;
+		if (!s->val) {
+			s->val = cur + 1;
+			b->memo.nr++;
+		}
+	}
+	b->f->nodes[cur].self += value;
+	return 0;
+}
+
+static int cmp_child(const void *a, const void *b, void *arg)
+{
+	const struct pcl_flame_node *nodes = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(nodes[x].name, nodes[y].name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/* Link each node's children in name order and sum the totals up. */
+static int flame_link(struct pcl_flame *f)
+{
+	uint32_t *order = malloc(f->nr_nodes * sizeof(*order));
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr_nodes; i++) {
+		order[i] = (uint32_t)i;
+		f->nodes[i].total = f->nodes[i].self;
+	}
+	for (size_t i = f->nr_nodes; i-- > 1;)
+		f->nodes[f->nodes[i].parent].total += f->nodes[i].total;
+	/* sort all by name, then link backwards: each parent's children come out in order */
+	if (f->nr_nodes > 2)
+		qsort_r(order + 1, f->nr_nodes - 1, sizeof(*order), cmp_child, f->nodes);
+	for (size_t i = f->nr_nodes; i-- > 1;) {
+		struct pcl_flame_node *n = &f->nodes[order[i]], *par = &f->nodes[n->parent];
+
+		n->next = par->first;
+		par->first = order[i];
+	}
+	free(order);
+	return 0;
+}
+
+int pcl_flame__build(struct pcl_flame *f, const struct pcl_profile *p, bool by_period,
+		     int32_t thread)
+{
+	struct flame_build b = { .f = f };
+	uint32_t *path = NULL;
+	size_t path_alloc = 0;
+	int ret = -ENOMEM;
+
+	memset(f, 0, sizeof(*f));
+	b.func_name = malloc((p->nr_funcs + 1) * sizeof(*b.func_name));
+	if (!b.func_name || vec_room((void **)&f->nodes, &b.alloc, 0, sizeof(*f->nodes)))
+		goto out;
+	f->nodes[0] = (struct pcl_flame_node){ .func = UINT32_MAX, .name = "all" };
+	f->nr_nodes = 1;
+	for (size_t i = 0; i < p->nr_funcs; i++)
+		if (name_id(&b.names, p->funcs[i].name, &b.func_name[i]))
+			goto out;
+	for (size_t i = 0; i < p->nr_stacks; i++) {
+		const struct pcl_profile_stack *st = &p->stacks[i];
+
+		if (thread >= 0 && st->thread != (uint32_t)thread)
+			continue;
+		if (add_stack(&b, p, st, by_period ? st->period : st->count, &path, &path_alloc))
+			goto out;
+	}
+	ret = flame_link(f);
+out:
+	free(path);
+	free(b.func_name);
+	free(b.names.v);
+	free(b.names.ix.slots);
+	free(b.child.slots);
+	free(b.memo.slots);
+	if (ret) {
+		pcl_flame__free(f);
+		pcl_err(ret, "out of memory");
+	}
+	return ret;
+}
+
+void pcl_flame__free(struct pcl_flame *f)
+{
+	free(f->nodes);
+	memset(f, 0, sizeof(*f));
+}
+
+uint32_t pcl_flame__child(const struct pcl_flame *f, uint32_t parent, const char *name)
+{
+	for (uint32_t c = f->nodes[parent].first; c; c = f->nodes[c].next)
+		if (!strcmp(f->nodes[c].name, name))
+			return c;
+	return 0;
+}

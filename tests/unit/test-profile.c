@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of profiles and merged trees (lib/analysis/profile.c) and of
+ * the folded-stacks writer (lib/output/folded.c), against
+ * include/pcl/profile.h and include/pcl/export.h.
+ *
+ * Samples are hand-made resolved samples over two DSOs: "app" with main,
+ * foo, bar and "libx" with its own "foo" (a same-named function elsewhere),
+ * and threads 10 and 11 of command "a" and thread 20 of command "b".
+ */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <pcl/export.h>
+#include <pcl/profile.h>
+
+static struct pcl_dso app = { .name = "/usr/bin/app", .short_name = "app" };
+static struct pcl_dso libx = { .name = "/usr/lib/libx.so", .short_name = "libx.so" };
+static struct pcl_map app_map = { .start = 0x400000, .end = 0x500000, .dso = &app };
+static struct pcl_map libx_map = { .start = 0x7f0000, .end = 0x800000, .dso = &libx };
+static const struct pcl_symbol s_main = { 0x1000, 0x1100, "main" };
+static const struct pcl_symbol s_foo = { 0x1100, 0x1200, "foo" };
+static const struct pcl_symbol s_bar = { 0x1200, 0x1300, "bar" };
+static const struct pcl_symbol s_xfoo = { 0x100, 0x200, "foo" };
+static struct pcl_thread t10 = { .pid = 10, .tid = 10, .comm = "a" };
+static struct pcl_thread t11 = { .pid = 10, .tid = 11, .comm = "a" };
+static struct pcl_thread t20 = { .pid = 20, .tid = 20, .comm = "b" };
+
+static struct pcl_frame fr(const struct pcl_symbol *s)
+{
+	struct pcl_map *m = s == &s_xfoo ? &libx_map : &app_map;
+
+	return (struct pcl_frame){ .ip = m->start + (s ? s->start : 0x50), .map = m, .sym = s,
+				   .level = '.' };
+}
+
+/* Add a sample of @thread with chain @syms (callee first; NULL: an unknown frame in app). */
+static void add(struct pcl_profile *p, struct pcl_thread *t, uint64_t time, uint64_t period,
+		int n, const struct pcl_symbol *const *syms)
+{
+	struct pcl_frame chain[8];
+	struct pcl_resolved rs = { .thread = t, .chain = chain, .nr_chain = (size_t)n };
+
+	for (int i = 0; i < n; i++)
+		chain[i] = fr(syms[i]);
+	rs.ip = chain[0];
+	assert_int_equal(pcl_profile__add(p, &rs, time, 0, period), 0);
+}
+
+#define ADD(p, t, time, period, ...)                                                      \
+	do {                                                                              \
+		const struct pcl_symbol *const s_[] = { __VA_ARGS__ };                    \
+		add(p, t, time, period, (int)(sizeof(s_) / sizeof(s_[0])), s_);           \
+	} while (0)
+
+/* The fixture's samples: 8 of them, 3 threads. */
+static struct pcl_profile *fixture(bool timeline)
+{
+	struct pcl_profile_opts o = { .size = sizeof(o), .timeline = timeline };
+	struct pcl_profile *p = pcl_profile__new(&o);
+
+	assert_non_null(p);
+	ADD(p, &t10, 500, 10, &s_bar, &s_foo, &s_main);
+	ADD(p, &t10, 100, 10, &s_bar, &s_foo, &s_main);
+	ADD(p, &t10, 300, 10, &s_bar, &s_foo, &s_main);
+	ADD(p, &t10, 200, 30, &s_foo, &s_main);
+	ADD(p, &t11, 150, 10, &s_bar, &s_foo, &s_main);
+	ADD(p, &t11, 250, 10, &s_bar, &s_foo, &s_main);
+	ADD(p, &t20, 50, 5, &s_xfoo, &s_main);
+	ADD(p, &t20, 60, 5, NULL, &s_main);
+	pcl_profile__finish(p);
+	return p;
+}
+
+static void test_tables(void **state)
+{
+	struct pcl_profile *p = fixture(false);
+	const struct pcl_profile_func *f;
+	const struct pcl_profile_node *nd;
+	const struct pcl_profile_stack *st;
+	const struct pcl_profile_thread *th;
+	size_t nf, nn, ns, nt;
+
+	(void)state;
+	f = pcl_profile__funcs(p, &nf);
+	nd = pcl_profile__nodes(p, &nn);
+	st = pcl_profile__stacks(p, &ns);
+	th = pcl_profile__threads(p, &nt);
+	/* main, foo, bar and an unknown frame of app; libx's foo */
+	assert_int_equal(nf, 5);
+	assert_string_equal(f[0].name, "main");
+	assert_ptr_equal(f[0].dso, &app);
+	assert_int_equal(f[0].start, 0x1000);
+	assert_string_equal(f[3].name, "foo");
+	assert_ptr_equal(f[3].dso, &libx);
+	assert_string_equal(f[4].name, "[unknown]");
+	/* root, main, main>foo, main>foo>bar, main>libx foo, main>unknown */
+	assert_int_equal(nn, 6);
+	assert_int_equal(nd[0].depth, 0);
+	assert_int_equal(nd[3].parent, 2);
+	assert_int_equal(nd[3].depth, 3);
+	assert_int_equal(nd[3].func, 2);
+	assert_int_equal(nt, 3);
+	assert_int_equal(th[1].tid, 11);
+	assert_string_equal(th[2].comm, "b");
+	/* per thread and stack, sorted by thread then node */
+	assert_int_equal(ns, 5);
+	assert_int_equal(st[0].thread, 0);
+	assert_int_equal(st[0].node, 2);
+	assert_int_equal(st[0].count, 1);
+	assert_int_equal(st[0].period, 30);
+	assert_int_equal(st[1].node, 3);
+	assert_int_equal(st[1].count, 3);
+	assert_int_equal(st[2].thread, 1);
+	assert_int_equal(st[2].count, 2);
+	assert_int_equal(pcl_profile__nr_samples(p), 8);
+	assert_int_equal(pcl_profile__total_period(p), 90);
+	assert_int_equal(pcl_profile__time_first(p), 50);
+	assert_int_equal(pcl_profile__time_last(p), 500);
+	/* no timeline asked: no samples kept */
+	pcl_profile__samples(p, &ns);
+	assert_int_equal(ns, 0);
+	assert_int_equal(pcl_profile__add_switch(p, &t10, 5, true, false), 0);
+	pcl_profile__switches(p, &ns);
+	assert_int_equal(ns, 0);
+	pcl_profile__free(p);
+}
+
+static void test_timeline(void **state)
+{
+	struct pcl_profile_opts o = { .size = sizeof(o), .timeline = true };
+	struct pcl_profile *p = pcl_profile__new(&o);
+	const struct pcl_profile_sample *s;
+	const struct pcl_profile_switch *sw;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	ADD(p, &t10, 300, 1, &s_main);
+	ADD(p, &t11, 100, 1, &s_foo, &s_main);
+	ADD(p, &t10, 200, 1, &s_main);
+	assert_int_equal(pcl_profile__add_switch(p, &t10, 250, true, true), 0);
+	assert_int_equal(pcl_profile__add_switch(p, &t10, 120, false, false), 0);
+	pcl_profile__finish(p);
+	s = pcl_profile__samples(p, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(s[0].time, 100);
+	assert_int_equal(s[0].thread, 1);
+	assert_int_equal(s[0].node, 2);
+	assert_int_equal(s[2].time, 300);
+	assert_int_equal(s[2].cpu, 0);
+	sw = pcl_profile__switches(p, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(sw[0].time, 120);
+	assert_false(sw[0].out);
+	assert_true(sw[1].out);
+	assert_true(sw[1].preempt);
+	pcl_profile__free(p);
+}
+
+static void test_flame(void **state)
+{
+	struct pcl_profile *p = fixture(false);
+	struct pcl_flame f;
+	uint32_t a, b, main_a, foo, bar, x;
+
+	(void)state;
+	assert_int_equal(pcl_flame__build(&f, p, false, -1), 0);
+	assert_int_equal(f.nodes[0].total, 8);
+	assert_string_equal(f.nodes[0].name, "all");
+	a = pcl_flame__child(&f, 0, "a");
+	b = pcl_flame__child(&f, 0, "b");
+	assert_true(a && b);
+	/* children in name order: a before b */
+	assert_int_equal(f.nodes[0].first, a);
+	assert_int_equal(f.nodes[a].next, b);
+	assert_int_equal(f.nodes[a].func, UINT32_MAX);
+	assert_int_equal(f.nodes[a].total, 6);
+	main_a = pcl_flame__child(&f, a, "main");
+	foo = pcl_flame__child(&f, main_a, "foo");
+	bar = pcl_flame__child(&f, foo, "bar");
+	assert_int_equal(f.nodes[foo].total, 6);
+	assert_int_equal(f.nodes[foo].self, 1);
+	assert_int_equal(f.nodes[bar].self, 5);
+	assert_int_equal(f.nodes[bar].depth, 4);
+	assert_int_equal(f.max_depth, 4);
+	assert_int_equal(pcl_flame__child(&f, bar, "main"), 0);
+	/* libx's foo and app's unknown frame under b: "[unknown]" sorts before "foo" */
+	x = pcl_flame__child(&f, b, "main");
+	assert_string_equal(f.nodes[f.nodes[x].first].name, "[unknown]");
+	assert_string_equal(f.nodes[f.nodes[f.nodes[x].first].next].name, "foo");
+	pcl_flame__free(&f);
+
+	/* periods, and one thread */
+	assert_int_equal(pcl_flame__build(&f, p, true, -1), 0);
+	assert_int_equal(f.nodes[0].total, 90);
+	pcl_flame__free(&f);
+	assert_int_equal(pcl_flame__build(&f, p, false, 1), 0);
+	assert_int_equal(f.nodes[0].total, 2);
+	assert_int_equal(pcl_flame__child(&f, 0, "b"), 0);
+	pcl_flame__free(&f);
+	pcl_profile__free(p);
+}
+
+static void test_folded(void **state)
+{
+	struct pcl_profile *p = fixture(false);
+	struct pcl_export_opts o = { .size = sizeof(o) };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(pcl_export_folded(fp, p, &o), 0);
+	fclose(fp);
+	assert_string_equal(buf, "a;main;foo 1\n"
+				 "a;main;foo;bar 5\n"
+				 "b;main;[unknown] 1\n"
+				 "b;main;foo 1\n");
+	free(buf);
+	o.by_period = true;
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(pcl_export_folded(fp, p, &o), 0);
+	fclose(fp);
+	assert_string_equal(buf, "a;main;foo 30\n"
+				 "a;main;foo;bar 50\n"
+				 "b;main;[unknown] 5\n"
+				 "b;main;foo 5\n");
+	free(buf);
+	pcl_profile__free(p);
+}
+
+/* A sample without a call chain is its ip alone; an empty profile folds to nothing. */
+static void test_no_chain(void **state)
+{
+	struct pcl_profile *p = pcl_profile__new(NULL);
+	struct pcl_resolved rs = { .thread = &t20, .ip = fr(&s_bar) };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(p);
+	fp = open_memstream(&buf, &len);
+	pcl_profile__finish(p);
+	assert_int_equal(pcl_export_folded(fp, p, NULL), 0);
+	fflush(fp);
+	assert_int_equal(len, 0);
+	fclose(fp);
+	free(buf);
+	pcl_profile__free(p);
+
+	p = pcl_profile__new(NULL);
+	assert_int_equal(pcl_profile__add(p, &rs, 0, UINT32_MAX, 7), 0);
+	pcl_profile__finish(p);
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(pcl_export_folded(fp, p, NULL), 0);
+	fclose(fp);
+	assert_string_equal(buf, "b;bar 1\n");
+	free(buf);
+	assert_int_equal(pcl_profile__time_first(p), 0);
+	pcl_profile__free(p);
+}
+
+/* Many distinct deep stacks: the indexes grow and every stack is kept apart. */
+static void test_many(void **state)
+{
+	static struct pcl_symbol syms[300];
+	struct pcl_profile *p = pcl_profile__new(NULL);
+	struct pcl_frame chain[3];
+	struct pcl_flame f;
+	size_t n;
+
+	(void)state;
+	for (int i = 0; i < 300; i++)
+		syms[i] = (struct pcl_symbol){ 0x10000 + (uint64_t)i * 16,
+					       0x10000 + (uint64_t)i * 16 + 16, "s" };
+	for (int i = 0; i < 300; i++) {
+		for (int j = 0; j < 300; j += 7) {
+			struct pcl_resolved rs = { .thread = &t10, .chain = chain, .nr_chain = 3 };
+
+			chain[0] = fr(&syms[j]);
+			chain[1] = fr(&syms[i]);
+			chain[2] = fr(&s_main);
+			rs.ip = chain[0];
+			assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 1), 0);
+		}
+	}
+	pcl_profile__finish(p);
+	pcl_profile__funcs(p, &n);
+	assert_int_equal(n, 301);
+	pcl_profile__stacks(p, &n);
+	assert_int_equal(n, 300 * 43);
+	/* all named "s": the merged tree has main > s > s */
+	assert_int_equal(pcl_flame__build(&f, p, false, -1), 0);
+	assert_int_equal(f.nr_nodes, 5);
+	assert_int_equal(f.nodes[0].total, 300 * 43);
+	pcl_flame__free(&f);
+	pcl_profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables),	 cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_flame),	 cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_no_chain), cmocka_unit_test(test_many),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
