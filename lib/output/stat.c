@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "output/json.h"
 #include "output/stat-metrics.h"
 
 struct welford {
@@ -321,20 +322,6 @@ static const char *display_unit(const struct pcl_event *ev)
 	if (is_clock(ev))
 		return "msec";
 	return ev->unit ? ev->unit : "";
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 /* The aggregation prefix in the standard, CSV or JSON form. */
