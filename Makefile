@@ -12,7 +12,7 @@ SANITIZE ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wformat=2 \
 	-Wno-format-nonliteral -Wno-format-truncation
 BASE_CFLAGS := -std=gnu11 $(WARN) -g -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-DPCL_VERSION_STRING='"$(VERSION)"' -Iinclude -Ilib
+	-DPCL_VERSION_STRING='"$(VERSION)"' -Iinclude -Ilib -I$(BUILD)/gen
 ifeq ($(SANITIZE),)
 OPT := -O2
 else
@@ -23,13 +23,17 @@ OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
-# libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files.
-LDLIBS := -lelf -lzstd -liberty -lm -lpthread
+# libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files;
+# protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
+# by protoc-c); zlib: pprof files are gzipped.
+LDLIBS := -lelf -lzstd -liberty -lprotobuf-c -lz -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+# Code generated at build time: the protobuf-c encoder of pprof's profile.proto.
+GEN_OBJS := $(BUILD)/obj/gen/profile.pb-c.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_OBJS)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -55,6 +59,18 @@ endif
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h &: lib/output/profile.proto
+	@mkdir -p $(BUILD)/gen
+	$(call say,PROTOC,$@)protoc-c --proto_path=lib/output --c_out=$(BUILD)/gen profile.proto
+
+# Generated code is not ours to keep warning-free: plain flags, still -O2 and PIC.
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -g -fPIC -fvisibility=hidden $(OPT) -I$(BUILD)/gen -c -o $@ $<
+
+$(BUILD)/obj/lib/output/pprof.o: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/lib/output/html.o: lib/output/html/page.css lib/output/html/page.js
 
 $(BUILD)/libpcl.a: $(LIB_OBJS)
 	@rm -f $@
@@ -106,6 +122,7 @@ tests-tsan: $(BUILD)/libpcl.a $(TSAN_TESTS:%=$(BUILD)/tests/%)
 
 deps:
 	@scripts/deps.sh
+	@scripts/npm-deps.sh
 
 check: deps
 	@$(MAKE) --no-print-directory tests
@@ -129,6 +146,7 @@ bench: all
 	@bench/record.sh $(BUILD)
 	@bench/report.sh $(BUILD)
 	@bench/read.sh $(BUILD)
+	@bench/export.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

@@ -36,6 +36,16 @@ pkgs=(
 	# JSON of -j (the e2e tests take python3 instead when it is there, but
 	# jq is the smaller install, so python3 is not required).
 	util-linux procps jq
+	# The pprof export: protobuf-c's runtime and protoc-c, which generates
+	# its encoder from lib/output/profile.proto at build time; protoc
+	# (protobuf-compiler) decodes pprof files in the tests.
+	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# Checking the exports: xmllint (libxml2-utils) parses the SVG flame
+	# graphs; python3-jsonschema validates speedscope files against the
+	# schema from speedscope's npm package; Chromium loads the SVG and HTML
+	# pages headless (driven by playwright-core from npm, tests/browser),
+	# with nodejs and npm to fetch and run it (npm below).
+	libxml2-utils python3 python3-jsonschema chromium nodejs
 	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
 	libpapi-dev
 )
@@ -53,6 +63,10 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 	fi
 done
+
+# npm: some machines have it inside their nodejs package (NodeSource's),
+# which conflicts with Debian's npm; ask for Debian's only when none is there.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

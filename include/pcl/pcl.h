@@ -30,6 +30,8 @@
 #include <pcl/machine.h>
 #include <pcl/symbol.h>
 #include <pcl/analysis.h>
+#include <pcl/profile.h>
+#include <pcl/export.h>
 #include <pcl/report.h>
 #include <pcl/header.h>
 #include <pcl/tracepoint.h>

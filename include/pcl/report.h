@@ -57,6 +57,39 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 /* perf's sample count as shown in "# Samples: 1K of event ...": "1K", "12M", "999 ". */
 PCL_API void pcl_report__count(char *buf, size_t len, uint64_t n);
 
+/*
+ * The report as JSON, for scripts: one object for event @event (its name,
+ * may be NULL) whose histogram @h (finished) is laid out by @opts,
+ *
+ *   {"name", "samples", "event_count" (the total period percentages are
+ *    of), "sort": [the keys], "entries": [...]}
+ *
+ * The entries are exactly those pcl_report__print shows, in its order: each
+ * {"overhead" (the percentage the entry is sorted and limited by: children
+ * with opts.children, else self), "self", "children" (with opts.children),
+ * "members" (with opts.nr_members > 1: one percentage per member),
+ * "period", "children_period", "samples", then the sort keys' fields:
+ * "comm"; "pid", "tid", "thread"; "cpu"; "dso"; "symbol" and "level" ("k"
+ * or "."), and "callchain" when the entry has a call tree and opts.graph
+ * is not PCL_GRAPH_NONE: its nodes, each {"symbol", "dso", "level",
+ * "period" (through it), "self" (ending in it), "samples", "children":
+ * [nodes]}, heaviest first, without the branches -g's minimum hides}.
+ * Percentages have 4 decimals; no number depends on the locale. Strings are
+ * escaped (bad UTF-8 becomes U+FFFD). The caller writes the document around
+ * it. Returns 0 or -errno (-EIO on a write error).
+ */
+PCL_API int pcl_report__json(FILE *fp, const char *event, const struct pcl_hists *h,
+			     const struct pcl_report_opts *opts);
+
+struct pcl_export_fact;
+/*
+ * The JSON report's "header" object: each fact (include/pcl/export.h) as a
+ * string member named by the fact's name with non-alphanumerics as '_'
+ * ("os release" -> "os_release"), then "total_lost_samples". 0 or -errno.
+ */
+PCL_API int pcl_report__json_header(FILE *fp, const struct pcl_export_fact *facts, size_t nr_facts,
+				    uint64_t lost_samples);
+
 #ifdef __cplusplus
 }
 #endif

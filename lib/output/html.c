@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The html export: one self-contained page with the recording's facts, a
+ * sortable table of functions, a flame graph drawn on a canvas, the callers
+ * and callees of a chosen function, and a thread filter. CSS and script are
+ * inline (lib/output/html/page.css and page.js, assembled into this object
+ * with .incbin); a Content-Security-Policy forbids every request, so the
+ * page works from file:// and never reaches the network.
+ *
+ * The profile is embedded aggregated, never one entry per sample, as one
+ * JSON object in <script type="application/json" id="pcl-data"> (every
+ * string through json_str_script, so no name can close the element):
+ *   title, event, byPeriod, periodIsNs, icicle   as in pcl_export_opts
+ *   samples, period, lost                        the profile's totals
+ *   dsos: [short name...]
+ *   fname: [name...], fdso: [dsos index...], flevel: "..k."  one per function
+ *   nodes: [parent, func, ...]     stack tree nodes 1..n-1 (node 0 is the root)
+ *   threads: [pid, tid, comm, ...]
+ *   stacks: [thread, node, count, period, ...]
+ * Parents come before their children in nodes; the script relies on it and
+ * builds each thread selection's trees once, in time linear in the nodes.
+ *
+ * Hooks for tests that drive the page in a browser (keep them stable):
+ * - <table id="functions">: in its tbody one <tr data-name="NAME"> per
+ *   function with samples in the selected threads (the first 500 in the
+ *   current order; a button shows the rest), sorted by self samples,
+ *   descending, after load. Clicking a <th data-key="name|dso|self|total">
+ *   sorts; clicking a row chooses that function.
+ * - id "flame": the flame graph's container; it holds one <canvas>.
+ *   window.pclFlame.frames() returns the frames drawn, as
+ *   [{name, x, y, w, h}] in CSS pixels relative to the canvas. A click on a
+ *   frame zooms to it (it then spans the canvas: w equals the canvas's
+ *   width) and chooses its function; window.pclFlame.reset() or the button
+ *   id "reset" zooms out. The input id "search" highlights matching frames.
+ * - <select id="thread">: option value "-1" is all threads, the others a
+ *   thread's index, labelled "COMM PID/TID (N samples)". Changing it
+ *   redraws the table (sorted by self again), the flame graph (zoomed
+ *   out) and the callers and callees.
+ * - <table id="callers"> and <table id="callees">: the chosen function's
+ *   callers and callees, one <tr data-name="NAME"> each in their tbody,
+ *   with the share of the function's total; "(root)" stands for no caller.
+ *   The chosen function is in the element id "selected" (data-name too).
+ * - window.pclReady is true once the first draw is done.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcl/export.h>
+#include "internal.h"
+#include "output/json.h"
+
+/*
+ * The page's stylesheet and script (no NUL), with their sizes in bytes as
+ * the assembler counted them. It looks for the files along the compiler's
+ * -I path (-Ilib), so the build works from any directory; the Makefile
+ * rebuilds this object when they change.
+ */
+__asm__(".pushsection .rodata\n"
+	"html_page_css:\n"
+	".incbin \"output/html/page.css\"\n"
+	"1:\n"
+	"html_page_js:\n"
+	".incbin \"output/html/page.js\"\n"
+	"2:\n"
+	".balign 8\n"
+	"html_page_css_size:\n"
+	".quad 1b - html_page_css\n"
+	"html_page_js_size:\n"
+	".quad 2b - html_page_js\n"
+	".popsection\n");
+
+#define HIDDEN __attribute__((visibility("hidden")))
+extern const char html_page_css[] HIDDEN, html_page_js[] HIDDEN;
+extern const uint64_t html_page_css_size HIDDEN, html_page_js_size HIDDEN;
+
+/* Values per line in the JSON arrays: short lines for the tools that read the page. */
+#define PER_LINE 24
+
+static void sep(FILE *fp, size_t i)
+{
+	if (!i)
+		return;
+	fputc(',', fp);
+	if (i % PER_LINE == 0)
+		fputc('\n', fp);
+}
+
+static const char *dso_name(const struct pcl_dso *d)
+{
+	if (!d)
+		return "[unknown]";
+	if (d->short_name)
+		return d->short_name;
+	return d->name ? d->name : "[unknown]";
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const void *const *pa = a, *const *pb = b;
+	uintptr_t x = (uintptr_t)*pa, y = (uintptr_t)*pb;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "dsos", "fname", "fdso" and "flevel": the DSOs are the distinct pointers
+ * of the functions, sorted, so each function finds its index by bisection.
+ */
+static int write_funcs(FILE *fp, const struct pcl_profile *p)
+{
+	size_t nf, nd = 0;
+	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	const void **dsos = malloc((nf ? nf : 1) * sizeof(*dsos));
+
+	if (!dsos)
+		return pcl_err(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < nf; i++)
+		dsos[i] = f[i].dso;
+	qsort(dsos, nf, sizeof(*dsos), cmp_ptr);
+	for (size_t i = 0; i < nf; i++)
+		if (!nd || dsos[nd - 1] != dsos[i])
+			dsos[nd++] = dsos[i];
+	fputs(",\n\"dsos\":[", fp);
+	for (size_t i = 0; i < nd; i++) {
+		sep(fp, i);
+		json_str_script(fp, dso_name(dsos[i]));
+	}
+	fputs("],\n\"fname\":[", fp);
+	for (size_t i = 0; i < nf; i++) {
+		sep(fp, i);
+		json_str_script(fp, f[i].name ? f[i].name : "[unknown]");
+	}
+	fputs("],\n\"fdso\":[", fp);
+	for (size_t i = 0; i < nf; i++) {
+		const void **at = bsearch(&f[i].dso, dsos, nd, sizeof(*dsos), cmp_ptr);
+
+		sep(fp, i);
+		fprintf(fp, "%zu", (size_t)(at - dsos));
+	}
+	/* only the levels the script colours; anything else is user code */
+	fputs("],\n\"flevel\":\"", fp);
+	for (size_t i = 0; i < nf; i++)
+		fputc(f[i].level == 'k' || f[i].level == 'H' ? f[i].level : '.', fp);
+	fputc('"', fp);
+	free(dsos);
+	return 0;
+}
+
+static void write_tree(FILE *fp, const struct pcl_profile *p)
+{
+	size_t nn, nt, ns;
+	const struct pcl_profile_node *n = pcl_profile__nodes(p, &nn);
+	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
+	const struct pcl_profile_stack *s = pcl_profile__stacks(p, &ns);
+
+	fputs(",\n\"nodes\":[", fp);
+	for (size_t i = 1; i < nn; i++) {
+		sep(fp, i - 1);
+		fprintf(fp, "%" PRIu32 ",%" PRIu32, n[i].parent, n[i].func);
+	}
+	fputs("],\n\"threads\":[", fp);
+	for (size_t i = 0; i < nt; i++) {
+		sep(fp, i);
+		fprintf(fp, "%" PRId32 ",%" PRId32 ",", t[i].pid, t[i].tid);
+		json_str_script(fp, t[i].comm ? t[i].comm : "[unknown]");
+	}
+	fputs("],\n\"stacks\":[", fp);
+	for (size_t i = 0; i < ns; i++) {
+		sep(fp, i);
+		fprintf(fp, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64, s[i].thread, s[i].node,
+			s[i].count, s[i].period);
+	}
+	fputs("]", fp);
+}
+
+static int write_data(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *o,
+		      const char *title)
+{
+	int ret;
+
+	fputs("<script type=\"application/json\" id=\"pcl-data\">\n{\"title\":", fp);
+	json_str_script(fp, title);
+	fputs(",\"event\":", fp);
+	json_str_script(fp, o->event ? o->event : "");
+	fprintf(fp,
+		",\"byPeriod\":%s,\"periodIsNs\":%s,\"icicle\":%s,\"samples\":%" PRIu64
+		",\"period\":%" PRIu64 ",\"lost\":%" PRIu64,
+		o->by_period ? "true" : "false", o->period_is_ns ? "true" : "false",
+		o->icicle ? "true" : "false", pcl_profile__nr_samples(p),
+		pcl_profile__total_period(p), o->lost_samples);
+	ret = write_funcs(fp, p);
+	if (ret)
+		return ret;
+	write_tree(fp, p);
+	fputs("}\n</script>\n", fp);
+	return 0;
+}
+
+static void fact(FILE *fp, const char *name, const char *value)
+{
+	/* a long value (a command line) gets a row of its own */
+	fputs(strlen(value) > 48 ? "<div class=\"wide\"><dt>" : "<div><dt>", fp);
+	xml_str(fp, name);
+	fputs("</dt><dd>", fp);
+	xml_str(fp, value);
+	fputs("</dd></div>\n", fp);
+}
+
+/* The header: what was sampled, how much, for how long, and the file's own facts. */
+static void write_facts(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *o)
+{
+	uint64_t first = pcl_profile__time_first(p), last = pcl_profile__time_last(p);
+	uint64_t period = pcl_profile__total_period(p);
+	char buf[96];
+
+	fputs("<dl id=\"facts\">\n", fp);
+	fact(fp, "event", o->event && o->event[0] ? o->event : "(unknown)");
+	snprintf(buf, sizeof(buf), "%" PRIu64, pcl_profile__nr_samples(p));
+	fact(fp, "samples", buf);
+	if (o->period_is_ns)
+		snprintf(buf, sizeof(buf), "%" PRIu64 " ns (%.3f s)", period, period / 1e9);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, period);
+	fact(fp, "total period", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, o->lost_samples);
+	fact(fp, "lost samples", buf);
+	if (first && last >= first)
+		snprintf(buf, sizeof(buf), "%.3f s", (last - first) / 1e9);
+	else
+		snprintf(buf, sizeof(buf), "(no times recorded)");
+	fact(fp, "time span", buf);
+	fact(fp, "values", o->by_period ? "event period" : "sample counts");
+	for (size_t i = 0; i < o->nr_facts; i++)
+		if (o->facts[i].name && o->facts[i].value)
+			fact(fp, o->facts[i].name, o->facts[i].value);
+	fputs("</dl>\n", fp);
+}
+
+static void write_head(FILE *fp, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>",
+	      fp);
+	xml_str(fp, title);
+	fputs("</title>\n<style>\n", fp);
+	fwrite(html_page_css, 1, (size_t)html_page_css_size, fp);
+	fputs("</style>\n</head>\n<body>\n<header>\n<h1>", fp);
+	xml_str(fp, title);
+	fputs("</h1>\n", fp);
+}
+
+/* The views' empty frames; the script fills them. */
+static const char body[] =
+	"</header>\n"
+	"<nav id=\"controls\">\n"
+	"<label>Thread <select id=\"thread\"><option value=\"-1\">all threads</option>"
+	"</select></label>\n"
+	"<label>Search <input id=\"search\" type=\"search\" placeholder=\"function name\" "
+	"autocomplete=\"off\"></label>\n"
+	"<button id=\"reset\" type=\"button\">Reset zoom</button>\n"
+	"<span id=\"search-info\"></span>\n"
+	"</nav>\n"
+	"<section id=\"flame-section\">\n<h2>Flame graph</h2>\n"
+	"<div id=\"flame\"><canvas></canvas></div>\n"
+	"<div id=\"tooltip\" hidden></div>\n"
+	"</section>\n"
+	"<div id=\"lower\">\n"
+	"<section id=\"functions-section\">\n<h2>Functions</h2>\n"
+	"<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
+	"<th data-key=\"name\">Function</th><th data-key=\"dso\">DSO</th>"
+	"<th data-key=\"self\" class=\"num\">Self</th>"
+	"<th data-key=\"self\" class=\"num\">Self %</th>"
+	"<th data-key=\"total\" class=\"num\">Total</th>"
+	"<th data-key=\"total\" class=\"num\">Total %</th>"
+	"</tr></thead><tbody></tbody></table></div>\n"
+	"<p id=\"more\" hidden><button type=\"button\"></button></p>\n"
+	"</section>\n"
+	"<section id=\"calls-section\">\n<h2>Callers and callees</h2>\n"
+	"<p id=\"selected\">Click a function in the table or the flame graph.</p>\n"
+	"<h3>Callers</h3>\n"
+	"<div class=\"scroll short\"><table id=\"callers\"><thead><tr><th>Function</th>"
+	"<th>DSO</th><th class=\"num\">Samples</th><th class=\"num\">Share</th></tr></thead>"
+	"<tbody></tbody></table></div>\n"
+	"<h3>Callees</h3>\n"
+	"<div class=\"scroll short\"><table id=\"callees\"><thead><tr><th>Function</th>"
+	"<th>DSO</th><th class=\"num\">Samples</th><th class=\"num\">Share</th></tr></thead>"
+	"<tbody></tbody></table></div>\n"
+	"</section>\n"
+	"</div>\n"
+	"<noscript><p>The views of this page are drawn by its script.</p></noscript>\n";
+
+int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
+{
+	struct pcl_export_opts o = { .size = sizeof(o) };
+	const char *title;
+	int ret;
+
+	if (opts)
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	title = o.title && o.title[0] ? o.title : "pcl report";
+	write_head(fp, title);
+	write_facts(fp, p, &o);
+	fputs(body, fp);
+	ret = write_data(fp, p, &o, title);
+	if (ret)
+		return ret;
+	fputs("<script>\n", fp);
+	fwrite(html_page_js, 1, (size_t)html_page_js_size, fp);
+	fputs("</script>\n</body>\n</html>\n", fp);
+	if (ferror(fp))
+		return pcl_err(-EIO, "cannot write the html page");
+	return 0;
+}
