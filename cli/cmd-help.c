@@ -15,6 +15,7 @@ static const char usage_main[] =
 	"   list      list the events this machine offers\n"
 	"   report    histograms of a perf.data file (pcl's or perf's), like perf report\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
+	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -121,6 +122,20 @@ static const char usage_report[] =
 	"      --ignore-build-ids  use binaries even when their build id differs from\n"
 	"                          the recorded one (by default they get no symbols)\n"
 	"\n"
+	"Exports (the filters above apply; one event: the first with samples):\n"
+	"      --format NAME       folded      one line per stack, for flamegraph.pl/inferno\n"
+	"                          flamegraph  interactive SVG (hover, click to zoom, search)\n"
+	"                          html        self-contained page: facts, sortable table,\n"
+	"                                      flame graph, callers/callees, thread filter\n"
+	"                          pprof       gzipped profile.proto (pprof, Pyroscope, Parca)\n"
+	"                          firefox     Firefox Profiler (Gecko format), with context\n"
+	"                                      switches as markers when recorded\n"
+	"                          speedscope  speedscope's file format, a profile per thread\n"
+	"                          json        the report's own data, for scripts\n"
+	"  -o, --output FILE       write there (whole or not at all) instead of stdout\n"
+	"      --event NAME        export this event instead of the first\n"
+	"      --icicle            flame graph drawn top-down, callers first\n"
+	"\n"
 	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
 	"(/usr/lib/debug/.build-id) or .gnu_debuglink, the vDSO, kallsyms and JIT maps\n"
 	"(/tmp/perf-PID.map).\n";
@@ -169,6 +184,38 @@ static const char usage_script[] =
 	"cut short prints what it holds and one warning. 'pcl script | head' stops\n"
 	"quietly when head has enough.\n";
 
+static const char usage_diff[] =
+	"usage: pcl diff [OPTIONS] [OLD [NEW]]\n"
+	"\n"
+	"Compare two recordings (pcl's or perf's) symbol by symbol, laid out like\n"
+	"perf diff: each symbol's share of OLD (Baseline) and how it changed in NEW.\n"
+	"OLD defaults to perf.data.old, NEW to perf.data; one file given is NEW.\n"
+	"Symbols match by shared object and name. Each event of OLD is compared with\n"
+	"NEW's event of the same type.\n"
+	"\n"
+	"  -c, --compute METHOD    delta-abs  NEW share - OLD share, by size (default)\n"
+	"                          delta      the same, most grown first\n"
+	"                          ratio      NEW period / OLD period\n"
+	"                          wdiff:W1,W2  NEW period * W2 - OLD period * W1\n"
+	"  -s, --sort KEYS         what a row is: dso, sym, comm, pid, cpu (default dso,sym)\n"
+	"  -p, --period            the periods too (Base period, Period)\n"
+	"      --percentage MODE   absolute (default): shares of all samples; relative:\n"
+	"                          of those the filters keep\n"
+	"  -C, --comms LIST        only samples of these commands (comma list)\n"
+	"  -d, --dsos LIST         only samples in these shared objects\n"
+	"  -S, --symbols LIST      only samples in these symbols\n"
+	"  -q, --quiet             no header lines\n"
+	"      --symfs DIR, -k, --vmlinux FILE, --kallsyms FILE, --no-demangle,\n"
+	"      --ignore-build-ids  symbols as in pcl report\n"
+	"\n"
+	"      --format flamegraph an SVG flame graph of NEW, each frame coloured by its\n"
+	"                          change of share from OLD: red grew, blue shrank\n"
+	"  -o, --output FILE       write it there (whole or not at all) instead of stdout\n"
+	"      --event NAME        draw this event instead of the first with samples\n"
+	"\n"
+	"Unlike perf diff, -o names the output file (perf's -o, --order is not there)\n"
+	"and only two files are compared.\n";
+
 static const char usage_list[] =
 	"usage: pcl list [--json] [hw|sw|cache|pmu|tracepoint|GLOB]\n"
 	"\n"
@@ -200,6 +247,7 @@ static const struct {
 	{ "stat", usage_stat },	    { "record", usage_record }, { "list", usage_list },
 	{ "report", usage_report },
 	{ "script", usage_script },
+	{ "diff", usage_diff },
 	{ "events", usage_events }, { "help", usage_main },
 };
 

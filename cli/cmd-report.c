@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "export.h"
 #include "input.h"
 
 enum {
@@ -34,6 +35,9 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_IGNORE_BUILD_IDS,
 	OPT_PERCENTAGE,
+	OPT_FORMAT,
+	OPT_ICICLE,
+	OPT_EVENT,
 };
 
 /* A comma-separated filter list. */
@@ -56,6 +60,8 @@ struct report_opts {
 	int group; /* -1: as the file says (its event groups shown together) */
 	bool stats, header, header_only, quiet, relative, show_info;
 	struct pcl_symbol_opts so;
+	const char *format; /* --format: an export, or json */
+	struct export_req x;
 };
 
 struct event_hist {
@@ -166,6 +172,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "icicle", no_argument, NULL, OPT_ICICLE },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,7 +183,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qhI", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qhIo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -262,6 +272,22 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") && !export_format_known(optarg)) {
+				die_msg("unknown format '%s' (%s)", optarg, export_formats);
+				return -1;
+			}
+			o->format = optarg;
+			break;
+		case 'o':
+			o->x.output = optarg;
+			break;
+		case OPT_ICICLE:
+			o->x.icicle = true;
+			break;
+		case OPT_EVENT:
+			o->x.event = optarg;
 			break;
 		case 'I':
 			o->show_info = true;
@@ -359,6 +385,11 @@ static bool passes(const struct report_opts *o, const struct pcl_resolved *rs, u
 	if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
 		return false;
 	return true;
+}
+
+static bool export_passes(const void *ctx, const struct pcl_resolved *rs, uint32_t cpu)
+{
+	return passes(ctx, rs, cpu);
 }
 
 static void print_stats(const struct input *in, struct event_hist *eh, int nr)
@@ -625,6 +656,71 @@ static int print_header(struct input *in, const struct report_opts *o)
 	return 0;
 }
 
+/*
+ * --format=json: the document around libpcl's objects, {"header": {...},
+ * "events": [one per event with samples]}, written through export_write
+ * (whole or not at all), which hands this back as the writer's options.
+ */
+struct json_doc {
+	struct pcl_export_opts x; /* first: json_write gets a pointer to it */
+	const struct input *in;
+	const struct event_hist *eh;
+	int nr;
+	struct pcl_report_opts *ro;
+};
+
+static int json_write(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *x)
+{
+	const struct json_doc *d = (const struct json_doc *)x;
+	bool first = true;
+	int ret;
+
+	(void)p;
+	fputs("{\"header\":", fp);
+	ret = pcl_report__json_header(fp, x->facts, x->nr_facts, x->lost_samples);
+	if (ret)
+		return ret;
+	fputs(",\n\"events\":[", fp);
+	for (int i = 0; i < d->nr; i++) {
+		const char *name = pcl_data_reader__attr(d->in->reader, i)->name;
+
+		if (!d->eh[i].nr_samples)
+			continue;
+		d->ro->total_period = d->eh[i].total_period;
+		fputs(first ? "\n" : ",\n", fp);
+		first = false;
+		ret = pcl_report__json(fp, name && name[0] ? name : "unknown", d->eh[i].h, d->ro);
+		if (ret)
+			return ret;
+	}
+	fputs("\n]}\n", fp);
+	return 0; /* export_write checks the stream */
+}
+
+static int report_json(struct input *in, const struct report_opts *o, struct event_hist *eh, int nr,
+		       struct pcl_report_opts *ro)
+{
+	struct json_doc d = {
+		.x = { .size = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro
+	};
+	const char *event = "";
+	int ret;
+
+	for (int i = 0; i < nr; i++) {
+		const char *name = pcl_data_reader__attr(in->reader, i)->name;
+
+		if (!eh[i].nr_samples)
+			continue;
+		pcl_hists__finish(eh[i].h);
+		if (!event[0] && name)
+			event = name; /* the facts' event: the first with samples */
+	}
+	export_opts_fill(&d.x, in, event);
+	ret = export_write(o->x.output, json_write, NULL, &d.x) ? 1 : 0;
+	export_opts_release(&d.x);
+	return ret;
+}
+
 static int report(struct report_opts *o)
 {
 	struct input in;
@@ -633,6 +729,7 @@ static int report(struct report_opts *o)
 				      .graph_min_percent = 0.5 };
 	struct event_hist *eh = NULL;
 	bool chains, graph_off = false, any = false;
+	bool json = o->format && !strcmp(o->format, "json");
 	int nr = 0, ret = 1;
 
 	o->so.size = sizeof(o->so);
@@ -645,6 +742,13 @@ static int report(struct report_opts *o)
 			ret = 0;
 			goto out;
 		}
+	}
+	if (o->format && strcmp(o->format, "json")) {
+		o->x.format = o->format;
+		o->x.pass = export_passes;
+		o->x.pass_ctx = o;
+		ret = report_export(&in, &o->x);
+		goto out;
 	}
 	chains = has_callchain(in.reader);
 	/*
@@ -659,6 +763,12 @@ static int report(struct report_opts *o)
 		goto out;
 	if (setup_keys(o, &ho, &ro))
 		goto out;
+	if (json) {
+		/* data, not columns: a key one filter pins down is still a field */
+		memcpy(ro.keys, ho.keys, sizeof(ro.keys));
+		ro.nr_keys = ho.nr_keys;
+		o->group = 0; /* one object per event */
+	}
 	ho.children = o->children && chains;
 	ho.callchain = chains && !graph_off;
 	ro.children = ho.children;
@@ -690,6 +800,10 @@ static int report(struct report_opts *o)
 	if (o->stats) {
 		print_stats(&in, eh, nr);
 		ret = 0;
+		goto out;
+	}
+	if (json) {
+		ret = report_json(&in, o, eh, nr, &ro);
 		goto out;
 	}
 	for (int i = 0; i < nr; i++)

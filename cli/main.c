@@ -18,6 +18,7 @@ static const struct cmd commands[] = {
 	{ "stat", cmd_stat }, { "record", cmd_record },	  { "list", cmd_list },
 	{ "report", cmd_report },
 	{ "script", cmd_script },
+	{ "diff", cmd_diff },
 	{ "help", cmd_help }, { "version", cmd_version },
 };
 

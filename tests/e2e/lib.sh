@@ -296,3 +296,27 @@ dl_workload() {
 		cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TMP/dl/dlopen" "$src/dlopen.c" >&2 &&
 		echo "$TMP/dl/dlopen"
 }
+# fold < perf script output (the default fields, with -g): one
+# "comm;outermost;...;leaf COUNT" line per distinct stack, sorted;
+# stackcollapse-perf.pl if FlameGraph is installed.
+fold() {
+	if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
+		stackcollapse-perf.pl | sort
+		return
+	fi
+	awk 'function flush(  s, i) {
+			if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+			n = 0
+		}
+		/^[ \t]*$/ { flush(); next }
+		/^\t/ {
+			l = $0
+			sub(/^[ \t]+[0-9a-f]+ /, "", l)
+			sub(/ \([^()]*\)$/, "", l)
+			sub(/\+0x[0-9a-f]+$/, "", l)
+			f[++n] = l
+			next
+		}
+		{ flush(); comm = $1 }
+		END { flush(); for (s in c) print s, c[s] }' | sort
+}

@@ -223,29 +223,6 @@ for tp in syscalls:sys_enter_write sched:sched_switch; do
 done
 
 # --- FlameGraph -----------------------------------------------------------------------
-# fold < perf script output: one "comm;outermost;...;leaf COUNT" line per
-# distinct stack, sorted; stackcollapse-perf.pl if FlameGraph is installed.
-fold() {
-	if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
-		stackcollapse-perf.pl | sort
-		return
-	fi
-	awk 'function flush(  s, i) {
-			if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
-			n = 0
-		}
-		/^[ \t]*$/ { flush(); next }
-		/^\t/ {
-			l = $0
-			sub(/^[ \t]+[0-9a-f]+ /, "", l)
-			sub(/ \([^()]*\)$/, "", l)
-			sub(/\+0x[0-9a-f]+$/, "", l)
-			f[++n] = l
-			next
-		}
-		{ flush(); comm = $1 }
-		END { flush(); for (s in c) print s, c[s] }' | sort
-}
 if ! hotfp=$(workload_fp hot); then
 	skip script-perf-flamegraph "clang is not installed (scripts/deps.sh)"
 else

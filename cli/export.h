@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcl report --format=NAME: a recording's samples into a profile
+ * (include/pcl/profile.h) and out through one of libpcl's exporters, to a
+ * file that appears whole or not at all. pcl diff reads through it too.
+ */
+#ifndef PCL_CLI_EXPORT_H
+#define PCL_CLI_EXPORT_H
+
+#include <stdbool.h>
+#include "input.h"
+
+/* Whether a resolved sample on @cpu passes the command's filters. */
+typedef bool (*sample_filter)(const void *ctx, const struct pcl_resolved *rs, uint32_t cpu);
+
+struct export_req {
+	const char *format; /* folded flamegraph html pprof firefox speedscope */
+	const char *output; /* NULL or "-": stdout */
+	const char *event;  /* NULL: the first event with samples */
+	bool icicle;
+	bool by_period;
+	sample_filter pass; /* NULL: every sample */
+	const void *pass_ctx;
+};
+
+/* Whether @name is an export format (json is report's own, not here). */
+bool export_format_known(const char *name);
+/* The formats, for messages: "folded, flamegraph, ..." */
+extern const char export_formats[];
+
+/*
+ * Read @in to its end into *@out (a finished profile of the chosen event).
+ * @timeline keeps each sample and context switch. *@event_name gets the
+ * event's name. 0, or -1 with the error printed.
+ */
+int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
+			struct pcl_profile **out, const char **event_name);
+/* Fill @o (already sized) with what the file says: event, facts, interval. */
+void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *event_name);
+/* Free what export_opts_fill allocated. */
+void export_opts_release(struct pcl_export_opts *o);
+/*
+ * Run @write into x->output (a temporary file renamed into place when it
+ * is whole) or stdout. 0, or -1 with the error printed.
+ */
+typedef int (*export_writer)(FILE *fp, const struct pcl_profile *p,
+			     const struct pcl_export_opts *opts);
+int export_write(const char *output, export_writer write, const struct pcl_profile *p,
+		 const struct pcl_export_opts *opts);
+
+/* pcl report --format=NAME for an open input. Exit status. */
+int report_export(struct input *in, const struct export_req *x);
+
+#endif
