@@ -28,6 +28,19 @@ int print_usage(const char *cmd, FILE *out);
 /* Append @s to a growable array of strings (not copied). 0 or -1 (out of memory). */
 int add_string(char ***v, int *n, char *s);
 
+/* A comma-separated list given to an option (--comm a,b): its items point into arg. */
+struct list {
+	char **v;
+	int n;
+	char *arg;
+};
+/* Replace @l's items with those of @arg. 0, or -1 with the error printed. */
+int list_split(struct list *l, const char *arg);
+bool list_has(const struct list *l, const char *s);
+/* Whether an item, read as a number (strtol base 0), is @v. */
+bool list_has_int(const struct list *l, long v);
+void list_free(struct list *l);
+
 /*
  * The target options stat and record share: -p, -t, -a, -C, -i. Returns 1
  * when @c was one of them (and @t took it), 0 when it was not, -1 for a bad

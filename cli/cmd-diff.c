@@ -37,13 +37,6 @@ enum {
 	OPT_STDIO,
 };
 
-/* A comma-separated filter list. */
-struct list {
-	char **v;
-	int n;
-	char *arg;
-};
-
 struct diff_opts {
 	const char *files[2]; /* OLD, NEW */
 	enum compute compute;
@@ -97,33 +90,6 @@ struct table {
 };
 
 /* ---- options ---- */
-
-static int split_list(struct list *l, const char *arg)
-{
-	char *s, *tok, *save = NULL;
-
-	free(l->arg);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-	l->arg = s = strdup(arg); /* the items point into it */
-	if (!s) {
-		die_msg("out of memory");
-		return -1;
-	}
-	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (add_string(&l->v, &l->n, tok))
-			return -1;
-	return 0;
-}
-
-static bool in_list(const struct list *l, const char *s)
-{
-	for (int i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
 
 /* perf's -c: delta, delta-abs, ratio, wdiff:W1,W2 (both weights non-zero). */
 static int parse_compute(struct diff_opts *o, const char *arg)
@@ -181,7 +147,7 @@ static int parse_opt(struct diff_opts *o, int c)
 	case 'd':
 	case 'S':
 		l = c == 'C' ? &o->comm : c == 'd' ? &o->dso : &o->symbols;
-		return split_list(l, optarg);
+		return list_split(l, optarg);
 	case OPT_FORMAT:
 		if (strcmp(optarg, "flamegraph")) {
 			die_msg("unknown format '%s' (pcl diff draws flamegraph)", optarg);
@@ -283,12 +249,12 @@ static bool passes(const void *ctx, const struct pcl_resolved *rs, uint32_t cpu)
 	const struct pcl_frame *f = &rs->ip;
 
 	(void)cpu;
-	if (o->comm.n && !in_list(&o->comm, rs->thread->comm))
+	if (o->comm.n && !list_has(&o->comm, rs->thread->comm))
 		return false;
-	if (o->dso.n && (!f->map || (!in_list(&o->dso, f->map->dso->short_name) &&
-				     !in_list(&o->dso, f->map->dso->name))))
+	if (o->dso.n && (!f->map || (!list_has(&o->dso, f->map->dso->short_name) &&
+				     !list_has(&o->dso, f->map->dso->name))))
 		return false;
-	if (o->symbols.n && (!f->sym || !in_list(&o->symbols, f->sym->name)))
+	if (o->symbols.n && (!f->sym || !list_has(&o->symbols, f->sym->name)))
 		return false;
 	return true;
 }
@@ -585,25 +551,6 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 
 /* ---- printing ---- */
 
-static const char *key_title(enum pcl_sort_key k)
-{
-	switch (k) {
-	case PCL_SORT_COMM:
-		return "Command";
-	case PCL_SORT_DSO:
-		return "Shared Object";
-	case PCL_SORT_SYM:
-		return "Symbol";
-	case PCL_SORT_PID:
-	case PCL_SORT_TID:
-		return "    Pid:Command";
-	case PCL_SORT_CPU:
-		return "CPU";
-	default:
-		return "?";
-	}
-}
-
 /* The text of cell @k of @e into t->buf (not padded), as pcl report shows it. */
 static const char *cell(struct table *t, const struct pcl_hist_entry *e, enum pcl_sort_key k)
 {
@@ -660,7 +607,7 @@ static void print_header(struct table *t)
 	if (t->o->period)
 		printf("  %14s", "Period");
 	for (int i = 0; i < t->nr_cols; i++)
-		printf("  %-*s", t->width[i], key_title(t->cols[i]));
+		printf("  %-*s", t->width[i], pcl_report__key_title(t->cols[i]));
 	printf("\n# ........");
 	if (t->o->period)
 		printf("  ..............");
@@ -724,7 +671,7 @@ static void print_row(struct table *t, const struct row *r)
 static void set_widths(struct table *t)
 {
 	for (int i = 0; i < t->nr_cols; i++) {
-		t->width[i] = (int)strlen(key_title(t->cols[i]));
+		t->width[i] = (int)strlen(pcl_report__key_title(t->cols[i]));
 		for (size_t r = 0; r < t->nr_rows && t->cols[i] != PCL_SORT_CPU; r++) {
 			const struct row *row = &t->rows[r];
 			int w = (int)strlen(cell(t, row->e[0] ? row->e[0] : row->e[1], t->cols[i]));
@@ -859,9 +806,7 @@ int cmd_diff(int argc, char **argv)
 		ret = EXIT_USAGE;
 	else
 		ret = diff(&o);
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		free(lists[i]->v);
-		free(lists[i]->arg);
-	}
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		list_free(lists[i]);
 	return ret;
 }

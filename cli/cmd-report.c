@@ -40,13 +40,6 @@ enum {
 	OPT_EVENT,
 };
 
-/* A comma-separated filter list. */
-struct list {
-	char **v;
-	int n;
-	char *arg;
-};
-
 struct report_opts {
 	const char *input;
 	int children; /* -1: as the file says (children when it has call chains) */
@@ -74,39 +67,6 @@ struct event_hist {
 };
 
 #define MAX_MEMBERS 16
-
-static int split_list(struct list *l, const char *arg)
-{
-	char *s, *tok, *save = NULL;
-
-	free(l->arg);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-	l->arg = s = strdup(arg); /* the items point into it */
-	if (!s)
-		return -1;
-	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (add_string(&l->v, &l->n, tok))
-			return -1;
-	return 0;
-}
-
-static bool in_list(const struct list *l, const char *s)
-{
-	for (int i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
-static bool in_int_list(const struct list *l, long v)
-{
-	for (int i = 0; i < l->n; i++)
-		if (strtol(l->v[i], NULL, 0) == v)
-			return true;
-	return false;
-}
 
 static int parse_cpus(struct report_opts *o, const char *arg)
 {
@@ -217,23 +177,23 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->relative = !strcmp(optarg, "relative");
 			break;
 		case OPT_COMM:
-			if (split_list(&o->comm, optarg))
+			if (list_split(&o->comm, optarg))
 				return -1;
 			break;
 		case OPT_PID:
-			if (split_list(&o->pid, optarg))
+			if (list_split(&o->pid, optarg))
 				return -1;
 			break;
 		case OPT_TID:
-			if (split_list(&o->tid, optarg))
+			if (list_split(&o->tid, optarg))
 				return -1;
 			break;
 		case OPT_DSO:
-			if (split_list(&o->dso, optarg))
+			if (list_split(&o->dso, optarg))
 				return -1;
 			break;
 		case OPT_SYMBOLS:
-			if (split_list(&o->symbols, optarg))
+			if (list_split(&o->symbols, optarg))
 				return -1;
 			break;
 		case OPT_CPU:
@@ -371,16 +331,16 @@ static bool passes(const struct report_opts *o, const struct pcl_resolved *rs, u
 {
 	const struct pcl_frame *f = &rs->ip;
 
-	if (o->comm.n && !in_list(&o->comm, rs->thread->comm))
+	if (o->comm.n && !list_has(&o->comm, rs->thread->comm))
 		return false;
-	if (o->pid.n && !in_int_list(&o->pid, rs->thread->pid))
+	if (o->pid.n && !list_has_int(&o->pid, rs->thread->pid))
 		return false;
-	if (o->tid.n && !in_int_list(&o->tid, rs->thread->tid))
+	if (o->tid.n && !list_has_int(&o->tid, rs->thread->tid))
 		return false;
-	if (o->dso.n && (!f->map || (!in_list(&o->dso, f->map->dso->short_name) &&
-				     !in_list(&o->dso, f->map->dso->name))))
+	if (o->dso.n && (!f->map || (!list_has(&o->dso, f->map->dso->short_name) &&
+				     !list_has(&o->dso, f->map->dso->name))))
 		return false;
-	if (o->symbols.n && (!f->sym || !in_list(&o->symbols, f->sym->name)))
+	if (o->symbols.n && (!f->sym || !list_has(&o->symbols, f->sym->name)))
 		return false;
 	if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
 		return false;
@@ -872,9 +832,7 @@ int cmd_report(int argc, char **argv)
 		ret = report(&o);
 	struct list *lists[] = { &o.comm, &o.pid, &o.tid, &o.dso, &o.symbols };
 
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		free(lists[i]->v);
-		free(lists[i]->arg);
-	}
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		list_free(lists[i]);
 	return ret;
 }

@@ -77,6 +77,50 @@ int parse_target_opt(struct pcl_target *t, int c, char *arg)
 	return 0;
 }
 
+int list_split(struct list *l, const char *arg)
+{
+	char *s, *tok, *save = NULL;
+
+	list_free(l);
+	l->arg = s = strdup(arg);
+	if (!s) {
+		die_msg("out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (add_string(&l->v, &l->n, tok)) {
+			die_msg("out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool list_has(const struct list *l, const char *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+bool list_has_int(const struct list *l, long v)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strtol(l->v[i], NULL, 0) == v)
+			return true;
+	return false;
+}
+
+void list_free(struct list *l)
+{
+	free(l->v);
+	free(l->arg);
+	l->v = NULL;
+	l->arg = NULL;
+	l->n = 0;
+}
+
 int option_error(const char *cmd, int c, char **argv)
 {
 	if (c == ':')

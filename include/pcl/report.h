@@ -54,6 +54,9 @@ struct pcl_report_opts {
 PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			      const struct pcl_report_opts *opts);
 
+/* The column title perf gives sort key @k ("Command", "Shared Object", "Symbol"...). */
+PCL_API const char *pcl_report__key_title(enum pcl_sort_key k);
+
 /* perf's sample count as shown in "# Samples: 1K of event ...": "1K", "12M", "999 ". */
 PCL_API void pcl_report__count(char *buf, size_t len, uint64_t n);
 

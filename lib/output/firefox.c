@@ -88,17 +88,6 @@ struct ff {
 	size_t nr_stacks, nr_frames;
 };
 
-static void put_u64(FILE *fp, uint64_t v)
-{
-	char b[20];
-	size_t i = sizeof(b);
-
-	do
-		b[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite(b + i, 1, sizeof(b) - i, fp);
-}
-
 /* @ns nanoseconds as milliseconds, exact (no binary floating point on the way). */
 static void put_ms(FILE *fp, uint64_t ns)
 {

@@ -153,3 +153,14 @@ char *utf8_fixed(const char *s, bool *oom)
 	out[at] = '\0';
 	return out;
 }
+
+void put_u64(FILE *fp, uint64_t v)
+{
+	char b[20];
+	size_t i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite(b + i, 1, sizeof(b) - i, fp);
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -27,5 +28,8 @@ size_t utf8_len(const unsigned char *s);
  * path is only bytes.
  */
 char *utf8_fixed(const char *s, bool *oom);
+
+/* @v in decimal, without printf's format parsing: a million samples make many numbers. */
+void put_u64(FILE *fp, uint64_t v);
 
 #endif

@@ -57,7 +57,7 @@ PCL_API void pcl_report__count(char *buf, size_t len, uint64_t n)
 	snprintf(buf, len, "%" PRIu64 "%c", n, unit);
 }
 
-static const char *key_title(enum pcl_sort_key k)
+const char *pcl_report__key_title(enum pcl_sort_key k)
 {
 	switch (k) {
 	case PCL_SORT_COMM:
@@ -452,7 +452,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	p.min_hit = (uint64_t)((double)pcl_hists__total_period(h) * (o.graph_min_percent / 100.0));
 	p.nr_cols = o.nr_keys;
 	for (int i = 0; i < o.nr_keys; i++) {
-		p.cols[i].title = key_title(o.keys[i]);
+		p.cols[i].title = pcl_report__key_title(o.keys[i]);
 		p.cols[i].width = (int)strlen(p.cols[i].title);
 	}
 	/* widths count the entries --percent-limit hides, as perf's do */

@@ -31,18 +31,6 @@
 #include "internal.h"
 #include "output/json.h"
 
-/* @v in decimal, without printf's parsing: a million samples make many numbers. */
-static void put_u64(FILE *fp, uint64_t v)
-{
-	char b[20];
-	size_t i = sizeof(b);
-
-	do
-		b[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite(b + i, 1, sizeof(b) - i, fp);
-}
-
 /*
  * The samples' indices grouped by thread, each group in time order (a
  * counting sort, stable): group t is order[start[t]] .. order[start[t + 1] - 1].
