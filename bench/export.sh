@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # How long each export format takes to write for the million-sample file of
-# bench/report.sh, next to pcl report --stdio on the same file (none should
-# cost more than the report itself), and perf script on it (the usual first
-# step of a flame graph made with perf). Printed, not asserted; not part of
-# `make check`.
+# bench/report.sh, next to pcl report --stdio on the same file (its default
+# mode, children and call graphs: none should cost more than the report
+# itself), and, for reference, pcl report --stdio --no-children and perf
+# script on it (the usual first step of a flame graph made with perf).
+# Printed, not asserted; not part of `make check`.
 #
 #   bench/export.sh [BUILD]        BUILD defaults to build/
 #   N=1 bench/export.sh            one timed run per case (default best of 3)
@@ -11,7 +12,7 @@
 # The files are bench/report.sh's (recorded by it, or here if missing, into
 # $BENCH_DIR, default /tmp/pcl-bench). Columns: wall s, cpu s, peak MiB (as
 # in bench/report.sh), the output's size in MiB, and wall time as a share of
-# pcl report --stdio --no-children's (the aim: at most 1x).
+# pcl report --stdio's (the aim for the formats: at most 1x).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=common.sh
@@ -24,13 +25,14 @@ if pcl_has record && record pcl "$BENCH_DIR/pcl-g.data"; then files+=(pcl-g); fi
 record perf "$BENCH_DIR/perf-g.data" && files+=(perf-g)
 [ ${#files[@]} -gt 0 ] || die "no file to export"
 
-cases=(report folded flamegraph html pprof firefox speedscope json perf-script)
+cases=(report report-flat folded flamegraph html pprof firefox speedscope json perf-script)
 # timed CASE FILE: "WALL CPU MAXRSS_KIB BYTES STATUS" of the best of N runs
 timed() {
 	local c=$1 f=$BENCH_DIR/$2.data r st best=
 	local -a cmd
 	case $c in
-	report) cmd=("$PCL" report --stdio --no-children -i "$f") ;;
+	report) cmd=("$PCL" report --stdio -i "$f") ;;
+	report-flat) cmd=("$PCL" report --stdio --no-children -i "$f") ;;
 	perf-script) cmd=("$PERF" script -i "$f") ;;
 	*) cmd=("$PCL" report -i "$f" --format="$c") ;;
 	esac
@@ -70,7 +72,9 @@ for file in "${files[@]}"; do
 		[ "$c" = report ] && base=$w
 		printf '  %-12s %8.2f %8.2f %9.1f %9.1f  %s\n' "$c" "$w" "$cpu" \
 			"$(awk -v k="$m" 'BEGIN { print k / 1024 }')" "$(awk -v k="$b" 'BEGIN { print k / 1048576 }')" \
-			"$(awk -v w="$w" -v b="${base:-0}" 'BEGIN { if (b > 0) { r = w / b; printf "%.2fx%s", r, (r <= 1 ? "" : " [aim: <= 1x]") } }')"
+			"$(awk -v w="$w" -v b="${base:-0}" -v c="$c" 'BEGIN { if (b > 0) { r = w / b
+				aim = c !~ /^(report|perf-script)/ && r > 1
+				printf "%.2fx%s", r, (aim ? " [aim: <= 1x]" : "") } }')"
 	done
 done
 exit 0
