@@ -41,6 +41,15 @@ bool list_has(const struct list *l, const char *s);
 bool list_has_int(const struct list *l, long v);
 void list_free(struct list *l);
 
+/* The sample filters report and diff share: --comm, --pid, --tid, --dso, --symbols. */
+struct sample_lists {
+	struct list comm, pid, tid, dso, symbols;
+};
+struct pcl_resolved;
+/* Whether @rs passes every non-empty list (a DSO by short or full name). */
+bool sample_lists_pass(const struct sample_lists *l, const struct pcl_resolved *rs);
+void sample_lists_free(struct sample_lists *l);
+
 /*
  * The target options stat and record share: -p, -t, -a, -C, -i. Returns 1
  * when @c was one of them (and @t took it), 0 when it was not, -1 for a bad

@@ -43,7 +43,7 @@ struct diff_opts {
 	int64_t w1, w2; /* wdiff:W1,W2 */
 	const char *sort;
 	bool relative, quiet, period;
-	struct list comm, dso, symbols;
+	struct sample_lists lists; /* no pid or tid options: those stay empty */
 	struct pcl_symbol_opts so;
 	const char *format, *output, *event;
 };
@@ -146,7 +146,7 @@ static int parse_opt(struct diff_opts *o, int c)
 	case 'C':
 	case 'd':
 	case 'S':
-		l = c == 'C' ? &o->comm : c == 'd' ? &o->dso : &o->symbols;
+		l = c == 'C' ? &o->lists.comm : c == 'd' ? &o->lists.dso : &o->lists.symbols;
 		return list_split(l, optarg);
 	case OPT_FORMAT:
 		if (strcmp(optarg, "flamegraph")) {
@@ -246,17 +246,9 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 static bool passes(const void *ctx, const struct pcl_resolved *rs, uint32_t cpu)
 {
 	const struct diff_opts *o = ctx;
-	const struct pcl_frame *f = &rs->ip;
 
 	(void)cpu;
-	if (o->comm.n && !list_has(&o->comm, rs->thread->comm))
-		return false;
-	if (o->dso.n && (!f->map || (!list_has(&o->dso, f->map->dso->short_name) &&
-				     !list_has(&o->dso, f->map->dso->name))))
-		return false;
-	if (o->symbols.n && (!f->sym || !list_has(&o->symbols, f->sym->name)))
-		return false;
-	return true;
+	return sample_lists_pass(&o->lists, rs);
 }
 
 static struct side *side_of(struct file *f, int idx, const struct pcl_hist_opts *ho)
@@ -688,9 +680,9 @@ static void setup_keys(struct table *t, const struct diff_opts *o)
 	t->nr_keys = pcl_sort_keys_parse(o->sort ? o->sort : "dso,sym", t->keys, PCL_SORT_MAX);
 	t->nr_cols = 0;
 	for (int i = 0; i < t->nr_keys; i++) {
-		if ((t->keys[i] == PCL_SORT_COMM && o->comm.n == 1) ||
-		    (t->keys[i] == PCL_SORT_DSO && o->dso.n == 1) ||
-		    (t->keys[i] == PCL_SORT_SYM && o->symbols.n == 1))
+		if ((t->keys[i] == PCL_SORT_COMM && o->lists.comm.n == 1) ||
+		    (t->keys[i] == PCL_SORT_DSO && o->lists.dso.n == 1) ||
+		    (t->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
 			continue;
 		t->cols[t->nr_cols++] = t->keys[i];
 	}
@@ -799,14 +791,12 @@ out:
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = { .compute = COMPUTE_DELTA_ABS };
-	struct list *lists[] = { &o.comm, &o.dso, &o.symbols };
 	int ret;
 
 	if (parse_opts(argc, argv, &o))
 		ret = EXIT_USAGE;
 	else
 		ret = diff(&o);
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-		list_free(lists[i]);
+	sample_lists_free(&o.lists);
 	return ret;
 }

@@ -47,7 +47,7 @@ struct report_opts {
 	const char *graph; /* -g's argument */
 	bool graph_off;
 	double percent_limit;
-	struct list comm, pid, tid, dso, symbols;
+	struct sample_lists lists;
 	bool cpus[4096];
 	bool has_cpu_filter;
 	int group; /* -1: as the file says (its event groups shown together) */
@@ -177,23 +177,23 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->relative = !strcmp(optarg, "relative");
 			break;
 		case OPT_COMM:
-			if (list_split(&o->comm, optarg))
+			if (list_split(&o->lists.comm, optarg))
 				return -1;
 			break;
 		case OPT_PID:
-			if (list_split(&o->pid, optarg))
+			if (list_split(&o->lists.pid, optarg))
 				return -1;
 			break;
 		case OPT_TID:
-			if (list_split(&o->tid, optarg))
+			if (list_split(&o->lists.tid, optarg))
 				return -1;
 			break;
 		case OPT_DSO:
-			if (list_split(&o->dso, optarg))
+			if (list_split(&o->lists.dso, optarg))
 				return -1;
 			break;
 		case OPT_SYMBOLS:
-			if (list_split(&o->symbols, optarg))
+			if (list_split(&o->lists.symbols, optarg))
 				return -1;
 			break;
 		case OPT_CPU:
@@ -329,18 +329,7 @@ static bool has_callchain(struct pcl_data_reader *r)
 /* Whether a sample passes --comm, --pid, --tid, --dso, --symbols, --cpu. */
 static bool passes(const struct report_opts *o, const struct pcl_resolved *rs, uint32_t cpu)
 {
-	const struct pcl_frame *f = &rs->ip;
-
-	if (o->comm.n && !list_has(&o->comm, rs->thread->comm))
-		return false;
-	if (o->pid.n && !list_has_int(&o->pid, rs->thread->pid))
-		return false;
-	if (o->tid.n && !list_has_int(&o->tid, rs->thread->tid))
-		return false;
-	if (o->dso.n && (!f->map || (!list_has(&o->dso, f->map->dso->short_name) &&
-				     !list_has(&o->dso, f->map->dso->name))))
-		return false;
-	if (o->symbols.n && (!f->sym || !list_has(&o->symbols, f->sym->name)))
+	if (!sample_lists_pass(&o->lists, rs))
 		return false;
 	if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
 		return false;
@@ -378,12 +367,12 @@ static void print_stats(const struct input *in, struct event_hist *eh, int nr)
 
 static void print_filters(const struct report_opts *o)
 {
-	if (o->comm.n == 1)
-		printf("# comm: %s\n", o->comm.v[0]);
-	if (o->dso.n == 1)
-		printf("# dso: %s\n", o->dso.v[0]);
-	if (o->symbols.n == 1)
-		printf("# symbol: %s\n", o->symbols.v[0]);
+	if (o->lists.comm.n == 1)
+		printf("# comm: %s\n", o->lists.comm.v[0]);
+	if (o->lists.dso.n == 1)
+		printf("# dso: %s\n", o->lists.dso.v[0]);
+	if (o->lists.symbols.n == 1)
+		printf("# symbol: %s\n", o->lists.symbols.v[0]);
 }
 
 static int print_section(const struct input *in, const struct event_hist *eh, int idx,
@@ -438,9 +427,9 @@ static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
 	ho->nr_keys = n;
 	ro->nr_keys = 0;
 	for (int i = 0; i < n; i++) {
-		if ((ho->keys[i] == PCL_SORT_COMM && o->comm.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_DSO && o->dso.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_SYM && o->symbols.n == 1))
+		if ((ho->keys[i] == PCL_SORT_COMM && o->lists.comm.n == 1) ||
+		    (ho->keys[i] == PCL_SORT_DSO && o->lists.dso.n == 1) ||
+		    (ho->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
 			continue;
 		ro->keys[ro->nr_keys++] = ho->keys[i];
 	}
@@ -830,9 +819,7 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_USAGE;
 	else
 		ret = report(&o);
-	struct list *lists[] = { &o.comm, &o.pid, &o.tid, &o.dso, &o.symbols };
 
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-		list_free(lists[i]);
+	sample_lists_free(&o.lists);
 	return ret;
 }

@@ -121,6 +121,33 @@ void list_free(struct list *l)
 	l->n = 0;
 }
 
+bool sample_lists_pass(const struct sample_lists *l, const struct pcl_resolved *rs)
+{
+	const struct pcl_frame *f = &rs->ip;
+
+	if (l->comm.n && !list_has(&l->comm, rs->thread->comm))
+		return false;
+	if (l->pid.n && !list_has_int(&l->pid, rs->thread->pid))
+		return false;
+	if (l->tid.n && !list_has_int(&l->tid, rs->thread->tid))
+		return false;
+	if (l->dso.n && (!f->map || (!list_has(&l->dso, f->map->dso->short_name) &&
+				     !list_has(&l->dso, f->map->dso->name))))
+		return false;
+	if (l->symbols.n && (!f->sym || !list_has(&l->symbols, f->sym->name)))
+		return false;
+	return true;
+}
+
+void sample_lists_free(struct sample_lists *l)
+{
+	list_free(&l->comm);
+	list_free(&l->pid);
+	list_free(&l->tid);
+	list_free(&l->dso);
+	list_free(&l->symbols);
+}
+
 int option_error(const char *cmd, int c, char **argv)
 {
 	if (c == ':')
