@@ -320,3 +320,23 @@ fold() {
 		{ flush(); comm = $1 }
 		END { flush(); for (s in c) print s, c[s] }' | sort
 }
+# comparison_workloads PREFIX: the five workloads the report and script
+# suites compare with perf, built into hot, threads, forks, ktime and
+# dlopen, with CMD[NAME] the command line of each (about 0.3 s at 4000 Hz:
+# over a thousand samples). False, after a 'not ok PREFIX-workload', if one
+# cannot be built.
+comparison_workloads() {
+	local p=$1
+	hot=$(workload hot) || { not_ok "$p-workload" "cannot build tests/workloads/hot.c"; return 1; }
+	threads=$(workload threads) || { not_ok "$p-workload" "cannot build tests/workloads/threads.c"; return 1; }
+	forks=$(workload forks) || { not_ok "$p-workload" "cannot build tests/workloads/forks.c"; return 1; }
+	ktime=$(workload kernel-time) || { not_ok "$p-workload" "cannot build tests/workloads/kernel-time.c"; return 1; }
+	dlopen=$(dl_workload) || { not_ok "$p-workload" "cannot build tests/workloads/dlopen.c and libdlwork.c"; return 1; }
+	declare -gA CMD=(
+		[hot]="$hot 300"
+		[threads]="$threads 2 300"
+		[forks]="$forks 3 100"
+		[dlopen]="$dlopen 300"
+		[ktime]="$ktime 300"
+	)
+}

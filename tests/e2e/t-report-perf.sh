@@ -30,20 +30,7 @@ fi
 command -v perl >/dev/null 2>&1 || { skip report-perf "perl is not installed (the comparison is in perl)"; exit 0; }
 . "$(dirname "$0")/report-lib.sh"
 # --- workloads ------------------------------------------------------------------
-hot=$(workload hot) || { not_ok report-perf-workload "cannot build tests/workloads/hot.c"; exit 0; }
-threads=$(workload threads) || { not_ok report-perf-workload "cannot build tests/workloads/threads.c"; exit 0; }
-forks=$(workload forks) || { not_ok report-perf-workload "cannot build tests/workloads/forks.c"; exit 0; }
-ktime=$(workload kernel-time) || { not_ok report-perf-workload "cannot build tests/workloads/kernel-time.c"; exit 0; }
-dlopen=$(dl_workload) || { not_ok report-perf-workload "cannot build tests/workloads/dlopen.c and libdlwork.c"; exit 0; }
-
-# About 0.3 s of each workload at 4000 Hz: over a thousand samples.
-declare -A CMD=(
-	[hot]="$hot 300"
-	[threads]="$threads 2 300"
-	[forks]="$forks 3 100"
-	[dlopen]="$dlopen 300"
-	[ktime]="$ktime 300"
-)
+comparison_workloads report-perf || exit 0
 
 for wl in hot threads forks dlopen ktime; do
 	for g in "" -g; do

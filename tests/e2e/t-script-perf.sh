@@ -76,20 +76,8 @@ same() {
 record() { record_to script-perf "$@"; }
 
 # --- workloads ------------------------------------------------------------------
-hot=$(workload hot) || { not_ok script-perf-workload "cannot build tests/workloads/hot.c"; exit 0; }
-threads=$(workload threads) || { not_ok script-perf-workload "cannot build tests/workloads/threads.c"; exit 0; }
-forks=$(workload forks) || { not_ok script-perf-workload "cannot build tests/workloads/forks.c"; exit 0; }
+comparison_workloads script-perf || exit 0
 writes=$(workload writes) || { not_ok script-perf-workload "cannot build tests/workloads/writes.c"; exit 0; }
-ktime=$(workload kernel-time) || { not_ok script-perf-workload "cannot build tests/workloads/kernel-time.c"; exit 0; }
-dlopen=$(dl_workload) || { not_ok script-perf-workload "cannot build tests/workloads/dlopen.c and libdlwork.c"; exit 0; }
-
-declare -A CMD=(
-	[hot]="$hot 300"
-	[threads]="$threads 2 300"
-	[forks]="$forks 3 100"
-	[dlopen]="$dlopen 300"
-	[ktime]="$ktime 300"
-)
 
 # --- the default fields, with and without call chains ------------------------------
 for wl in hot threads forks dlopen ktime; do
