@@ -68,12 +68,20 @@ run "The hottest functions of that file, by pcl report (sum_primes, mat_mul, has
 run "Where they are called from: the call graph of the hottest one, callers first." \
 	"$PCL" report -i "$data" --stdio --no-children -g caller --symbols sum_primes -q
 if command -v perf >/dev/null 2>&1; then
-	printf '\n== %d. %s\n   $ %s\n' "$((step + 1))" \
+	step=$((step + 1))
+	printf '\n== %d. %s\n   $ %s\n' "$step" \
 		"The same file, as Linux 'perf report' sees it: the same numbers." \
 		"perf report -i $data --stdio --no-children --sort comm,sym -g none --percent-limit 1"
 	perf report -i "$data" --stdio --no-children --sort comm,sym -g none --percent-limit 1 2>/dev/null |
 		grep -E '^ +[0-9.]+%' | head -8
 fi
+
+# Pictures: the same file as pages to open in a browser (no server, no network).
+out=$(dirname "$PCL")
+run "Pictures: an interactive flame graph and a one-page report, to open in a browser from the file." \
+	"$PCL" report -i "$data" --format=flamegraph -o "$out/demo-flamegraph.svg"
+"$PCL" report -i "$data" --format=html -o "$out/demo-report.html" &&
+	printf '   wrote %s and %s\n' "$out/demo-flamegraph.svg" "$out/demo-report.html"
 
 printf '\nMore: %s script (one line per sample, as perf script), %s list, %s stat -r 5, %s help.\n' \
 	"$PCL" "$PCL" "$PCL" "$PCL"
