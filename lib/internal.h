@@ -36,6 +36,13 @@ struct bytebuf {
 };
 void bytebuf_put(struct bytebuf *b, const void *data, size_t n);
 
+/* Hash one more word into @h (hash tables keyed by several words). */
+static inline uint64_t hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
 /* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
 int edit_distance(const char *a, const char *b, int cap);
 

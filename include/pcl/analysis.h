@@ -36,6 +36,12 @@ struct pcl_resolved {
 	struct pcl_frame ip;
 	const struct pcl_frame *chain; /* callee first, context markers dropped */
 	size_t nr_chain;
+	/*
+	 * Set by pcl_resolver__sample: samples with the same nonzero id have
+	 * the same ip and chain, resolved alike (ids are never reused). 0:
+	 * not known, compare the frames.
+	 */
+	uint64_t chain_id;
 };
 
 struct pcl_resolver;

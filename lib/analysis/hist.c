@@ -41,6 +41,15 @@ struct uchain {
 	struct pcl_frame frames[];
 };
 
+/* A sample whose resolved chain has an id skips hashing its frames. */
+#define IDS_BITS 16
+
+struct idslot {
+	const struct hentry *self;
+	uint64_t id;
+	struct uchain *u;
+};
+
 struct pcl_hists {
 	struct pcl_hist_opts opts;
 	bool key_on[PCL_SORT_MAX];
@@ -50,17 +59,15 @@ struct pcl_hists {
 	size_t cap;
 	struct uchain **chains; /* open addressing */
 	size_t nr_chains, cap_chains;
+	struct idslot *ids; /* direct-mapped: (entry, resolver's chain id) -> unique chain */
+	struct node_chunk *node_chunks;
+	struct pcl_callnode **nodes; /* open addressing: every tree node, while finishing */
+	size_t nr_nodes, cap_nodes;
 	struct uchain **order; /* the unique chains in the order samples first had them */
 	size_t alloc_order;
 	uint64_t total_period, nr_samples;
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
 };
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdULL;
-}
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 {
@@ -85,31 +92,49 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 	return h;
 }
 
-static void free_tree(struct pcl_callnode *n)
-{
-	while (n) {
-		struct pcl_callnode *next = n->next;
+/* Tree nodes are many and die together: they come from chunks of the hists. */
+#define NODES_PER_CHUNK 4096
 
-		free_tree(n->first);
-		free(n);
-		n = next;
+struct node_chunk {
+	struct node_chunk *next;
+	size_t used;
+	struct pcl_callnode nodes[NODES_PER_CHUNK];
+};
+
+static struct pcl_callnode *node_new(struct pcl_hists *h)
+{
+	struct node_chunk *c = h->node_chunks;
+
+	if (!c || c->used == NODES_PER_CHUNK) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = h->node_chunks;
+		c->used = 0;
+		h->node_chunks = c;
 	}
+	memset(&c->nodes[c->used], 0, sizeof(c->nodes[0]));
+	return &c->nodes[c->used++];
 }
 
 PCL_API void pcl_hists__free(struct pcl_hists *h)
 {
 	if (!h)
 		return;
+	while (h->node_chunks) {
+		struct node_chunk *c = h->node_chunks;
+
+		h->node_chunks = c->next;
+		free(c);
+	}
 	for (int i = 0; i < h->nr; i++) {
-		if (h->entries[i]->e.root)
-			free_tree(h->entries[i]->e.root->first);
-		free(h->entries[i]->e.root);
 		free(h->entries[i]->e.member_self);
 		free(h->entries[i]);
 	}
 	for (size_t i = 0; i < h->cap_chains; i++)
 		free(h->chains[i]);
 	free(h->chains);
+	free(h->ids);
 	free(h->order);
 	free(h->entries);
 	free(h->table);
@@ -142,12 +167,12 @@ static void make_key(const struct pcl_hists *h, const struct pcl_thread *t, uint
 
 static uint64_t key_hash(const struct hkey *k)
 {
-	uint64_t x = mix(0, (uintptr_t)k->comm);
+	uint64_t x = hash_mix(0, (uintptr_t)k->comm);
 
-	x = mix(x, (uintptr_t)k->dso);
-	x = mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
-	x = mix(x, k->has_sym ? k->sym_start : k->addr);
-	return mix(x, k->sym_end);
+	x = hash_mix(x, (uintptr_t)k->dso);
+	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
+	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
+	return hash_mix(x, k->sym_end);
 }
 
 static bool key_eq(const struct hkey *a, const struct hkey *b)
@@ -237,11 +262,11 @@ static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
 
 static uint64_t chain_hash(const struct hentry *self, const struct pcl_frame *f, size_t n)
 {
-	uint64_t x = mix((uintptr_t)self, n);
+	uint64_t x = hash_mix((uintptr_t)self, n);
 
 	for (size_t i = 0; i < n; i++) {
-		x = mix(x, (uintptr_t)(f[i].map ? f[i].map->dso : NULL));
-		x = mix(x, frame_ident(&f[i]) ^ ((uint64_t)!f[i].sym << 63));
+		x = hash_mix(x, (uintptr_t)(f[i].map ? f[i].map->dso : NULL));
+		x = hash_mix(x, frame_ident(&f[i]) ^ ((uint64_t)!f[i].sym << 63));
 	}
 	return x;
 }
@@ -281,12 +306,24 @@ static int chains_grow(struct pcl_hists *h)
 }
 
 static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_frame *f, size_t n,
-		     uint64_t period)
+		     uint64_t id, uint64_t period)
 {
-	uint64_t hash = chain_hash(self, f, n);
+	struct idslot *is = NULL;
 	struct uchain *u;
+	uint64_t hash;
 	size_t j;
 
+	if (id && !h->ids)
+		h->ids = calloc(1u << IDS_BITS, sizeof(*h->ids)); /* NULL: hash the frames */
+	if (id && h->ids) {
+		is = &h->ids[hash_mix((uintptr_t)self, id) >> (64 - IDS_BITS)];
+		if (is->self == self && is->id == id) {
+			is->u->period += period;
+			is->u->count++;
+			return 0;
+		}
+	}
+	hash = chain_hash(self, f, n);
 	if (h->nr_chains * 2 >= h->cap_chains && chains_grow(h))
 		return -ENOMEM;
 	j = hash & (h->cap_chains - 1);
@@ -321,6 +358,8 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 	}
 	u->period += period;
 	u->count++;
+	if (is)
+		*is = (struct idslot){ self, id, u };
 	return 0;
 }
 
@@ -354,7 +393,7 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 		return 0;
 	if (!h->opts.children && !s->nr_chain)
 		return 0;
-	return add_chain(h, self, s->chain, s->nr_chain, period);
+	return add_chain(h, self, s->chain, s->nr_chain, s->chain_id, period);
 }
 
 /* ---- finishing: children periods and call trees ---- */
@@ -375,16 +414,57 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 	return 0;
 }
 
-static struct pcl_callnode *child_findnew(struct pcl_callnode *parent, const struct pcl_frame *f)
+/*
+ * Children are found through one index of every node made while the trees
+ * grow, by (parent, frame identity): a node can have thousands of children
+ * (frames with no symbol are one child per address), too many to scan.
+ */
+static uint64_t node_hash(const struct pcl_callnode *parent, const struct pcl_frame *f)
+{
+	uint64_t x = hash_mix((uintptr_t)parent, (uintptr_t)(f->map ? f->map->dso : NULL));
+
+	return hash_mix(x, frame_ident(f) ^ ((uint64_t)!f->sym << 63));
+}
+
+static int nodes_grow(struct pcl_hists *h)
+{
+	size_t ncap = h->cap_nodes ? h->cap_nodes * 2 : 4096;
+	struct pcl_callnode **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->cap_nodes; i++) {
+		struct pcl_callnode *c = h->nodes[i];
+		size_t j;
+
+		if (!c)
+			continue;
+		j = node_hash(c->parent, &c->frame) & (ncap - 1);
+		while (nt[j])
+			j = (j + 1) & (ncap - 1);
+		nt[j] = c;
+	}
+	free(h->nodes);
+	h->nodes = nt;
+	h->cap_nodes = ncap;
+	return 0;
+}
+
+static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct pcl_callnode *parent,
+					  const struct pcl_frame *f)
 {
 	struct pcl_callnode *c = parent->hint;
+	size_t j;
 
 	if (c && frame_same(&c->frame, f))
 		return c;
-	for (c = parent->first; c; c = c->next)
-		if (frame_same(&c->frame, f))
+	if (h->nr_nodes * 2 >= h->cap_nodes && nodes_grow(h))
+		return NULL;
+	j = node_hash(parent, f) & (h->cap_nodes - 1);
+	for (; (c = h->nodes[j]); j = (j + 1) & (h->cap_nodes - 1))
+		if (c->parent == parent && frame_same(&c->frame, f))
 			return parent->hint = c;
-	c = calloc(1, sizeof(*c));
+	c = node_new(h);
 	if (!c)
 		return NULL;
 	c->frame = *f;
@@ -392,22 +472,24 @@ static struct pcl_callnode *child_findnew(struct pcl_callnode *parent, const str
 	c->next = parent->first;
 	parent->first = c;
 	parent->hint = c;
+	h->nodes[j] = c;
+	h->nr_nodes++;
 	return c;
 }
 
 /* Append the path @f[0..n) (in display order) with @period to @e's tree. */
-static int tree_add(struct pcl_hist_entry *e, const struct pcl_frame *const *f, size_t n,
-		    uint64_t period, uint64_t count)
+static int tree_add(struct pcl_hists *h, struct pcl_hist_entry *e, const struct pcl_frame *const *f,
+		    size_t n, uint64_t period, uint64_t count)
 {
 	struct pcl_callnode *node;
 
-	if (!e->root && !(e->root = calloc(1, sizeof(*e->root))))
+	if (!e->root && !(e->root = node_new(h)))
 		return -ENOMEM;
 	node = e->root;
 	node->total += period;
 	node->count += count;
 	for (size_t i = 0; i < n; i++) {
-		node = child_findnew(node, f[i]);
+		node = child_findnew(h, node, f[i]);
 		if (!node)
 			return -ENOMEM;
 		node->total += period;
@@ -486,7 +568,7 @@ static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 	size_t n = u->n;
 
 	if (n && entry_weight(h, u->self) >= min &&
-	    tree_add(&u->self->e, path, n, u->period, u->count))
+	    tree_add(h, &u->self->e, path, n, u->period, u->count))
 		return -ENOMEM;
 	if (!h->opts.children)
 		return 0;
@@ -499,7 +581,7 @@ static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 		if (e->stamp == stamp)
 			continue;
 		e->stamp = stamp;
-		if (entry_weight(h, e) >= min && tree_add(&e->e, path + p, n - p, u->period, u->count))
+		if (entry_weight(h, e) >= min && tree_add(h, &e->e, path + p, n - p, u->period, u->count))
 			return -ENOMEM;
 	}
 	return 0;
@@ -597,13 +679,29 @@ static void sort_tree(struct pcl_callnode *n, uint64_t min)
 
 	for (c = n->first; c; c = c->next)
 		k++;
+	if (k == 1) { /* most nodes: a chain goes on */
+		if (n->first->total >= min)
+			sort_tree(n->first, min);
+		return;
+	}
 	if (k > 32 && !(arr = malloc(k * sizeof(*arr))))
 		return;
 	/* made newest first: the list runs against creation order */
 	c = n->first;
 	for (size_t i = 0; i < k; i++, c = c->next)
 		arr[i] = (struct node_pos){ c, k - 1 - i };
-	qsort(arr, k, sizeof(*arr), node_cmp);
+	if (k <= 32) { /* insertion sort: no call per comparison */
+		for (size_t i = 1; i < k; i++) {
+			struct node_pos x = arr[i];
+			size_t j = i;
+
+			for (; j && node_cmp(&x, &arr[j - 1]) < 0; j--)
+				arr[j] = arr[j - 1];
+			arr[j] = x;
+		}
+	} else {
+		qsort(arr, k, sizeof(*arr), node_cmp);
+	}
 	n->first = k ? arr[0].n : NULL;
 	for (size_t i = 0; i < k; i++) {
 		arr[i].n->next = i + 1 < k ? arr[i + 1].n : NULL;
@@ -649,6 +747,9 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 	}
 out:
 	free(path);
+	free(h->nodes);
+	h->nodes = NULL;
+	h->nr_nodes = h->cap_nodes = 0;
 	if (h->nr) /* no entries: h->entries is NULL, which qsort_r must not get */
 		qsort_r(h->entries, (size_t)h->nr, sizeof(*h->entries), entry_cmp, h);
 	for (int i = 0; i < h->nr; i++)

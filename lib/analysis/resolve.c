@@ -7,6 +7,7 @@
  * An entry in no map keeps the level of the sample, as perf shows it.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "internal.h"
 
 /*
@@ -23,13 +24,137 @@ struct cache_ent {
 	struct pcl_frame f;
 };
 
+/*
+ * Whole samples repeat too: most samples of a profile share their call
+ * chain with many others. A resolved sample is kept by its raw form (the
+ * thread's map set, cpumode, ip and raw chain) and handed out again with
+ * an id that names the resolved chain, so that the histogram can skip its
+ * own per-frame work as well. An entry is good for one machine generation:
+ * a probe stops at the first slot of an older one, which a new entry may
+ * take. The entries live in chunks; past MEMO_BYTES they are all dropped
+ * and the memo starts again (ids are never reused in the process).
+ */
+#define MEMO_BYTES (64u << 20)
+#define MEMO_CHUNK (1u << 20)
+#define MEMO_MAX_CHAIN 512 /* longer chains are rare: resolved each time */
+
+struct memo_ent {
+	uint64_t hash, gen, id, ip;
+	const void *space;
+	uint32_t cpumode, nr_raw, nr_chain;
+	struct pcl_frame ipf;
+	struct pcl_frame *chain;
+	uint64_t raw[];
+};
+
+struct memo_chunk {
+	struct memo_chunk *next;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+};
+
 struct pcl_resolver {
 	struct pcl_machine *m;
 	struct pcl_symbols *s;
 	struct pcl_frame *chain;
 	int alloc;
 	struct cache_ent *cache;
+	struct memo_ent **memo; /* open addressing, cap_memo slots */
+	size_t cap_memo, nr_memo, memo_bytes;
+	uint64_t memo_gen;
+	struct memo_chunk *chunks;
 };
+
+static uint64_t next_id;
+
+static void memo_drop(struct pcl_resolver *r)
+{
+	while (r->chunks) {
+		struct memo_chunk *c = r->chunks;
+
+		r->chunks = c->next;
+		free(c);
+	}
+	if (r->memo)
+		memset(r->memo, 0, r->cap_memo * sizeof(*r->memo));
+	r->nr_memo = 0;
+	r->memo_bytes = 0;
+}
+
+static void *memo_alloc(struct pcl_resolver *r, size_t size)
+{
+	struct memo_chunk *c = r->chunks;
+	void *p;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!c || c->used + size > MEMO_CHUNK) {
+		if (r->memo_bytes + MEMO_CHUNK > MEMO_BYTES)
+			memo_drop(r);
+		c = malloc(sizeof(*c) + MEMO_CHUNK);
+		if (!c)
+			return NULL;
+		c->next = r->chunks;
+		c->used = 0;
+		r->chunks = c;
+		r->memo_bytes += MEMO_CHUNK;
+	}
+	p = c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+static uint64_t memo_hash(const void *space, unsigned int cpumode, uint64_t ip, const uint64_t *raw,
+			  uint32_t nr)
+{
+	/* lighter per word than hash_mix: a chain is many words; mixed well at the end */
+	uint64_t h = hash_mix((uintptr_t)space, ((uint64_t)cpumode << 32) | nr) ^ ip;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		h = (h ^ raw[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return hash_mix(h, 0);
+}
+
+/* The slot of the entry for this raw sample, or of the free slot it would take. */
+static struct memo_ent **memo_slot(struct pcl_resolver *r, uint64_t hash, const void *space,
+				   unsigned int cpumode, uint64_t ip, const uint64_t *raw, uint32_t nr)
+{
+	size_t j = hash & (r->cap_memo - 1);
+	struct memo_ent *e;
+
+	while ((e = r->memo[j]) && e->gen == r->memo_gen) {
+		if (e->hash == hash && e->ip == ip && e->space == space && e->cpumode == cpumode &&
+		    e->nr_raw == nr && (!nr || !memcmp(e->raw, raw, nr * sizeof(*raw))))
+			break;
+		j = (j + 1) & (r->cap_memo - 1);
+	}
+	return &r->memo[j];
+}
+
+static int memo_grow(struct pcl_resolver *r)
+{
+	size_t ncap = r->cap_memo ? r->cap_memo * 2 : 4096;
+	struct memo_ent **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cap_memo; i++) {
+		struct memo_ent *e = r->memo[i];
+		size_t j;
+
+		if (!e || e->gen != r->memo_gen)
+			continue;
+		j = e->hash & (ncap - 1);
+		while (nt[j])
+			j = (j + 1) & (ncap - 1);
+		nt[j] = e;
+	}
+	free(r->memo);
+	r->memo = nt;
+	r->cap_memo = ncap;
+	return 0;
+}
 
 PCL_API struct pcl_resolver *pcl_resolver__new(struct pcl_machine *m, struct pcl_symbols *s)
 {
@@ -52,6 +177,8 @@ PCL_API void pcl_resolver__free(struct pcl_resolver *r)
 {
 	if (!r)
 		return;
+	memo_drop(r);
+	free(r->memo);
 	free(r->chain);
 	free(r->cache);
 	free(r);
@@ -121,16 +248,13 @@ PCL_API void pcl_resolver__frame(struct pcl_resolver *r, struct pcl_thread *thre
 	frame(r, thread, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, ip, out);
 }
 
-PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
-				 struct pcl_resolved *out)
+/* Resolve @rec's ip and chain for out->thread, the chain into r->chain. */
+static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, struct pcl_resolved *out)
 {
 	const struct pcl_sample *s = &rec->sample;
 	unsigned int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK, mode;
 	size_t n = 0;
 
-	out->thread = pcl_machine__thread(r->m, (int32_t)s->pid, (int32_t)s->tid);
-	if (!out->thread)
-		return -ENOMEM;
 	frame(r, out->thread, cpumode, s->ip, &out->ip);
 	out->chain = NULL;
 	out->nr_chain = 0;
@@ -168,5 +292,76 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	}
 	out->chain = r->chain;
 	out->nr_chain = n;
+	return 0;
+}
+
+PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
+				 struct pcl_resolved *out)
+{
+	const struct pcl_sample *s = &rec->sample;
+	unsigned int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	uint32_t nr = 0;
+	const void *space;
+	struct memo_ent **slot, *e;
+	uint64_t gen, hash;
+	size_t size;
+	int ret;
+
+	out->thread = pcl_machine__thread(r->m, (int32_t)s->pid, (int32_t)s->tid);
+	if (!out->thread)
+		return -ENOMEM;
+	out->chain_id = 0;
+	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (s->nr_callchain > MEMO_MAX_CHAIN)
+			return resolve(r, rec, out);
+		nr = (uint32_t)s->nr_callchain;
+	}
+	gen = pcl_machine__generation(r->m);
+	if (gen != r->memo_gen) {
+		r->memo_gen = gen; /* every entry is stale now */
+		r->nr_memo = 0;
+	}
+	if (r->nr_memo * 2 >= r->cap_memo && memo_grow(r))
+		return resolve(r, rec, out);
+	space = out->thread->maps;
+	hash = memo_hash(space, cpumode, s->ip, s->callchain, nr);
+	slot = memo_slot(r, hash, space, cpumode, s->ip, s->callchain, nr);
+	e = *slot;
+	if (e && e->gen == gen) {
+		out->ip = e->ipf;
+		out->chain = e->chain;
+		out->nr_chain = e->nr_chain;
+		out->chain_id = e->id;
+		return 0;
+	}
+	ret = resolve(r, rec, out);
+	/* a map made while resolving (the kernel's, on first use) moved the generation */
+	if (ret || pcl_machine__generation(r->m) != gen)
+		return ret;
+	size = sizeof(*e) + nr * sizeof(uint64_t);
+	size = (size + 15) & ~(size_t)15;
+	/* may drop every entry: the table is cleared, not freed, so *slot is still free */
+	e = memo_alloc(r, size + out->nr_chain * sizeof(struct pcl_frame));
+	if (!e)
+		return 0; /* resolved all the same, just not kept */
+	e->hash = hash;
+	e->gen = gen;
+	/* unique in the process, whichever resolver made it */
+	e->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+	e->ip = s->ip;
+	e->space = space;
+	e->cpumode = cpumode;
+	e->nr_raw = nr;
+	e->nr_chain = (uint32_t)out->nr_chain;
+	e->ipf = out->ip;
+	e->chain = out->nr_chain ? (struct pcl_frame *)((unsigned char *)e + size) : NULL;
+	if (nr)
+		memcpy(e->raw, s->callchain, nr * sizeof(uint64_t));
+	if (out->nr_chain)
+		memcpy(e->chain, out->chain, out->nr_chain * sizeof(struct pcl_frame));
+	*slot = e;
+	r->nr_memo++;
+	out->chain = e->chain;
+	out->chain_id = e->id;
 	return 0;
 }

@@ -391,6 +391,206 @@ static void test_resolve_no_symbols(void **state)
 	pcl_resolver__free(NULL);
 }
 
+/*
+ * Whole samples are remembered: the same raw sample resolves to the same
+ * frames with the same nonzero chain id; another chain, another process's
+ * maps or a map change since give another id and their own resolution.
+ */
+static void test_resolve_memo(void **state)
+{
+	const uint64_t chain[] = { BAR + 0x10, FOO + 0x10, MAIN + 0x10 };
+	const uint64_t other[] = { BAR + 0x10, FOO + 0x10, LSTART + 0x10 };
+	struct pcl_resolver *fresh;
+	struct pcl_record rec;
+	struct pcl_resolved rs, rs2;
+	uint64_t id, id2;
+
+	(void)state;
+	setup_machine(true);
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x10, chain, 3, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	id = rs.chain_id;
+	assert_true(id != 0);
+	assert_int_equal(rs.nr_chain, 3);
+	assert_string_equal(sym_name(&rs.ip), "bar");
+	assert_string_equal(sym_name(&rs.chain[2]), "main");
+	/* again: the same id and frames */
+	memset(&rs, 0xa5, sizeof(rs));
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_int_equal(rs.chain_id, id);
+	assert_int_equal(rs.nr_chain, 3);
+	assert_int_equal(rs.thread->tid, 100);
+	assert_string_equal(sym_name(&rs.ip), "bar");
+	assert_string_equal(sym_name(&rs.chain[0]), "bar");
+	assert_string_equal(sym_name(&rs.chain[1]), "foo");
+	assert_string_equal(sym_name(&rs.chain[2]), "main");
+	assert_int_equal(rs.chain[2].addr, 0x1010);
+	/* another chain, another ip: other ids */
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x10, other, 3, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_true(rs.chain_id != 0 && rs.chain_id != id);
+	assert_string_equal(sym_name(&rs.chain[2]), "__libc_start_call_main");
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x14, chain, 3, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_true(rs.chain_id != id);
+	/* the same raw sample in another process, which has no maps */
+	make_sample(&rec, PERF_RECORD_MISC_USER, 200, 200, 0, BAR + 0x10, chain, 3, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_true(rs.chain_id != id);
+	assert_null(rs.ip.map);
+	assert_null(rs.chain[2].map);
+	/* a thread of process 100 shares its maps, and its resolution */
+	rec_fork(100, 100, 101, 100);
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 101, 0, BAR + 0x10, chain, 3, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_string_equal(sym_name(&rs.chain[2]), "main");
+	id2 = rs.chain_id;
+	/* a new map over main's address: resolved anew, with a new id */
+	rec_mmap(PERF_RECORD_MISC_USER, 100, HOT + 0x1000, 0x100, 0x2000,
+		 "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_true(rs.chain_id != id && rs.chain_id != id2);
+	assert_string_equal(dso_name(&rs.chain[2]), "libc.so.6");
+	assert_string_equal(sym_name(&rs.chain[1]), "foo");
+	/* as a resolver that never saw the old maps has it */
+	fresh = pcl_resolver__new(fx.m, fx.syms);
+	assert_non_null(fresh);
+	assert_int_equal(pcl_resolver__sample(fresh, &rec, &rs2), 0);
+	assert_int_equal(rs2.nr_chain, rs.nr_chain);
+	for (size_t i = 0; i < rs.nr_chain; i++) {
+		assert_ptr_equal(rs.chain[i].map, rs2.chain[i].map);
+		assert_ptr_equal(rs.chain[i].sym, rs2.chain[i].sym);
+		assert_int_equal(rs.chain[i].addr, rs2.chain[i].addr);
+	}
+	pcl_resolver__free(fresh);
+}
+
+/* Past the memo's limits (many chains, long chains) samples still resolve right. */
+static void test_resolve_memo_limits(void **state)
+{
+	enum { LONG = 600, MANY = 3000, DEPTH = 500 };
+	uint64_t *chain = calloc(LONG, sizeof(*chain));
+	uint64_t *ids = calloc(MANY, sizeof(*ids));
+	struct pcl_record rec;
+	struct pcl_resolved rs;
+	int bad = 0;
+
+	(void)state;
+	assert_non_null(chain);
+	assert_non_null(ids);
+	setup_machine(true);
+	/* too long to keep: no id, resolved all the same */
+	for (int i = 0; i < LONG; i++)
+		chain[i] = i % 2 ? FOO + 4 : BAR + 4;
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR, chain, LONG, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_int_equal(rs.chain_id, 0);
+	assert_int_equal(rs.nr_chain, LONG);
+	assert_string_equal(sym_name(&rs.chain[LONG - 1]), "foo");
+	/*
+	 * MANY chains of DEPTH frames, each told apart by its last frame: more
+	 * than the memo holds (it starts again), with its table grown on the way
+	 */
+	for (int i = 0; i < DEPTH; i++)
+		chain[i] = MAIN + (uint64_t)(i % 0x100);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < MANY; i++) {
+			chain[DEPTH - 2] = 0x20000 + (uint64_t)i; /* unmapped, makes it unique */
+			chain[DEPTH - 1] = i % 2 ? FOO + (uint64_t)(i % 0x100) : 0x10000 + (uint64_t)i;
+			make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR, chain, DEPTH, 1);
+			assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+			bad += differ("chain", "nr", rs.nr_chain, DEPTH);
+			bad += differ("chain", "has id", rs.chain_id != 0, 1);
+			bad += differ_str("chain", "first", sym_name(&rs.chain[0]), "main");
+			if (i % 2)
+				bad += differ_str("chain", "last", sym_name(&rs.chain[DEPTH - 1]),
+						  "foo");
+			else
+				bad += differ("chain", "last ip", rs.chain[DEPTH - 1].ip,
+					      0x10000 + (uint64_t)i);
+			/* ids are never reused: the second pass has new ones once dropped */
+			if (k == 0)
+				ids[i] = rs.chain_id;
+			else
+				bad += differ("chain", "id not older", rs.chain_id >= ids[i], 1);
+			for (int j = 0; k == 0 && j < i; j += 97)
+				bad += differ("chain", "id unique", ids[j] != rs.chain_id, 1);
+			if (bad)
+				break;
+		}
+	}
+	assert_int_equal(bad, 0);
+	/* the first chain was dropped on the way and kept again: a newer id */
+	chain[DEPTH - 2] = 0x20000;
+	chain[DEPTH - 1] = 0x10000;
+	make_sample(&rec, PERF_RECORD_MISC_USER, 100, 100, 0, BAR, chain, DEPTH, 1);
+	assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+	assert_true(rs.chain_id > ids[0]);
+	free(chain);
+	free(ids);
+}
+
+/*
+ * A histogram fed resolved samples with their chain ids equals one fed the
+ * same samples without them (the ids only skip work), in both modes.
+ */
+static void report_of(bool use_ids, bool children, char **out)
+{
+	const uint64_t c1[] = { BAR + 0x10, FOO + 0x10, MAIN + 0x10 };
+	const uint64_t c2[] = { FOO + 0x20, MAIN + 0x20 };
+	const uint64_t c3[] = { BAR + 0x10, FOO + 0x10, BAR + 0x10, MAIN + 0x10 };
+	/* by thread too: one chain id makes entries of two threads */
+	struct pcl_hist_opts o = { .size = sizeof(o),
+				   .keys = { PCL_SORT_PID, PCL_SORT_DSO, PCL_SORT_SYM },
+				   .nr_keys = 3,
+				   .children = children,
+				   .callchain = true };
+	struct pcl_report_opts ro = { .size = sizeof(ro), .graph = PCL_GRAPH_ABS };
+	const uint64_t *chains[] = { c1, c2, c3, c1, c1, c3, c2, c1 };
+	const size_t lens[] = { 3, 2, 4, 3, 3, 4, 2, 3 };
+	const uint32_t tids[] = { 100, 100, 101, 101, 100, 100, 100, 101 };
+
+	setup_machine(true);
+	rec_fork(100, 100, 101, 100);
+	new_hists(&o);
+	for (int rep = 0; rep < 3; rep++) {
+		for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+			struct pcl_record rec;
+			struct pcl_resolved rs;
+
+			make_sample(&rec, PERF_RECORD_MISC_USER, 100, tids[i], 0, chains[i][0],
+				    chains[i], lens[i], 10 + i);
+			assert_int_equal(pcl_resolver__sample(fx.r, &rec, &rs), 0);
+			assert_true(rs.chain_id != 0);
+			if (!use_ids)
+				rs.chain_id = 0;
+			assert_int_equal(pcl_hists__add(fx.h, &rs, 0, 10 + i), 0);
+		}
+	}
+	pcl_hists__finish(fx.h);
+	print_report(&ro);
+	*out = strdup(fx.out);
+	assert_non_null(*out);
+	cleanup();
+}
+
+static void test_hist_chain_ids(void **state)
+{
+	char *with, *without;
+
+	(void)state;
+	for (int children = 0; children < 2; children++) {
+		report_of(true, children, &with);
+		report_of(false, children, &without);
+		if (strcmp(with, without))
+			print_message("with ids:\n%s\nwithout:\n%s\n", with, without);
+		assert_string_equal(with, without);
+		assert_non_null(strstr(with, "main"));
+		free(with);
+		free(without);
+	}
+}
+
 /* ---- histograms ---- */
 
 /*
@@ -780,6 +980,85 @@ static void test_callchain_no_children(void **state)
 	bad += node_is(n, "foo", 50, 0, 1);
 	bad += node_is(n->first, "main", 50, 50, 1);
 	assert_int_equal(entry_of("bar")->max_depth, 4);
+	assert_int_equal(bad, 0);
+}
+
+/* A node with thousands of children (frames with no symbol, one per address). */
+static void test_tree_wide(void **state)
+{
+	enum { WIDE = 3000 };
+	struct pcl_hist_opts o = { .size = sizeof(o), .callchain = true, .caller_order = true };
+	const struct pcl_hist_entry *e;
+	const struct pcl_callnode *n, *c;
+	uint64_t chain[2], sum = 0, prev = UINT64_MAX, kids = 0;
+	int bad = 0;
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&o);
+	/* caller order: main, then one of WIDE unknown callees, each twice, weights 1..WIDE */
+	for (int rep = 0; rep < 2; rep++) {
+		for (uint64_t i = 0; i < WIDE; i++) {
+			chain[0] = 0x900000 + i * 16;
+			chain[1] = MAIN + 0x10;
+			add(PERF_RECORD_MISC_USER, 100, 100, 0, chain[0], chain, 2, i + 1);
+		}
+	}
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__total_period(fx.h), (uint64_t)WIDE * (WIDE + 1));
+	/* the entry of the heaviest unknown frame: its tree is main > it */
+	e = pcl_hists__entry(fx.h, 0);
+	assert_null(e->frame.sym);
+	assert_int_equal(e->self, 2 * WIDE);
+	n = e->root->first;
+	bad += node_is(n, "main", 2 * WIDE, 0, 2);
+	bad += n->first == NULL || n->first->next != NULL || n->first->frame.ip != 0x900000 + (WIDE - 1) * 16;
+	assert_int_equal(bad, 0);
+	/* every unknown frame its own entry with one branch, heaviest first */
+	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++) {
+		e = pcl_hists__entry(fx.h, i);
+		bad += e->self > prev;
+		prev = e->self;
+		sum += e->self;
+		kids++;
+		c = e->root ? e->root->first : NULL;
+		bad += !c || c->total != e->self || !c->first || c->first->frame.ip != e->frame.ip;
+	}
+	assert_int_equal(kids, WIDE);
+	assert_int_equal(sum, (uint64_t)WIDE * (WIDE + 1));
+	assert_int_equal(bad, 0);
+}
+
+/* The same in callee order from main's side: main's tree has WIDE children. */
+static void test_tree_wide_children(void **state)
+{
+	enum { WIDE = 3000 };
+	struct pcl_hist_opts o = { .size = sizeof(o), .children = true, .callchain = true,
+				   .caller_order = true };
+	const struct pcl_callnode *n, *c;
+	uint64_t chain[2], prev = UINT64_MAX, kids = 0, sum = 0;
+	int bad = 0;
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&o);
+	for (int rep = 0; rep < 2; rep++) {
+		for (uint64_t i = 0; i < WIDE; i++) {
+			chain[0] = 0x900000 + i * 16;
+			chain[1] = MAIN + 0x10;
+			add(PERF_RECORD_MISC_USER, 100, 100, 0, chain[0], chain, 2, i + 1);
+		}
+	}
+	pcl_hists__finish(fx.h);
+	n = entry_of("main")->root->first;
+	bad += node_is(n, "main", (uint64_t)WIDE * (WIDE + 1), 0, 2 * WIDE);
+	for (c = n ? n->first : NULL; c; c = c->next) {
+		bad += c->total > prev || c->count != 2 || c->first != NULL;
+		prev = c->total;
+		sum += c->total;
+		kids++;
+	}
+	bad += kids != WIDE || sum != (uint64_t)WIDE * (WIDE + 1);
 	assert_int_equal(bad, 0);
 }
 
@@ -1224,6 +1503,11 @@ int main(void)
 		UNIT_TEST(test_resolve_kernel),
 		UNIT_TEST(test_resolve_chain),
 		UNIT_TEST(test_resolve_no_symbols),
+		UNIT_TEST(test_resolve_memo),
+		UNIT_TEST(test_resolve_memo_limits),
+		UNIT_TEST(test_hist_chain_ids),
+		UNIT_TEST(test_tree_wide),
+		UNIT_TEST(test_tree_wide_children),
 		UNIT_TEST(test_hist_flat),
 		UNIT_TEST(test_hist_keys),
 		UNIT_TEST(test_children),
