@@ -320,8 +320,14 @@ struct pcl_symtab *builder_finish(struct symtab_builder *b, enum symtab_fixup fi
 
 	if (b->oom)
 		goto out;
-	if (b->n)
-		qsort(b->v, b->n, sizeof(*b->v), cmp_late_start);
+	/* /proc/kallsyms and many symbol tables come sorted already: qsort would
+	 * keep them as they are (the order is total), at n log n */
+	for (size_t i = 1; i < b->n; i++) {
+		if (cmp_late_start(&b->v[i - 1], &b->v[i]) > 0) {
+			qsort(b->v, b->n, sizeof(*b->v), cmp_late_start);
+			break;
+		}
+	}
 	while (main_n < b->n && !b->v[main_n].late)
 		main_n++;
 	if (fixup != FIXUP_MAP)

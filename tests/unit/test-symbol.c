@@ -473,6 +473,45 @@ static void test_kallsyms(void **state)
 	pcl_symtab__free(t);
 }
 
+/* Lines out of address order (aliases kept in their order) give the same table. */
+static void test_kallsyms_any_order(void **state)
+{
+	static const char shuffled[] = "ffffffffc0001080 T mod_fn_b\t[mymod]\n"
+				       "ffffffff81000600 T last_kernel_fn\n"
+				       "ffffffffc0001000 t mod_fn_a\t[mymod]\n"
+				       "ffffffff81000300 d some_data\n"
+				       "ffffffffc0001000 t mod_alias\t[mymod]\n"
+				       "ffffffff81000000 T _stext\n"
+				       "ffffffff81000200 W weak_fn\n"
+				       "ffffffff81000000 T _text\n"
+				       "ffffffff81000100 t helper_a\n";
+	char path[PATH_MAX], spath[PATH_MAX];
+	struct pcl_symtab *t, *u;
+	int bad = 0;
+
+	(void)state;
+	tpath(path, sizeof(path), "kallsyms");
+	write_file(path, kallsyms_text);
+	tpath(spath, sizeof(spath), "kallsyms-shuffled");
+	write_file(spath, shuffled);
+	t = pcl_symtab__load_kallsyms(path, 0);
+	u = pcl_symtab__load_kallsyms(spath, 0);
+	assert_non_null(t);
+	assert_non_null(u);
+	check_invariants(u);
+	assert_int_equal(pcl_symtab__count(u), pcl_symtab__count(t));
+	for (size_t i = 0; i < pcl_symtab__count(t); i++) {
+		const struct pcl_symbol *a = pcl_symtab__at(t, i), *b = pcl_symtab__at(u, i);
+
+		bad += differ_str("symbol", "name", b->name, a->name);
+		bad += differ("symbol", "start", b->start, a->start);
+		bad += differ("symbol", "end", b->end, a->end);
+	}
+	assert_int_equal(bad, 0);
+	pcl_symtab__free(t);
+	pcl_symtab__free(u);
+}
+
 static void test_kallsyms_restricted(void **state)
 {
 	char path[PATH_MAX];
@@ -1153,6 +1192,7 @@ int main(void)
 		UNIT_TEST(test_elf_duplicates),
 		UNIT_TEST(test_elf_corrupt),
 		UNIT_TEST(test_kallsyms),
+		UNIT_TEST(test_kallsyms_any_order),
 		UNIT_TEST(test_kallsyms_restricted),
 		UNIT_TEST(test_perf_map),
 		UNIT_TEST(test_demangle),
