@@ -43,6 +43,8 @@ struct pcl_data_events {
 	int trailer_id_pos;   /* words from the end of a trailer to ID, -1 if none */
 	struct qent *q;
 	size_t nq, aq, qhead, ready;
+	struct qent *tmp; /* room for merging runs */
+	size_t atmp;
 	uint64_t next_flush, max_time, seq, queued_bytes;
 	uint64_t last_delivered; /* time of the last record delivered from the queue */
 	struct chunk *cur, *chunks;
@@ -91,6 +93,7 @@ PCL_API void pcl_data_events__free(struct pcl_data_events *e)
 		return;
 	free_chunks(e);
 	free(e->q);
+	free(e->tmp);
 	free(e);
 }
 
@@ -183,12 +186,72 @@ static int qent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool qent_before(const struct qent *x, const struct qent *y)
+{
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
+
+/*
+ * Sort q[0..n): a round holds one sorted run per CPU buffer the recorder
+ * copied (and what the last flush left, sorted too), so the runs are found
+ * and merged pairwise, n log(runs) instead of n log(n). Many short runs, or
+ * no memory for the merge, fall back to qsort; the order is the same
+ * (time, then file order, is a total order).
+ */
+static void sort_queue(struct pcl_data_events *e, struct qent *q, size_t n)
+{
+	size_t nruns = 1, w;
+	struct qent *src = q, *dst, *t;
+
+	for (size_t i = 1; i < n; i++)
+		nruns += qent_before(&q[i], &q[i - 1]);
+	if (nruns == 1)
+		return;
+	if (nruns > 64 || n > e->atmp) {
+		t = nruns > 64 ? NULL : realloc(e->tmp, n * sizeof(*t));
+		if (!t) {
+			qsort(q, n, sizeof(*q), qent_cmp);
+			return;
+		}
+		e->tmp = t;
+		e->atmp = n;
+	}
+	dst = e->tmp;
+	/* bottom-up: merge neighbouring runs until one is left */
+	while (nruns > 1) {
+		size_t i = 0;
+
+		nruns = 0;
+		while (i < n) {
+			size_t a = i, m, b, c;
+
+			for (m = a + 1; m < n && !qent_before(&src[m], &src[m - 1]); m++)
+				;
+			for (c = m; c < n && (c == m || !qent_before(&src[c], &src[c - 1])); c++)
+				;
+			for (w = a, b = m; w < c; w++) {
+				if (b >= c || (a < m && !qent_before(&src[b], &src[a])))
+					dst[w] = src[a++];
+				else
+					dst[w] = src[b++];
+			}
+			i = c;
+			nruns++;
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != q)
+		memcpy(q, src, n * sizeof(*q));
+}
+
 /* Make the queued records up to @limit deliverable (sorted). */
 static void flush(struct pcl_data_events *e, uint64_t limit, bool half)
 {
 	size_t lo = e->qhead, hi = e->nq, k;
 
-	qsort(e->q + lo, hi - lo, sizeof(*e->q), qent_cmp);
+	sort_queue(e, e->q + lo, hi - lo);
 	if (half) {
 		k = lo + (hi - lo) / 2;
 	} else {
@@ -289,6 +352,27 @@ static uint64_t record_time(const struct pcl_data_event *ev, bool *has)
 	return rec->id.time;
 }
 
+/*
+ * A sample's time without decoding it: the words before PERF_SAMPLE_TIME
+ * are IDENTIFIER, IP and TID, one each. Queued samples are decoded once,
+ * when delivered. False if the sample has no time (or is too short for it:
+ * left to the decoder to reject).
+ */
+static bool sample_time(const struct pcl_data_attr *a, const struct perf_event_header *h,
+			uint64_t *t)
+{
+	uint64_t st = a->attr.sample_type;
+	unsigned int pos;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return false;
+	pos = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID);
+	if (h->size < sizeof(*h) + (pos + 1) * sizeof(uint64_t))
+		return false;
+	memcpy(t, (const uint8_t *)(h + 1) + pos * sizeof(uint64_t), sizeof(*t));
+	return true;
+}
+
 /* One record from the reader: delivered now (1), queued or skipped (0), or -errno. */
 static int take(struct pcl_data_events *e, const struct perf_event_header *h,
 		struct pcl_data_event *ev)
@@ -316,6 +400,12 @@ static int take(struct pcl_data_events *e, const struct perf_event_header *h,
 	if (idx < 0) {
 		e->stats.nr_unknown_id++;
 		return 0;
+	}
+	if (e->ordered && h->type == PERF_RECORD_SAMPLE) {
+		const struct pcl_data_attr *a = pcl_data_reader__attr(e->r, idx);
+
+		if (a && sample_time(a, h, &t))
+			return enqueue(e, h, t, idx);
 	}
 	if (!fill(e, h, idx, pcl_data_reader__offset(e->r), ev)) {
 		e->stats.nr_undecodable++;
@@ -345,12 +435,13 @@ PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_eve
 
 			e->released = *q;
 			e->have_released = true;
-			e->last_delivered = q->time;
 			if (!fill(e, (const struct perf_event_header *)q->rec, q->attr_idx,
 				  q->offset, ev)) {
+				e->stats.nr_undecodable++; /* a sample, queued undecoded */
 				release(e);
 				continue;
 			}
+			e->last_delivered = q->time;
 			return 1;
 		}
 		if (e->qhead && e->qhead == e->ready) {

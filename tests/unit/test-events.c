@@ -467,6 +467,278 @@ static void test_no_time(void **state)
 	assert_int_equal(run.period[0], 503);
 }
 
+/* ---- sorting a round: runs ---- */
+
+/*
+ * A round holds one sorted run per CPU buffer the recorder copied; the
+ * queue merges the runs (64 at most) or falls back to qsort (more). Either
+ * way the order is (time, then file order).
+ */
+
+/* Sorted runs in @t: one more than the descents. */
+static int nr_runs(const uint64_t *t, int n)
+{
+	int runs = 1;
+
+	for (int i = 1; i < n; i++)
+		runs += t[i] < t[i - 1];
+	return runs;
+}
+
+/*
+ * One round of samples at times @t, tagged 1..n in file order, then two
+ * FINISHED_ROUNDs (the second delivers it all) and a TIME_CONV. What must
+ * come out is the tags stably sorted by time (insertion sort: equal times
+ * stay in file order), then U79: none lost, none twice.
+ */
+static void check_round_sorted(const char *name, const uint64_t *t, int n)
+{
+	struct pcl_data_attr a;
+	struct pcl_data_writer *w;
+	char path[256], want[sizeof(((struct run *)0)->tags)];
+	int order[256];
+	struct run run;
+	size_t len = 0;
+
+	assert_true(n > 0 && n <= (int)ARRAY_SIZE(order));
+	attr_a(&a, true, ST_A);
+	w = w_create(name, path, sizeof(path), &a, 1);
+	for (int i = 0; i < n; i++)
+		w_sample_a(w, (uint64_t)i + 1, t[i]);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	w_user(w, PCL_RECORD_TIME_CONV);
+	assert_int_equal(pcl_data_writer__close(w), 0);
+
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		for (; j > 0 && t[order[j - 1]] > t[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%d ", order[i] + 1);
+	len += (size_t)snprintf(want + len, sizeof(want) - len, "U79");
+	assert_true(len < sizeof(want));
+
+	read_events(path, true, &run);
+	assert_int_equal(run.ret, 0);
+	assert_string_equal(run.tags, want);
+	assert_int_equal(run.n, n + 1);
+	assert_int_equal(run.st.nr[PERF_RECORD_SAMPLE], n);
+	assert_int_equal(run.st.nr_unordered, 0);
+	assert_int_equal(run.st.nr_undecodable, 0);
+}
+
+/* Few runs: merged. */
+static void test_many_runs(void **state)
+{
+	/* three CPUs one after another, overlapping, 20 and 40 on each, 30 twice on cpu 0 */
+	static const uint64_t cpus[] = {
+		10, 20, 30, 30, 40, 50, 60, 70, /* cpu 0 */
+		5,  20, 35, 40, 65, 90,		/* cpu 1 */
+		15, 20, 25, 40, 45, 95,		/* cpu 2 */
+	};
+	/* runs of 1, 2, 3, 1 and 4, odd in number: the last one waits a pass */
+	static const uint64_t uneven[] = { 50, 10, 60, 20, 20, 70, 3, 1, 30, 40, 80 };
+	uint64_t t[128];
+
+	(void)state;
+	assert_int_equal(nr_runs(cpus, ARRAY_SIZE(cpus)), 3);
+	check_round_sorted("runs-3", cpus, ARRAY_SIZE(cpus));
+	assert_int_equal(nr_runs(uneven, ARRAY_SIZE(uneven)), 5);
+	check_round_sorted("runs-uneven", uneven, ARRAY_SIZE(uneven));
+
+	/* 64 runs of two, the most that are merged; 100..102 on most of them */
+	for (int r = 0; r < 64; r++) {
+		t[2 * r] = 100 - (uint64_t)r;
+		t[2 * r + 1] = 100 + (uint64_t)r % 3;
+	}
+	assert_int_equal(nr_runs(t, 128), 64);
+	check_round_sorted("runs-64", t, 128);
+}
+
+/* More than 64 runs: qsort, which must keep file order for equal times too. */
+static void test_many_runs_qsort(void **state)
+{
+	uint64_t t[200];
+
+	(void)state;
+	/* 200 in descending time */
+	for (int i = 0; i < 200; i++)
+		t[i] = 1000 - (uint64_t)i;
+	assert_int_equal(nr_runs(t, 200), 200);
+	check_round_sorted("runs-desc", t, 200);
+
+	/* a saw of 10 11 12: 67 runs, each time 66 or 67 times over */
+	for (int i = 0; i < 200; i++)
+		t[i] = 10 + (uint64_t)i % 3;
+	assert_int_equal(nr_runs(t, 200), 67);
+	check_round_sorted("runs-saw", t, 200);
+
+	/* 65 runs of two: one past the merge's limit */
+	for (int r = 0; r < 65; r++) {
+		t[2 * r] = 100 - (uint64_t)r;
+		t[2 * r + 1] = 100 + (uint64_t)r % 3;
+	}
+	assert_int_equal(nr_runs(t, 130), 65);
+	check_round_sorted("runs-65", t, 130);
+}
+
+/*
+ * What a flush leaves (newer than the round's limit) is merged with the
+ * next round's runs. A tag is time * 10 + k, k counting the records at that
+ * time in file order, so equal times must come out as ...0 ...1 ...2.
+ *   round 1: cpu0 10 30 50, cpu1 20 40 60          FR: nothing (<= 0)
+ *   round 2: cpu0 55 60 70 90, cpu1 45 65 70       FR: <= 60; left 65 70 70 90
+ *   round 3: cpu0 70 75 95, cpu1 66 90 100         FR: <= 90; left 95 100
+ * A TIME_CONV after each of the last two rounds marks where the flush ended.
+ */
+static void test_runs_across_flushes(void **state)
+{
+	static const uint64_t rounds[3][2][4] = {
+		{ { 100, 300, 500 }, { 200, 400, 600 } },
+		{ { 550, 601, 700, 900 }, { 450, 650, 701 } },
+		{ { 702, 750, 950 }, { 660, 901, 1000 } },
+	};
+	struct pcl_data_attr a;
+	struct pcl_data_writer *w;
+	char path[256];
+	struct run run;
+
+	(void)state;
+	attr_a(&a, true, ST_A);
+	w = w_create("runs-flushes", path, sizeof(path), &a, 1);
+	for (int i = 0; i < 3; i++) {
+		for (int cpu = 0; cpu < 2; cpu++)
+			for (int k = 0; k < 4 && rounds[i][cpu][k]; k++)
+				w_sample_a(w, rounds[i][cpu][k], rounds[i][cpu][k] / 10);
+		assert_int_equal(pcl_data_writer__finish_round(w), 0);
+		if (i)
+			w_user(w, PCL_RECORD_TIME_CONV);
+	}
+	assert_int_equal(pcl_data_writer__close(w), 0);
+
+	read_events(path, true, &run);
+	assert_int_equal(run.ret, 0);
+	assert_string_equal(run.tags, "100 200 300 400 450 500 550 600 601 U79 "
+				      "650 660 700 701 702 750 900 901 U79 950 1000");
+	assert_int_equal(run.st.nr_unordered, 0);
+}
+
+/* ---- samples that do not decode ---- */
+
+#define ST_CC (ST_A | PERF_SAMPLE_CALLCHAIN)
+
+/*
+ * An ST_CC sample tagged @ip at @time, period 1000 + @ip, whose callchain
+ * claims @nr ips and holds @have; @words, when not 0, cuts it to that many
+ * words after the header.
+ */
+static void w_sample_cc(struct pcl_data_writer *w, uint64_t ip, uint64_t time, uint64_t nr,
+			uint64_t have, size_t words)
+{
+	struct rb r;
+
+	rb_start(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_u64(&r, ip);
+	rb_u32x2(&r, 42, 42);
+	rb_u64(&r, time);
+	rb_u64(&r, 1000 + ip);
+	rb_u64(&r, nr);
+	for (uint64_t k = 0; k < have; k++)
+		rb_u64(&r, 0xffffffff81000000ull + k);
+	if (words)
+		r.n = 8 + 8 * words;
+	w_rec(w, &r);
+}
+
+/*
+ * Ordered, a sample is queued on its time alone and decoded when it is
+ * delivered: one that does not decode then is skipped and counted, and the
+ * samples around it come out in order, decoded from their own bytes. Those
+ * too short for their time are skipped when read.
+ */
+static void test_sample_undecodable(void **state)
+{
+	struct pcl_data_attr a;
+	struct pcl_data_writer *w;
+	char path[256];
+	struct run run;
+
+	(void)state;
+	attr_a(&a, true, ST_CC);
+	w = w_create("undecodable", path, sizeof(path), &a, 1);
+	w_sample_cc(w, 3, 30, 1, 1, 0);
+	w_sample_cc(w, 66, 20, 5, 1, 0); /* claims 5 ips, holds 1 */
+	w_sample_cc(w, 1, 10, 2, 2, 0);
+	w_sample_cc(w, 77, 15, 0, 0, 3);	  /* ends right after the time */
+	w_sample_cc(w, 99, 12, UINT64_MAX, 2, 0); /* nr * 8 wraps */
+	w_sample_cc(w, 4, 40, 0, 0, 0);
+	w_sample_cc(w, 88, 5, 0, 0, 2); /* ip, pid/tid: no time */
+	w_sample_cc(w, 89, 5, 0, 0, 1); /* ip only */
+	w_sample_cc(w, 2, 20, 1, 1, 0); /* after the corrupt one at 20 */
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	w_user(w, PCL_RECORD_TIME_CONV);
+	assert_int_equal(pcl_data_writer__close(w), 0);
+
+	read_events(path, true, &run);
+	assert_int_equal(run.ret, 0);
+	assert_string_equal(run.tags, "1 2 3 4 U79");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(run.period[i], 1000 + i + 1);
+	assert_int_equal(run.st.nr[PERF_RECORD_SAMPLE], 9);
+	if (run.st.nr_undecodable != 5)
+		print_message("nr_undecodable = %" PRIu64 ", expected 5 (66, 77, 99, 88, 89)\n",
+			      run.st.nr_undecodable);
+	assert_int_equal(run.st.nr_undecodable, 5);
+	assert_int_equal(run.st.nr_unordered, 0);
+
+	/* unordered, they are skipped when read: the same count */
+	read_events(path, false, &run);
+	assert_int_equal(run.ret, 0);
+	assert_string_equal(run.tags, "3 1 4 2 U79");
+	assert_int_equal(run.st.nr_undecodable, 5);
+}
+
+/*
+ * A sample one word too short for its time must not be queued on what lies
+ * past its end. Here that is the COMM read before it, whose name puts a
+ * huge word where the time would be: taken for a time, it would raise the
+ * round's limit and 5 would come out with round 2 instead of round 3.
+ */
+static void test_sample_too_short(void **state)
+{
+	struct pcl_data_attr a;
+	struct pcl_data_writer *w;
+	char path[256];
+	struct run run;
+	struct rb r;
+
+	(void)state;
+	attr_a(&a, true, ST_CC);
+	w = w_create("too-short", path, sizeof(path), &a, 1);
+	w_sample_cc(w, 1, 10, 0, 0, 0);
+	assert_int_equal(pcl_data_writer__write(w, comm_a(&r, "abcdefghijklmn", true, 20)), 0);
+	w_sample_cc(w, 88, 5, 0, 0, 2); /* ip, pid/tid: one word short of the time */
+	w_sample_cc(w, 3, 30, 0, 0, 0);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	w_sample_cc(w, 5, 50, 0, 0, 0);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	w_user(w, PCL_RECORD_TIME_CONV);
+	w_sample_cc(w, 6, 60, 0, 0, 0);
+	assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	w_user(w, PCL_RECORD_TIME_CONV);
+	assert_int_equal(pcl_data_writer__close(w), 0);
+
+	read_events(path, true, &run);
+	assert_int_equal(run.ret, 0);
+	assert_string_equal(run.tags, "1 C:abcdefghijklmn 3 U79 5 U79 6");
+	assert_int_equal(run.st.nr_undecodable, 1);
+}
+
 /* ---- attrs by id ---- */
 
 static const uint64_t ids_x[] = { 101, 102 }, ids_y[] = { 201 };
@@ -1057,6 +1329,11 @@ int main(void)
 		UNIT_TEST(test_equal_times),
 		UNIT_TEST(test_finished_init),
 		UNIT_TEST(test_no_time),
+		UNIT_TEST(test_many_runs),
+		UNIT_TEST(test_many_runs_qsort),
+		UNIT_TEST(test_runs_across_flushes),
+		UNIT_TEST(test_sample_undecodable),
+		UNIT_TEST(test_sample_too_short),
 		UNIT_TEST(test_attr_by_identifier),
 		UNIT_TEST(test_attr_by_id_position),
 		UNIT_TEST(test_pipe),
