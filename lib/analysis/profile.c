@@ -99,8 +99,16 @@ struct pcl_profile {
 	VEC(struct pcl_profile_switch, switches);
 	VEC(uint32_t, path);
 	struct index func_ix, node_ix, thread_ix, stack_ix;
+	struct id_node *ids; /* direct-mapped: resolver's chain id -> its leaf node */
 	uint64_t nr_total, period_total, time_first, time_last;
 	bool finished;
+};
+
+#define IDS_BITS 16
+
+struct id_node {
+	uint64_t id;
+	uint32_t node;
 };
 
 #define ROOM(p, name) vec_room((void **)&(p)->name, &(p)->alloc_##name, (p)->nr_##name, \
@@ -142,6 +150,7 @@ void pcl_profile__free(struct pcl_profile *p)
 	free(p->samples);
 	free(p->switches);
 	free(p->path);
+	free(p->ids);
 	free(p->func_ix.slots);
 	free(p->node_ix.slots);
 	free(p->thread_ix.slots);
@@ -217,8 +226,20 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 	uint32_t node = 0, thread;
 	struct slot *sl;
 
+	struct id_node *in = NULL;
+
 	if (intern_thread(p, s->thread, &thread))
 		return pcl_err(-ENOMEM, "out of memory");
+	/* the same chain id, the same frames: the same node, whatever the thread */
+	if (s->chain_id && !p->ids)
+		p->ids = calloc(1u << IDS_BITS, sizeof(*p->ids)); /* NULL: walk the frames */
+	if (s->chain_id && p->ids) {
+		in = &p->ids[(s->chain_id * 0x9e3779b97f4a7c15ULL) >> (64 - IDS_BITS)];
+		if (in->id == s->chain_id) {
+			node = in->node;
+			n = 0;
+		}
+	}
 	/* outermost caller first */
 	for (size_t i = n; i-- > 0;) {
 		uint32_t func;
@@ -226,6 +247,8 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 		if (intern_func(p, &chain[i], &func) || intern_node(p, node, func, &node))
 			return pcl_err(-ENOMEM, "out of memory");
 	}
+	if (in)
+		*in = (struct id_node){ s->chain_id, node };
 	sl = index_slot(&p->stack_ix, thread, node);
 	if (!sl || (!sl->val && ROOM(p, stacks)))
 		return pcl_err(-ENOMEM, "out of memory");

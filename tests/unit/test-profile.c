@@ -34,16 +34,23 @@ static struct pcl_frame fr(const struct pcl_symbol *s)
 				   .level = '.' };
 }
 
+/* Give samples chain ids (as a resolver does: one per distinct chain). */
+static bool use_ids;
+
 /* Add a sample of @thread with chain @syms (callee first; NULL: an unknown frame in app). */
 static void add(struct pcl_profile *p, struct pcl_thread *t, uint64_t time, uint64_t period,
 		int n, const struct pcl_symbol *const *syms)
 {
 	struct pcl_frame chain[8];
 	struct pcl_resolved rs = { .thread = t, .chain = chain, .nr_chain = (size_t)n };
+	uint64_t id = 1469598103934665603ULL;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		chain[i] = fr(syms[i]);
+		id = (id ^ (uintptr_t)syms[i]) * 1099511628211ULL;
+	}
 	rs.ip = chain[0];
+	rs.chain_id = use_ids ? id | 1 : 0;
 	assert_int_equal(pcl_profile__add(p, &rs, time, 0, period), 0);
 }
 
@@ -263,6 +270,59 @@ static void test_no_chain(void **state)
 	pcl_profile__free(p);
 }
 
+/* The fixture's samples and more, with or without chain ids. */
+static struct pcl_profile *with_ids(bool ids)
+{
+	struct pcl_profile *p = pcl_profile__new(NULL);
+
+	assert_non_null(p);
+	use_ids = ids;
+	for (int rep = 0; rep < 2; rep++) {
+		ADD(p, &t10, 500, 10, &s_bar, &s_foo, &s_main);
+		ADD(p, &t10, 200, 30, &s_foo, &s_main);
+		ADD(p, &t11, 150, 10, &s_bar, &s_foo, &s_main);
+		ADD(p, &t20, 50, 5, &s_xfoo, &s_main);
+		ADD(p, &t20, 60, 5, NULL, &s_main);
+		/* the same chains again, in other threads: from the id table */
+		ADD(p, &t20, 70, 5, &s_bar, &s_foo, &s_main);
+		ADD(p, &t11, 80, 5, &s_foo, &s_main);
+	}
+	use_ids = false;
+	pcl_profile__finish(p);
+	return p;
+}
+
+/* Chain ids only skip work: a profile with them equals one without. */
+static void test_chain_ids(void **state)
+{
+	struct pcl_profile *a = with_ids(false), *b = with_ids(true);
+	const struct pcl_profile_stack *sa, *sb;
+	const struct pcl_profile_node *na, *nb;
+	size_t nsa, nsb, nna, nnb;
+
+	(void)state;
+	sa = pcl_profile__stacks(a, &nsa);
+	sb = pcl_profile__stacks(b, &nsb);
+	na = pcl_profile__nodes(a, &nna);
+	nb = pcl_profile__nodes(b, &nnb);
+	assert_int_equal(nsa, 7);
+	assert_int_equal(nsa, nsb);
+	assert_int_equal(nna, nnb);
+	for (size_t i = 0; i < nsa; i++) {
+		assert_int_equal(sa[i].thread, sb[i].thread);
+		assert_int_equal(sa[i].node, sb[i].node);
+		assert_int_equal(sa[i].count, sb[i].count);
+		assert_int_equal(sa[i].period, sb[i].period);
+	}
+	for (size_t i = 0; i < nna; i++) {
+		assert_int_equal(na[i].parent, nb[i].parent);
+		assert_int_equal(na[i].func, nb[i].func);
+	}
+	assert_int_equal(pcl_profile__nr_samples(b), 14);
+	pcl_profile__free(a);
+	pcl_profile__free(b);
+}
+
 /* Many distinct deep stacks: the indexes grow and every stack is kept apart. */
 static void test_many(void **state)
 {
@@ -306,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_tables),	 cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_flame),	 cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_no_chain), cmocka_unit_test(test_many),
+		cmocka_unit_test(test_chain_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
