@@ -236,6 +236,7 @@ static int validate(struct stat_opts *o)
 		}
 		o->target.system_wide = false;
 		o->target.pid = o->all_threads;
+		o->target.ignore_missing = true; /* some will exit before they are opened */
 	}
 	if (o->interval_ms && o->repeat > 1) {
 		die_msg("-I and -r cannot be used together");

@@ -44,6 +44,8 @@ struct pcl_target {
 	bool no_inherit;      /* do not count children created after open */
 	bool per_cpu;	      /* a task target gets a counter on each online CPU (needed to
 			       * mmap inherited events); CPU targets are per CPU anyway */
+	bool ignore_missing;  /* a listed pid or tid that is gone by open is skipped, not an
+			       * error (perf stat -a --per-thread: every pid on the system) */
 };
 
 enum pcl_evsel_state {

@@ -209,7 +209,8 @@ static int build_maps(struct pcl_evlist *el, const struct pcl_target *t, struct 
 	if (t && (t->pid || t->tid)) {
 		if (t->pid && t->tid)
 			return pcl_err(EINVAL, "give either pids or tids, not both");
-		ret = target_threads(t->pid ? t->pid : t->tid, t->pid != NULL, &el->threads);
+		ret = target_threads(t->pid ? t->pid : t->tid, t->pid != NULL, t->ignore_missing,
+				     &el->threads);
 		if (ret < 0)
 			return ret;
 		el->nthreads = ret;
@@ -459,10 +460,17 @@ PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
 			     struct pcl_workload *wl)
 {
+	struct pcl_target t = { 0 };
 	int ret, nok = 0;
 
-	if (!el || el->opened || (target && target->sz < sizeof(*target)))
+	/* an older caller's smaller struct: the fields it lacks are zero */
+	if (!el || el->opened ||
+	    (target && target->sz < offsetof(struct pcl_target, ignore_missing)))
 		return -EINVAL;
+	if (target) {
+		memcpy(&t, target, target->sz < sizeof(t) ? target->sz : sizeof(t));
+		target = &t;
+	}
 	if (!el->nr)
 		return pcl_err(EINVAL, "no events to open");
 	/* a closed list may be opened again (perf stat -r): start from clean maps */

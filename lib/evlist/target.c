@@ -152,7 +152,7 @@ static int add_process_threads(pid_t pid, pid_t **tids, int *n, int *alloc)
 	return ret;
 }
 
-int target_threads(const char *list, bool whole_process, pid_t **tids)
+int target_threads(const char *list, bool whole_process, bool ignore_missing, pid_t **tids)
 {
 	const char *s = list;
 	int n = 0, alloc = 0, ret = 0;
@@ -178,6 +178,8 @@ int target_threads(const char *list, bool whole_process, pid_t **tids)
 			else
 				ret = add_tid(tids, &n, &alloc, pid);
 		}
+		if (ret == -ESRCH && ignore_missing)
+			ret = 0; /* it exited after the list was made */
 		s += len + (c ? 1 : 0);
 	}
 	if (!ret && !n)

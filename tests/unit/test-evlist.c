@@ -581,6 +581,60 @@ static void test_bad_targets(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A pid that exited: a child that is reaped. */
+static pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+/*
+ * A pid list with one that is gone: an error naming it, or skipped with
+ * ignore_missing (perf stat -a --per-thread lists every pid first); an
+ * older caller's struct without the field is taken as before.
+ */
+static void test_ignore_missing(void **state)
+{
+	char list[64];
+	struct pcl_target t = { .sz = sizeof(t), .pid = list };
+	struct pcl_evlist *el = pcl_evlist__new();
+	struct pcl_parse_error err;
+	pid_t gone = gone_pid();
+
+	(void)state;
+	assert_non_null(el);
+	assert_true(pcl_evlist__add(el, "task-clock", &err) >= 0);
+	snprintf(list, sizeof(list), "%d,%d", (int)gone, (int)getpid());
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), -ESRCH);
+	assert_non_null(strstr(pcl_last_error(), "not found"));
+	t.ignore_missing = true;
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
+	assert_int_equal(pcl_evlist__nr_threads(el), 1);
+	assert_int_equal(pcl_evlist__thread(el, 0), getpid());
+	pcl_evlist__close(el);
+	/* a tid list the same way */
+	t.pid = NULL;
+	t.tid = list;
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
+	assert_int_equal(pcl_evlist__thread(el, 0), getpid());
+	pcl_evlist__close(el);
+	/* all gone: still an error */
+	snprintf(list, sizeof(list), "%d", (int)gone);
+	assert_true(pcl_evlist__open(el, &t, NULL) < 0);
+	/* the struct as it was before ignore_missing: accepted, the field taken as false */
+	t.sz = offsetof(struct pcl_target, ignore_missing);
+	snprintf(list, sizeof(list), "%d,%d", (int)gone, (int)getpid());
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), -ESRCH);
+	t.sz = offsetof(struct pcl_target, ignore_missing) - 1;
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), -EINVAL);
+	pcl_evlist__free(el);
+}
+
 static void test_api_misuse(void **state)
 {
 	struct pcl_evlist *el = pcl_evlist__new();
@@ -1002,6 +1056,7 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_hw_group_member_not_supported),
 		UNIT_TEST(test_nothing_opens),
 		UNIT_TEST(test_bad_targets),
+		UNIT_TEST(test_ignore_missing),
 		UNIT_TEST(test_api_misuse),
 		UNIT_TEST(test_cpu_target),
 		UNIT_TEST(test_system_wide),
