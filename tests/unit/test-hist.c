@@ -983,20 +983,13 @@ static void test_callchain_no_children(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* A node with thousands of children (frames with no symbol, one per address). */
-static void test_tree_wide(void **state)
-{
-	enum { WIDE = 3000 };
-	struct pcl_hist_opts o = { .size = sizeof(o), .callchain = true, .caller_order = true };
-	const struct pcl_hist_entry *e;
-	const struct pcl_callnode *n, *c;
-	uint64_t chain[2], sum = 0, prev = UINT64_MAX, kids = 0;
-	int bad = 0;
+enum { WIDE = 3000 };
 
-	(void)state;
-	setup_machine(true);
-	new_hists(&o);
-	/* caller order: main, then one of WIDE unknown callees, each twice, weights 1..WIDE */
+/* Samples of main calling one of WIDE unknown frames, each twice, weights 1..WIDE. */
+static void add_wide(void)
+{
+	uint64_t chain[2];
+
 	for (int rep = 0; rep < 2; rep++) {
 		for (uint64_t i = 0; i < WIDE; i++) {
 			chain[0] = 0x900000 + i * 16;
@@ -1004,6 +997,21 @@ static void test_tree_wide(void **state)
 			add(PERF_RECORD_MISC_USER, 100, 100, 0, chain[0], chain, 2, i + 1);
 		}
 	}
+}
+
+/* A node with thousands of children (frames with no symbol, one per address). */
+static void test_tree_wide(void **state)
+{
+	struct pcl_hist_opts o = { .size = sizeof(o), .callchain = true, .caller_order = true };
+	const struct pcl_hist_entry *e;
+	const struct pcl_callnode *n, *c;
+	uint64_t sum = 0, prev = UINT64_MAX, kids = 0;
+	int bad = 0;
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&o);
+	add_wide();
 	pcl_hists__finish(fx.h);
 	assert_int_equal(pcl_hists__total_period(fx.h), (uint64_t)WIDE * (WIDE + 1));
 	/* the entry of the heaviest unknown frame: its tree is main > it */
@@ -1012,7 +1020,8 @@ static void test_tree_wide(void **state)
 	assert_int_equal(e->self, 2 * WIDE);
 	n = e->root->first;
 	bad += node_is(n, "main", 2 * WIDE, 0, 2);
-	bad += n->first == NULL || n->first->next != NULL || n->first->frame.ip != 0x900000 + (WIDE - 1) * 16;
+	bad += n->first == NULL || n->first->next != NULL ||
+	       n->first->frame.ip != 0x900000 + (WIDE - 1) * 16;
 	assert_int_equal(bad, 0);
 	/* every unknown frame its own entry with one branch, heaviest first */
 	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++) {
@@ -1032,23 +1041,16 @@ static void test_tree_wide(void **state)
 /* The same in callee order from main's side: main's tree has WIDE children. */
 static void test_tree_wide_children(void **state)
 {
-	enum { WIDE = 3000 };
 	struct pcl_hist_opts o = { .size = sizeof(o), .children = true, .callchain = true,
 				   .caller_order = true };
 	const struct pcl_callnode *n, *c;
-	uint64_t chain[2], prev = UINT64_MAX, kids = 0, sum = 0;
+	uint64_t prev = UINT64_MAX, kids = 0, sum = 0;
 	int bad = 0;
 
 	(void)state;
 	setup_machine(true);
 	new_hists(&o);
-	for (int rep = 0; rep < 2; rep++) {
-		for (uint64_t i = 0; i < WIDE; i++) {
-			chain[0] = 0x900000 + i * 16;
-			chain[1] = MAIN + 0x10;
-			add(PERF_RECORD_MISC_USER, 100, 100, 0, chain[0], chain, 2, i + 1);
-		}
-	}
+	add_wide();
 	pcl_hists__finish(fx.h);
 	n = entry_of("main")->root->first;
 	bad += node_is(n, "main", (uint64_t)WIDE * (WIDE + 1), 0, 2 * WIDE);
