@@ -34,7 +34,7 @@ struct cache_ent {
  * take. The entries live in chunks; past MEMO_BYTES they are all dropped
  * and the memo starts again (ids are never reused in the process).
  */
-#define MEMO_BYTES (64u << 20)
+#define MEMO_BYTES (16u << 20)
 #define MEMO_CHUNK (1u << 20)
 #define MEMO_MAX_CHAIN 512 /* longer chains are rare: resolved each time */
 
