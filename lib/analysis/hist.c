@@ -581,7 +581,8 @@ static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 		if (e->stamp == stamp)
 			continue;
 		e->stamp = stamp;
-		if (entry_weight(h, e) >= min && tree_add(h, &e->e, path + p, n - p, u->period, u->count))
+		if (entry_weight(h, e) >= min &&
+		    tree_add(h, &e->e, path + p, n - p, u->period, u->count))
 			return -ENOMEM;
 	}
 	return 0;
