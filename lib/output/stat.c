@@ -31,7 +31,8 @@ struct welford {
 };
 
 struct row {
-	struct welford val; /* scaled value over runs */
+	struct welford val; /* count over runs (multiplex-scaled, not unit-scaled) */
+	double sum;	    /* exact sum of those counts, for the printed mean */
 	struct welford ena, run;
 	bool counted;	       /* run > 0 in the last run */
 	struct pcl_count last; /* raw sum of the last run */
@@ -280,14 +281,14 @@ PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user
 	    pcl_evlist__nr_threads(st->el) != st->nthreads)
 		return pcl_err(ESTALE, "the target's CPUs or threads changed between runs");
 	for (int e = 0; e < st->nr_ev; e++) {
-		const struct pcl_event *ev = pcl_evlist__event(st->el, e);
-
 		for (int a = 0; a < st->nr_aggr; a++) {
 			struct row *r = &st->rows[e * st->nr_aggr + a];
 
 			aggr_count(st, e, a, &r->last);
 			r->counted = r->last.run > 0;
-			welford_add(&r->val, pcl_count__scaled(&r->last, event_scale(ev)));
+			/* counts, not unit-scaled values: perf keeps u64 counts per run */
+			welford_add(&r->val, floor(pcl_count__scaled(&r->last, 1.0)));
+			r->sum += floor(pcl_count__scaled(&r->last, 1.0));
 			welford_add(&r->ena, (double)r->last.ena);
 			welford_add(&r->run, (double)r->last.run);
 		}
@@ -306,6 +307,7 @@ struct line {
 	double raw;   /* scaled, in the counter's unit (ns for clocks) */
 	uint64_t ena, run;
 	bool supported, counted;
+	bool fractional;       /* printed with two decimals (msec, scaled units) */
 	double noise;	       /* relative stddev %, or -1 when one run */
 	const char *prefix_ts; /* interval timestamp text, or NULL */
 };
@@ -381,12 +383,10 @@ static void print_prefix(struct pcl_stat *st, FILE *out, int a)
 
 static void print_value_std(struct pcl_stat *st, FILE *out, const struct line *l)
 {
-	bool integral = floor(l->value) == l->value;
-
 	if (st->cfg.big_num)
-		fprintf(out, integral ? "%'18.0f" : "%'18.2f", l->value);
+		fprintf(out, l->fractional ? "%'18.2f" : "%'18.0f", l->value);
 	else
-		fprintf(out, integral ? "%18.0f" : "%18.2f", l->value);
+		fprintf(out, l->fractional ? "%18.2f" : "%18.0f", l->value);
 }
 
 static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
@@ -439,7 +439,7 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 	if (!l->supported || !l->counted)
 		fprintf(out, "%s", l->supported ? "<not counted>" : "<not supported>");
 	else
-		fprintf(out, floor(l->value) == l->value ? "%.0f" : "%.2f", l->value);
+		fprintf(out, l->fractional ? "%.2f" : "%.0f", l->value);
 	fprintf(out, "%s%s%s%s%s", sep, display_unit(l->ev), sep, l->ev->name, sep);
 	if (st->cgroups)
 		fprintf(out, "%s%s", cgroup_of(st, l->idx), sep);
@@ -582,10 +582,22 @@ static struct line *make_lines(struct pcl_stat *st)
 	return lines;
 }
 
-static void set_value(struct line *l, double raw)
+/*
+ * @count is the (mean) count, @shown the whole count to print: perf keeps
+ * counts as u64, so a mean over -r runs prints truncated to a whole count
+ * (perf 6.5 and later store avg_stats() into the u64 count; 6.1 printed the
+ * last run's count, a bug). Metrics use the exact mean.
+ */
+static void set_value(struct line *l, double count, double shown)
 {
-	l->raw = raw;
-	l->value = is_clock(l->ev) ? raw / 1e6 : raw;
+	double scale = event_scale(l->ev);
+
+	l->raw = count * scale;
+	l->value = shown * scale;
+	if (is_clock(l->ev))
+		l->value /= 1e6;
+	/* perf picks %.0f or %.2f by the event's scale, not by the value */
+	l->fractional = is_clock(l->ev) || floor(scale) != scale;
 }
 
 static void print_header(struct pcl_stat *st, FILE *out)
@@ -640,7 +652,7 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 	for (int i = 0; i < st->nr_ev * st->nr_aggr; i++) {
 		struct row *r = &st->rows[i];
 
-		set_value(&lines[i], r->val.mean);
+		set_value(&lines[i], r->val.mean, r->val.n ? floor(r->sum / r->val.n) : 0.0);
 		lines[i].ena = (uint64_t)llround(r->ena.mean);
 		lines[i].run = (uint64_t)llround(r->run.mean);
 		lines[i].counted = r->counted;
@@ -704,8 +716,6 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 		snprintf(tsbuf, sizeof(tsbuf), "%6lu.%09lu", (unsigned long)ts->tv_sec,
 			 (unsigned long)ts->tv_nsec);
 	for (int e = 0; e < st->nr_ev; e++) {
-		const struct pcl_event *ev = pcl_evlist__event(st->el, e);
-
 		for (int a = 0; a < st->nr_aggr; a++) {
 			struct row *r = &st->rows[e * st->nr_aggr + a];
 			struct line *l = &lines[e * st->nr_aggr + a];
@@ -716,7 +726,7 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 			d.ena = now.ena - r->prev.ena;
 			d.run = now.run - r->prev.run;
 			r->prev = now;
-			set_value(l, pcl_count__scaled(&d, event_scale(ev)));
+			set_value(l, pcl_count__scaled(&d, 1.0), floor(pcl_count__scaled(&d, 1.0)));
 			l->ena = d.ena;
 			l->run = d.run;
 			l->counted = d.run > 0;

@@ -201,4 +201,62 @@ if ran_ok stat-repeat-json-structure repj; then
 	json_norm <"$TMP/repj.perf.err" >"$TMP/repj.perf.w"
 	diff_or_ok stat-repeat-json-structure "$TMP/repj.perf.w" "$TMP/repj.pcl.w" perf pcl
 fi
+
+# --- -r with a mean that is not whole: counts print whole, as perf's --------
+# Run k of this script makes one write(2) more than run k-1, so two runs
+# average to C + 0.5. perf keeps counts as u64 and prints them with %.0f
+# (%.2f only for scaled units such as msec); a mean prints truncated, as
+# perf 6.5+ stores avg_stats() in the u64 count (6.1 prints the last run's).
+cat >"$TMP/grow.sh" <<EOF
+n=0
+[ -f "$TMP/grow.n" ] && read -r n <"$TMP/grow.n"
+n=\$((n + 1))
+echo \$n >"$TMP/grow.n"
+exec "$writes" \$((4 + n))
+EOF
+rm -f "$TMP/grow.n"
+run grow1 "$PCL" stat -x, -e syscalls:sys_enter_write -- sh "$TMP/grow.sh"
+c1=$(csv_count "$TMP/grow1.err" syscalls:sys_enter_write)
+for f in plain csv json; do
+	case $f in plain) fl= ;; csv) fl=-x, ;; json) fl=-j ;; esac
+	rm -f "$TMP/grow.n"
+	run "grow-$f.pcl" "$PCL" stat -r 2 $fl -e task-clock,syscalls:sys_enter_write -- sh "$TMP/grow.sh"
+	rm -f "$TMP/grow.n"
+	run "grow-$f.perf" perf stat -r 2 $fl -e task-clock,syscalls:sys_enter_write -- sh "$TMP/grow.sh"
+done
+# grow_count FILE FORMAT: the count field of the sys_enter_write row
+grow_count() {
+	case $2 in
+	plain) awk '$2 == "syscalls:sys_enter_write" { print $1 }' "$1" ;;
+	csv) awk -F, '$3 == "syscalls:sys_enter_write" { print $1 }' "$1" ;;
+	json) sed -n 's/.*"counter-value" : "\([^"]*\)".*"event" : "syscalls:sys_enter_write".*/\1/p' "$1" ;;
+	esac
+}
+# grow_whole VALUE FORMAT: plain and CSV whole, JSON %f of a whole number
+grow_whole() { case $2 in json) [[ $1 =~ ^[0-9]+\.000000$ ]] ;; *) [[ $1 =~ ^[0-9]+$ ]] ;; esac; }
+if ! [[ $c1 =~ ^[0-9]+$ ]]; then
+	not_ok stat-repeat-whole-counts "one run gave no count; pcl stderr:" "$(show "$TMP/grow1.err")"
+else
+	bad=
+	for f in plain csv json; do
+		p=$(grow_count "$TMP/grow-$f.pcl.err" $f)
+		q=$(grow_count "$TMP/grow-$f.perf.err" $f)
+		if ! grow_whole "$q" $f; then
+			bad="$bad perf $f '$q' is not whole;"
+		elif ! grow_whole "$p" $f || [ "${p%%.*}" != "$c1" ]; then
+			bad="$bad $f: pcl '$p', perf '$q';"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		ok stat-repeat-whole-counts
+	else
+		not_ok stat-repeat-whole-counts "runs of $c1 and $((c1 + 1)) writes: want pcl to print" \
+			"the truncated mean $c1 as a whole count, as perf prints counts;$bad" \
+			"pcl plain:" "$(show "$TMP/grow-plain.pcl.err")"
+	fi
+	# and the rows keep perf's layout (the msec row its two decimals)
+	grep -E 'task-clock|sys_enter_write' "$TMP/grow-plain.pcl.err" | unscale | norm_layout >"$TMP/grow.pcl.l"
+	grep -E 'task-clock|sys_enter_write' "$TMP/grow-plain.perf.err" | unscale | norm_layout >"$TMP/grow.perf.l"
+	diff_or_ok stat-repeat-whole-layout "$TMP/grow.perf.l" "$TMP/grow.pcl.l" perf pcl
+fi
 exit 0

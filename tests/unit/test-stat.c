@@ -11,6 +11,7 @@
 #include "unit.h"
 
 static struct pcl_count fake_value[4];
+static uint64_t fake_step = 100; /* fakestat/mux/ grows by this each run */
 
 static int fake_add(struct pcl_counter *c)
 {
@@ -75,7 +76,7 @@ static char *print_run(struct pcl_evlist *el, struct pcl_stat_config *cfg, int r
 	st = pcl_stat__new(cfg, el);
 	assert_non_null(st);
 	for (int r = 0; r < runs; r++) {
-		fake_value[1].val = 1000 + 100 * (uint64_t)r;
+		fake_value[1].val = 1000 + fake_step * (uint64_t)r;
 		assert_int_equal(pcl_evlist__read(el), 0);
 		assert_int_equal(pcl_stat__add_run(st, 1000000000ull, 0.5, 0.25), 0);
 	}
@@ -109,8 +110,8 @@ static void test_std_layout(void **state)
 	/* value(18) unit(4) name(-25) then 35 blanks, as perf pads a row that did not count */
 	assert_non_null(strstr(out, "     <not counted>      fakestat/idle/           " 
 				    "                                   \n"));
-	/* scale 0.5 and the alias unit */
-	assert_non_null(strstr(out, "                 5 Joules fakestat/joules/"));
+	/* scale 0.5 and the alias unit: a fractional scale prints two decimals, as perf's */
+	assert_non_null(strstr(out, "              5.00 Joules fakestat/joules/"));
 	assert_non_null(strstr(out, "\n Performance counter stats for 'fake':\n\n"));
 	assert_non_null(strstr(out, "\n       1.000000000 seconds time elapsed\n\n"));
 	free(out);
@@ -163,6 +164,38 @@ static void test_repeat_noise(void **state)
 	out = print_run(el, &cfg, 3);
 	assert_string_equal(out, "2200,,fakestat/mux/,5.25%,1000,50.00,,\n");
 	free(out);
+	pcl_evlist__free(el);
+}
+
+/* A mean over runs prints as a whole count, as perf keeps counts in u64, in every format. */
+static void test_repeat_whole_counts(void **state)
+{
+	struct pcl_stat_config cfg = { 0 };
+	struct pcl_evlist *el;
+	char *out;
+
+	(void)state;
+	set_fakes();
+	fake_value[1].ena = fake_value[1].run = 1000;
+	fake_step = 1;
+	el = open_fake("fakestat/mux/");
+	/* runs give 1000, 1001, 1002, 1003: mean 1001.5, stddev of the mean 0.65 = 0.06% */
+	out = print_run(el, &cfg, 4);
+	print_message("%s", out);
+	assert_non_null(strstr(out, "\n              1001      fakestat/mux/"));
+	assert_null(strstr(out, "1001.50"));
+	assert_non_null(strstr(out, "  ( +-  0.06% )\n"));
+	free(out);
+	cfg = (struct pcl_stat_config){ .format = PCL_STAT_CSV };
+	out = print_run(el, &cfg, 4);
+	assert_string_equal(out, "1001,,fakestat/mux/,0.06%,1000,100.00,,\n");
+	free(out);
+	cfg = (struct pcl_stat_config){ .format = PCL_STAT_JSON };
+	out = print_run(el, &cfg, 4);
+	print_message("%s", out);
+	assert_non_null(strstr(out, "{\"counter-value\" : \"1001.000000\", "));
+	free(out);
+	fake_step = 100;
 	pcl_evlist__free(el);
 }
 
@@ -227,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_std_layout),
 		cmocka_unit_test(test_csv_json),
 		cmocka_unit_test(test_repeat_noise),
+		cmocka_unit_test(test_repeat_whole_counts),
 		cmocka_unit_test(test_metrics),
 	};
 
