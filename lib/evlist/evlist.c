@@ -272,6 +272,17 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	a->inherit = !(t && t->no_inherit);
 	a->disabled = leader;
 	a->enable_on_exec = leader && el->workload;
+	/*
+	 * A counting open (no caller asked for sample fields) has no period, as
+	 * perf stat clears it: the period 1 that parsing gives tracepoints and
+	 * breakpoints for record makes a sampling event, which some events
+	 * refuse (irq_vectors:irq_work_exit answers EPERM: sampling it would
+	 * raise the irq_work it traces).
+	 */
+	if (!a->sample_type) {
+		a->sample_period = 0;
+		a->freq = 0;
+	}
 }
 
 /* Open one event at (cpu, thread) index; the leader of its group is already open. */
@@ -316,19 +327,80 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	return ret;
 }
 
-static const char *target_hint(int err)
+/*
+ * Why the kernel answered EACCES or EPERM to @e. perf_event_paranoid is
+ * named only when its level forbids what this open asks for and the
+ * process lacks CAP_PERFMON and CAP_SYS_ADMIN (the kernel's
+ * perf_allow_kernel/cpu/tracepoint checks, and Debian's level 3); a
+ * capable process is never refused for the level, so the cause is then
+ * the event itself, a security module, or ptrace rules for another user's
+ * process.
+ */
+static void perm_hint(const struct pcl_evlist *el, const struct evsel *e, char *buf, size_t size)
+{
+	struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+	const struct perf_event_attr *a = &e->ev.attr;
+	bool cpu_wide = el->threads[0] == -1 || e->cgroup_fd >= 0;
+	bool tp = a->type == PERF_TYPE_TRACEPOINT;
+	int lvl;
+
+	buf[0] = 0;
+	pcl_sys_probe(&caps);
+	lvl = caps.perf_event_paranoid;
+	if (!caps.cap_perfmon && !caps.cap_sys_admin) {
+		if (lvl > 2)
+			snprintf(buf, size,
+				 "; perf_event_paranoid is %d: perf events are closed to users "
+				 "without CAP_PERFMON (a level of 2 or less opens them)",
+				 lvl);
+		else if (cpu_wide && lvl > 0)
+			snprintf(buf, size,
+				 "; perf_event_paranoid is %d: counting a whole CPU needs "
+				 "CAP_PERFMON or a level of 0 or less",
+				 lvl);
+		else if (!a->exclude_kernel && lvl > 1)
+			snprintf(buf, size,
+				 "; perf_event_paranoid is %d: the kernel side of an event needs "
+				 "CAP_PERFMON or a level of 1 or less (or :u counts user space "
+				 "only)",
+				 lvl);
+		else if (tp && (a->sample_type & PERF_SAMPLE_RAW) && lvl > -1)
+			snprintf(buf, size,
+				 "; perf_event_paranoid is %d: raw tracepoint data needs "
+				 "CAP_PERFMON or a level of -1",
+				 lvl);
+		if (buf[0])
+			return;
+	}
+	if (tp && a->sample_period)
+		snprintf(buf, size,
+			 "; not perf_event_paranoid (%d allows this user): the kernel refuses to "
+			 "sample this tracepoint, it can only be counted (pcl stat)",
+			 lvl);
+	else
+		snprintf(buf, size,
+			 "; not perf_event_paranoid (%d allows this user): the event itself, a "
+			 "security module, or ptrace rules for another user's process refuse it",
+			 lvl);
+}
+
+/* A hint for the errno of a failed open, after "cannot open event 'x': strerror". */
+static void open_hint(const struct pcl_evlist *el, const struct evsel *e, int err, char *buf,
+		      size_t size)
 {
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		return "; perf_event_paranoid forbids this for this user (try as root, or lower "
-		       "/proc/sys/kernel/perf_event_paranoid)";
+		perm_hint(el, e, buf, size);
+		break;
 	case EMFILE:
-		return "; too many open files (raise 'ulimit -n')";
+		snprintf(buf, size, "; too many open files (raise 'ulimit -n')");
+		break;
 	case ESRCH:
-		return "; the target process is gone";
+		snprintf(buf, size, "; the target process is gone");
+		break;
 	default:
-		return "";
+		buf[0] = 0;
 	}
 }
 
@@ -336,6 +408,7 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 {
 	int n = el->ncpus * el->nthreads, ret = 0;
 	struct evsel *l = &el->evsels[e->ev.leader];
+	char hint[256];
 
 	e->ctr = calloc((size_t)n, sizeof(*e->ctr));
 	e->live = calloc((size_t)n, 1);
@@ -384,8 +457,8 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 			e->open_msg = NULL;
 		return 0;
 	}
-	return pcl_err(-ret, "cannot open event '%s': %s%s", e->ev.name, pcl_strerror(ret),
-		       target_hint(-ret));
+	open_hint(el, e, -ret, hint, sizeof(hint));
+	return pcl_err(-ret, "cannot open event '%s': %s%s", e->ev.name, pcl_strerror(ret), hint);
 }
 
 /*

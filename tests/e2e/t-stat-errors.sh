@@ -123,4 +123,47 @@ else
 	not_ok stat-not-supported-only "pcl stat -e cycles -- true: exit $RC; want 0 and a '<not supported>  cycles' row like perf:" \
 		"$(show "$TMP/nso.err")"
 fi
+
+# --- counting opens carry no sample period ----------------------------------
+# perf stat clears the period parsing gives tracepoints: the kernel refuses
+# to sample irq_vectors:irq_work_exit (EPERM, as sampling raises irq_work),
+# but counts it. A refusal that is not perf_event_paranoid's (root here) must
+# not blame it.
+IWX=irq_vectors:irq_work_exit
+if [ "$(id -u)" -ne 0 ]; then
+	skip stat-count-no-period "needs root (tracefs and a level that lets the event open)"
+elif [ ! -d /sys/kernel/tracing/events/irq_vectors/irq_work_exit ] &&
+	[ ! -d /sys/kernel/debug/tracing/events/irq_vectors/irq_work_exit ]; then
+	skip stat-count-no-period "no $IWX tracepoint on this kernel"
+else
+	run iwx "$PCL" stat -x, -e $IWX -- true
+	v=$(csv_count "$TMP/iwx.err" $IWX)
+	if [ "$RC" -eq 0 ] && [[ $v =~ ^[0-9]+$ ]]; then
+		ok stat-count-no-period
+	else
+		not_ok stat-count-no-period "pcl stat -e $IWX -- true: exit $RC, count '$v'; want 0 and a count, as perf stat:" \
+			"$(show "$TMP/iwx.err")"
+	fi
+	if have_perf; then
+		run iwxf perf stat -x, -e $IWX -- true
+		f=$(csv_count "$TMP/iwxf.err" $IWX)
+		if [[ $f =~ ^[0-9]+$ ]] && [[ $v =~ ^[0-9]+$ ]]; then
+			ok stat-count-no-period-vs-perf
+		else
+			not_ok stat-count-no-period-vs-perf "$IWX: perf counts '$f', pcl '$v'" "$(show "$TMP/iwx.err")"
+		fi
+	fi
+	if has_record; then
+		run iwxr "$PCL" record -o "$TMP/iwx.data" -e $IWX -- true
+		if [ "$RC" -ne 0 ] && grep -q "cannot open event '$IWX'" "$TMP/iwxr.err" &&
+			grep -qi 'sample' "$TMP/iwxr.err" &&
+			! grep -qE 'perf_event_paranoid (forbids|is [0-9-])' "$TMP/iwxr.err"; then
+			ok stat-perm-error-not-paranoid
+		else
+			not_ok stat-perm-error-not-paranoid "as root, pcl record -e $IWX: exit $RC; want a failure that" \
+				"says the tracepoint cannot be sampled, not that perf_event_paranoid forbids it:" \
+				"$(show "$TMP/iwxr.err")"
+		fi
+	fi
+fi
 exit 0

@@ -86,4 +86,22 @@ if as_nobody test -x "$writes"; then
 else
 	skip stat-unpriv-explicit-events "user nobody cannot run $writes"
 fi
+# A refusal names perf_event_paranoid only when the level is the cause: a
+# whole CPU at level 2 is, another user's process (pid 1) is not (ptrace).
+run upa "${NOBODY[@]}" "$pcl" stat -a -e task-clock -- true
+if [ $RC -ne 0 ] && grep -qE 'perf_event_paranoid is 2: .*CPU' "$TMP/upa.err"; then
+	ok stat-unpriv-paranoid-blamed
+else
+	not_ok stat-unpriv-paranoid-blamed "as nobody, paranoid 2: pcl stat -a: exit $RC; want a failure naming" \
+		"perf_event_paranoid 2 as what forbids counting a whole CPU:" "$(show "$TMP/upa.err")"
+fi
+run upp "${NOBODY[@]}" "$pcl" stat -p 1 -e task-clock:u -- true
+if [ $RC -ne 0 ] && grep -q "cannot open event" "$TMP/upp.err" &&
+	! grep -qE 'perf_event_paranoid (forbids|is [0-9-])' "$TMP/upp.err"; then
+	ok stat-unpriv-paranoid-not-blamed
+else
+	not_ok stat-unpriv-paranoid-not-blamed "as nobody, paranoid 2: pcl stat -p 1 -e task-clock:u: exit $RC;" \
+		"level 2 allows user-space counting of a task, so the refusal (ptrace) must not blame it:" \
+		"$(show "$TMP/upp.err")"
+fi
 exit 0

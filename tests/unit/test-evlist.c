@@ -418,6 +418,40 @@ static void test_count_self(void **state)
 	pcl_evlist__free(el);
 }
 
+/*
+ * A counting open has no sample period, as perf stat clears it: the kernel
+ * refuses to sample irq_vectors:irq_work_exit (EPERM) but counts it. A caller
+ * that asks for sample fields keeps its period.
+ */
+static void test_count_no_period(void **state)
+{
+	struct pcl_evlist *el;
+	struct pcl_parse_error err;
+	char pid[16];
+	struct pcl_target t = { .sz = sizeof(t), .pid = pid };
+
+	(void)state;
+	require_tracepoint("syscalls", "sys_enter_write");
+	el = open_self("syscalls:sys_enter_write");
+	assert_int_equal(pcl_evlist__state(el, 0), PCL_EVSEL_OK);
+	assert_int_equal(pcl_evlist__attr(el, 0)->sample_period, 0);
+	pcl_evlist__free(el);
+
+	el = pcl_evlist__new();
+	assert_non_null(el);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	assert_true(pcl_evlist__add(el, "syscalls:sys_enter_write", &err) > 0);
+	pcl_evlist__attr(el, 0)->sample_type = PERF_SAMPLE_IP;
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
+	assert_int_equal(pcl_evlist__attr(el, 0)->sample_period, 1);
+	pcl_evlist__free(el);
+
+	require_tracepoint("irq_vectors", "irq_work_exit");
+	el = open_self("irq_vectors:irq_work_exit");
+	assert_int_equal(pcl_evlist__state(el, 0), PCL_EVSEL_OK);
+	pcl_evlist__free(el);
+}
+
 /* One read() of the group: every member has the leader's times exactly. */
 static void test_group_reads_consistently(void **state)
 {
@@ -1050,6 +1084,7 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_tracepoint_count_exact),
 		UNIT_TEST(test_breakpoint_count_self),
 		UNIT_TEST(test_count_self),
+		UNIT_TEST(test_count_no_period),
 		UNIT_TEST(test_group_reads_consistently),
 		UNIT_TEST(test_group_on_workload),
 		UNIT_TEST(test_hw_not_supported),
