@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
 
@@ -159,7 +160,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Tracepoints as sys:name, sorted like perf list. */
+/*
+ * Tracepoints as sys:name, sorted like perf list. Like perf, only events
+ * with an id file: ftrace's own events (ftrace:bprint, ftrace:funcgraph_entry
+ * ...) have a format but no id, and perf_event_open cannot open them.
+ */
 static void list_tracepoints(struct list_opts *o)
 {
 	const char *tfs = pcl_tracefs(true);
@@ -185,6 +190,10 @@ static void list_tracepoints(struct list_opts *o)
 			char *full;
 
 			if (ne->d_name[0] == '.' || ne->d_type != DT_DIR)
+				continue;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id", tfs, se->d_name,
+				 ne->d_name);
+			if (access(path, R_OK))
 				continue;
 			if (n == alloc) {
 				char **p = realloc(names,

@@ -430,6 +430,30 @@ static int tracepoint_open_id(const char *tfs, const char *sys, const char *name
 	return 0;
 }
 
+/*
+ * The "ID:" line of a tracepoint's format file. ftrace's own events
+ * (ftrace:bprint, ftrace:funcgraph_entry ...) have a format but no id file:
+ * perf lists only events with an id, yet takes a named one's id from its
+ * format, so perf stat prints it <not supported> (the kernel refuses it
+ * with EINVAL) and perf record fails. Reading the same id does the same.
+ */
+static int tracepoint_format_id(const char *tfs, const char *sys, const char *name, uint64_t *id)
+{
+	char path[512], buf[256], *end;
+	const char *line;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tfs, sys, name);
+	ret = read_small_file(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	line = strstr(buf, "\nID: ");
+	if (!line)
+		return -ENOENT;
+	*id = strtoull(line + 5, &end, 10);
+	return end == line + 5 ? -ENOENT : 0;
+}
+
 int tracepoint_id(const char *sys, const char *name, uint64_t *id)
 {
 	const char *tfs = pcl_tracefs(true);
@@ -484,6 +508,8 @@ static int parse_tracepoint(struct parser *p, const char *tok, size_t toklen, co
 			    sys, name);
 	if (!has_glob(sys) && !has_glob(name)) {
 		ret = tracepoint_open_id(tfs, sys, name, &id);
+		if (ret == -ENOENT)
+			ret = tracepoint_format_id(tfs, sys, name, &id);
 		if (ret == -EACCES || ret == -EPERM)
 			return perr(p, EACCES, tok, toklen,
 				    "tracepoint '%s:%s': no permission to read tracefs", sys, name);

@@ -65,6 +65,12 @@ if have_perf; then
 			not_ok list-tracepoints-all "$(grep -c . <<<"$miss") of perf's $ntp tracepoints are not in pcl list, e.g.:" \
 				"$(head -10 <<<"$miss")"
 		fi
+		# and none perf hides: perf lists only events with an id file
+		extra=$(grep 'Tracepoint event' "$L" | names_of /dev/stdin | comm -13 "$TMP/perf.tp" -)
+		if [ -z "$extra" ]; then ok list-tracepoints-only-perfs; else
+			not_ok list-tracepoints-only-perfs "$(grep -c . <<<"$extra") tracepoints in pcl list that perf list hides, e.g.:" \
+				"$(head -10 <<<"$extra")"
+		fi
 	else
 		skip list-tracepoints "perf list shows no tracepoints (tracefs not mounted?)"
 	fi
@@ -165,5 +171,44 @@ for d in docs:
 	fi
 else
 	skip list-json "neither python3 nor jq to validate JSON"
+fi
+
+# --- tracepoints without an id (ftrace's own events) ------------------------
+# tracefs gives ftrace:bprint and the like a format but no id: perf_event_open
+# cannot open them, perf list hides them, perf stat -e takes the id from the
+# format and prints <not supported>.
+tfs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do [ -d "$d/events" ] && tfs=$d && break; done
+noid=
+if [ -n "$tfs" ]; then
+	for f in "$tfs"/events/*/*/format; do
+		[ -e "${f%/format}/id" ] && continue
+		noid=$(sed -E 's|.*/events/([^/]+)/([^/]+)/format$|\1:\2|' <<<"$f")
+		break
+	done
+fi
+if [ -z "$noid" ]; then
+	skip list-idless-hidden "no tracepoint without an id file here (or no tracefs)"
+else
+	if grep -qE "^ +$noid( |\$)" "$L"; then
+		not_ok list-idless-hidden "pcl list shows $noid, which has no id file (perf list hides it)"
+	else
+		ok list-idless-hidden
+	fi
+	run noid "$PCL" stat -x, -e "$noid" -- true
+	line=$(grep -F ",$noid," "$TMP/noid.err")
+	if [ $RC -eq 0 ] && [[ $line == "<not supported>,,$noid,"* ]]; then
+		ok list-idless-stat-not-supported
+	else
+		not_ok list-idless-stat-not-supported "pcl stat -x, -e $noid -- true: exit $RC; want 0 and a" \
+			"'<not supported>' row, as perf stat prints:" "$(show "$TMP/noid.err")"
+	fi
+	if have_perf; then
+		run noidf perf stat -x, -e "$noid" -- true
+		fline=$(grep -F ",$noid," "$TMP/noidf.err")
+		if [ "$(norm_words <<<"$line")" = "$(norm_words <<<"$fline")" ]; then ok list-idless-stat-vs-perf; else
+			not_ok list-idless-stat-vs-perf "pcl stat -x, -e $noid: '$line'; perf: '$fline'"
+		fi
+	fi
 fi
 exit 0
