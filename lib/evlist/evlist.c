@@ -345,6 +345,9 @@ static void perm_hint(const struct pcl_evlist *el, const struct evsel *e, char *
 	int lvl;
 
 	buf[0] = 0;
+	/* perf_event_open was not called for a user-space source */
+	if (!pcl_pmu__is_kernel(e->ev.pmu))
+		return;
 	pcl_sys_probe(&caps);
 	lvl = caps.perf_event_paranoid;
 	if (!caps.cap_perfmon && !caps.cap_sys_admin) {
@@ -456,6 +459,13 @@ static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 		else if (asprintf(&e->open_msg, "%s: %s", e->ev.name, pcl_strerror(ret)) < 0)
 			e->open_msg = NULL;
 		return 0;
+	}
+	/* a user-space source says why itself (a closed file, not perf_event_paranoid) */
+	if (!pcl_pmu__is_kernel(e->ev.pmu) && strstr(pcl_last_error(), e->ev.name)) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", pcl_last_error());
+		return pcl_err(-ret, "cannot open event %s", why);
 	}
 	open_hint(el, e, -ret, hint, sizeof(hint));
 	return pcl_err(-ret, "cannot open event '%s': %s%s", e->ev.name, pcl_strerror(ret), hint);

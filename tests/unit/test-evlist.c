@@ -780,6 +780,9 @@ static int u_add(struct pcl_counter *c)
 {
 	struct ucount *u = pcl_pmu__ctx(c->pmu);
 
+	/* u3 stands for a source whose file is closed to this user */
+	if (c->attr->config == 3)
+		return -EACCES;
 	uc.ctx_ok = u == &uc;
 	u->add++;
 	u->pid = c->pid;
@@ -831,13 +834,14 @@ static const struct pcl_pmu_ops u_ops = {
 static const struct pcl_pmu_alias u_aliases[] = {
 	{ "u1", "config=1", "widgets", 0.25, NULL },
 	{ "u2", "config=2", NULL, 0, NULL },
+	{ "u3", "config=3", NULL, 0, NULL },
 };
 
 static int register_ucount(void **state)
 {
 	static const struct pcl_pmu_desc d = {
 		.sz = sizeof(d), .name = "ucount", .ops = &u_ops,
-		.aliases = u_aliases, .nr_aliases = 2, .ctx = &uc,
+		.aliases = u_aliases, .nr_aliases = 3, .ctx = &uc,
 	};
 
 	(void)state;
@@ -874,6 +878,25 @@ static void test_user_source(void **state)
 	assert_true(count_of(r, 1).val > 0);
 	unit_run_free();
 	assert_int_equal(uc.del, 1);
+}
+
+/* perf_event_open was never called: a refusal by a user-space source does not blame paranoid. */
+static void test_user_source_eacces(void **state)
+{
+	char pid[16];
+	struct pcl_target t = { .sz = sizeof(t), .pid = pid };
+	struct pcl_evlist *el = pcl_evlist__new();
+	struct pcl_parse_error err;
+
+	(void)state;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	assert_non_null(el);
+	assert_true(pcl_evlist__add(el, "ucount/u3/", &err) > 0);
+	assert_int_equal(pcl_evlist__open(el, &t, NULL), -EACCES);
+	print_message("%s\n", pcl_last_error());
+	assert_non_null(strstr(pcl_last_error(), "'ucount/u3/'"));
+	assert_null(strstr(pcl_last_error(), "paranoid"));
+	pcl_evlist__free(el);
 }
 
 static void test_user_source_per_cpu(void **state)
@@ -1096,6 +1119,7 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_cpu_target),
 		UNIT_TEST(test_system_wide),
 		UNIT_TEST(test_user_source),
+		UNIT_TEST(test_user_source_eacces),
 		UNIT_TEST(test_user_source_per_cpu),
 		UNIT_TEST(test_user_source_in_group),
 		UNIT_TEST(test_tool_events),
