@@ -732,6 +732,40 @@ static void test_tracepoint_single(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * ftrace's own events have a format but no id file: named, one takes the ID
+ * line of its format, as perf's parser does (the kernel then refuses it, and
+ * perf stat prints <not supported>); a glob leaves it out, as perf list does.
+ */
+static void test_tracepoint_without_id(void **state)
+{
+	char path[512], buf[256];
+	struct pcl_events l;
+	const char *line;
+	uint64_t id;
+
+	(void)state;
+	require_tracefs();
+	snprintf(path, sizeof(path), "%s/events/ftrace/bprint/format", pcl_tracefs(false));
+	if (tracefs_id("ftrace", "bprint", &id) == 0 ||
+	    read_small_file(path, buf, sizeof(buf)) < 0 || !(line = strstr(buf, "\nID: "))) {
+		print_message("no ftrace:bprint without an id file here\n");
+		skip();
+	}
+	if (parse_ok(&l, "ftrace:bprint", 1))
+		fail();
+	assert_int_equal(l.ev[0].attr.type, PERF_TYPE_TRACEPOINT);
+	assert_int_equal(l.ev[0].attr.config, strtoull(line + 5, NULL, 10));
+	pcl_events__clear(&l);
+	/* bprint and bputs: neither has an id, so the glob matches nothing */
+	if (tracefs_id("ftrace", "bputs", &id)) {
+		struct pcl_parse_error err;
+
+		assert_int_equal(parse(&l, "ftrace:bp*", &err), -ENOENT);
+		pcl_events__clear(&l);
+	}
+}
+
 /* Every event of a glob: as many as tracefs has, each named sys:event with its own id. */
 static int check_glob(const char *spec, const char *sys, const char *pattern)
 {
@@ -1323,6 +1357,7 @@ int main(void)
 		UNIT_TEST(test_tool_alias_unit),
 		UNIT_TEST(test_pmu_terms_invalid),
 		UNIT_TEST(test_tracepoint_single),
+		UNIT_TEST(test_tracepoint_without_id),
 		UNIT_TEST(test_tracepoint_glob),
 		UNIT_TEST(test_tracepoint_glob_modifiers),
 		UNIT_TEST(test_tracepoint_invalid),
