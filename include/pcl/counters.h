@@ -38,8 +38,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/hw_breakpoint.h> /* HW_BREAKPOINT_W ... for pcl_watch_opts */
 #include <linux/perf_event.h>
 #include <pcl/common.h>
+#include <pcl/pmu.h> /* struct pcl_count */
 #include <pcl/record.h>
 
 #ifdef __cplusplus
@@ -266,7 +268,6 @@ PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *o
  * -EAGAIN when the page cannot give the count without a syscall (no
  * cap_user_rdpmc, or the counter is not on the PMU: read(2) instead).
  */
-struct pcl_count;
 PCL_API int pcl_mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out);
 /*
  * A TSC value @cyc as a perf timestamp (the clock of sample times), with
