@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "internal.h"
+#include "evlist/read-format.h"
 #include "evlist/target.h"
 
 #define READ_FORMAT                                                                                \
@@ -50,6 +51,11 @@ struct pcl_evlist {
 	bool opened;
 	bool enabled; /* between enable() and disable() */
 	uint64_t read_format; /* set by pcl_evlist__set_read_format, else 0 for the default */
+	/* group reads: one read(2) of the biggest group, and its decoded counts */
+	void *rbuf;
+	size_t rbuf_len;
+	struct pcl_count *rcounts;
+	int rcounts_nr;
 };
 
 PCL_API struct pcl_evlist *pcl_evlist__new(void)
@@ -72,6 +78,8 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 	free(el->evsels);
 	free(el->cpus);
 	free(el->threads);
+	free(el->rbuf);
+	free(el->rcounts);
 	free(el);
 }
 
@@ -431,7 +439,8 @@ PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
 
 PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format)
 {
-	if (!el || el->opened || !read_format)
+	/* a bit the manual does not define would change a layout we cannot parse */
+	if (!el || el->opened || !read_format || (read_format & ~(uint64_t)READ_FORMAT_KNOWN))
 		return -EINVAL;
 	el->read_format = read_format;
 	return 0;
@@ -455,6 +464,52 @@ PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, in
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].cgroup : NULL;
+}
+
+/* Events in @e's group, itself included (a lone event is a group of one). */
+static int group_size(const struct evsel *e)
+{
+	return e->ev.nr_members > 0 ? e->ev.nr_members : 1;
+}
+
+/* Size the group read buffer from each group leader's read_format and its group. */
+static int size_read_buffers(struct pcl_evlist *el)
+{
+	size_t len = 0;
+	int nr = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		const struct evsel *e = &el->evsels[i];
+		size_t sz;
+
+		if (e->state != PCL_EVSEL_OK || !e->group_read)
+			continue;
+		sz = read_format_size(e->ev.attr.read_format, group_size(e));
+		if (!sz)
+			return pcl_err(EINVAL, "'%s': read_format %#llx cannot be read", e->ev.name,
+				       (unsigned long long)e->ev.attr.read_format);
+		if (sz > len)
+			len = sz;
+		if (group_size(e) > nr)
+			nr = group_size(e);
+	}
+	if (len > el->rbuf_len) {
+		void *b = realloc(el->rbuf, len);
+
+		if (!b)
+			return pcl_err(ENOMEM, "out of memory");
+		el->rbuf = b;
+		el->rbuf_len = len;
+	}
+	if (nr > el->rcounts_nr) {
+		struct pcl_count *c = realloc(el->rcounts, sizeof(*c) * (size_t)nr);
+
+		if (!c)
+			return pcl_err(ENOMEM, "out of memory");
+		el->rcounts = c;
+		el->rcounts_nr = nr;
+	}
+	return 0;
 }
 
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
@@ -508,6 +563,11 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 			return ret;
 		}
 		nok += el->evsels[i].state == PCL_EVSEL_OK;
+	}
+	ret = size_read_buffers(el);
+	if (ret) {
+		pcl_evlist__close(el);
+		return ret;
 	}
 	/* every event unsupported is not an error: perf still runs and says so per row */
 	if (!nok)
@@ -630,42 +690,32 @@ static bool in_kernel_group(const struct pcl_evlist *el, const struct evsel *e)
 }
 
 /*
- * One read() on a group leader with PERF_FORMAT_GROUP fills every member:
- * { nr, time_enabled, time_running, { value, id } [nr] }, the values in the
- * order the members joined the group. Members that failed to open or that
- * live in user space never joined, so the k-th value belongs to the k-th
- * member that did.
+ * One read() on a group leader with PERF_FORMAT_GROUP fills every member,
+ * in the order the members joined the group, in the layout its read_format
+ * makes (read-format.c). Members that failed to open or that live in user
+ * space never joined, so the k-th count belongs to the k-th member that did.
  */
 static int read_group(struct pcl_evlist *el, int leader, int c)
 {
 	struct evsel *l = &el->evsels[leader];
-	int nr = l->ev.nr_members, m = leader;
-	uint64_t buf[3 + 2 * 64];
+	int nr = group_size(l), m = leader, got;
 	ssize_t n;
 
-	if (nr > 64)
-		return -E2BIG;
-	do {
-		n = read(l->ctr[c].fd, buf, sizeof(buf));
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > (uint64_t)nr ||
-	    n < (ssize_t)((3 + 2 * buf[0]) * sizeof(uint64_t)))
+	if (!el->rbuf || nr > el->rcounts_nr)
 		return -EIO;
-	for (uint64_t k = 0; k < buf[0]; k++, m++) {
-		struct evsel *e;
-
+	n = read_format_read(l->ctr[c].fd, el->rbuf, el->rbuf_len);
+	if (n < 0)
+		return (int)n;
+	got = read_format_parse(l->ev.attr.read_format, el->rbuf, (size_t)n, el->rcounts, nr);
+	if (got < 0)
+		return got;
+	for (int k = 0; k < got; k++, m++) {
 		while (m < leader + nr &&
 		       (!in_kernel_group(el, &el->evsels[m]) || !el->evsels[m].live[c]))
 			m++;
 		if (m >= leader + nr)
 			return -EIO;
-		e = &el->evsels[m];
-		e->counts[c].val = buf[3 + 2 * k];
-		e->counts[c].id = buf[4 + 2 * k];
-		e->counts[c].ena = buf[1];
-		e->counts[c].run = buf[2];
+		el->evsels[m].counts[c] = el->rcounts[k];
 	}
 	return 0;
 }
@@ -726,6 +776,7 @@ PCL_API int pcl_evlist__count(const struct pcl_evlist *el, int idx, int cpu_idx,
 			out->val += c->val;
 			out->ena += c->ena;
 			out->run += c->run;
+			out->lost += c->lost;
 			out->id = c->id;
 		}
 	}
