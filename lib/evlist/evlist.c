@@ -50,7 +50,8 @@ struct pcl_evlist {
 	bool workload;
 	bool opened;
 	bool enabled; /* between enable() and disable() */
-	uint64_t read_format; /* set by pcl_evlist__set_read_format, else 0 for the default */
+	uint64_t read_format; /* set by pcl_evlist__set_read_format (0 is a format too) */
+	bool has_read_format; /* else the counting default, READ_FORMAT (+ GROUP in groups) */
 	/* group reads: one read(2) of the biggest group, and its decoded counts */
 	void *rbuf;
 	size_t rbuf_len;
@@ -273,9 +274,9 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	struct evsel *l = &el->evsels[e->ev.leader];
 
 	a->size = sizeof(*a);
-	a->read_format = el->read_format ? el->read_format : READ_FORMAT;
+	a->read_format = el->has_read_format ? el->read_format : READ_FORMAT;
 	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu) &&
-	    pcl_pmu__is_kernel(e->ev.pmu) && !el->read_format)
+	    pcl_pmu__is_kernel(e->ev.pmu) && !el->has_read_format)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->inherit = !(t && t->no_inherit);
 	a->disabled = leader;
@@ -440,9 +441,10 @@ PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
 PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format)
 {
 	/* a bit the manual does not define would change a layout we cannot parse */
-	if (!el || el->opened || !read_format || (read_format & ~(uint64_t)READ_FORMAT_KNOWN))
+	if (!el || el->opened || (read_format & ~(uint64_t)READ_FORMAT_KNOWN))
 		return -EINVAL;
 	el->read_format = read_format;
+	el->has_read_format = true;
 	return 0;
 }
 
