@@ -14,7 +14,13 @@
  * tracepoints, breakpoints and user-space sources (tool/, proc/, psi/,
  * power/) mix freely. Events this machine cannot count (no hardware PMU)
  * open as unsupported: their pcl_value has status -ENODEV and the others
- * count on.
+ * count on. In a group (opts.group or braces) that holds for the leader too:
+ * a leader that cannot be opened hands the group to its first member that
+ * can, which then leads the rest as one kernel group (read at one instant);
+ * the open succeeds and pcl_last_error() (and the print callback, as a
+ * warning) names the event left out and the new leader ("cycles: ...; the
+ * group goes on without it, led by 'task-clock'"). pcl stat, like perf,
+ * refuses such a group instead.
  *
  * Reads take the cheapest path the kernel offers: a group is read in one
  * read(2); a counter whose mmap page has cap_user_rdpmc is read in user

@@ -52,6 +52,7 @@ struct pcl_evlist {
 	bool enabled; /* between enable() and disable() */
 	uint64_t read_format; /* set by pcl_evlist__set_read_format (0 is a format too) */
 	bool has_read_format; /* else the counting default, READ_FORMAT (+ GROUP in groups) */
+	bool regroup; /* an unsupported leader hands its group on (evlist_set_regroup) */
 	/* group reads: one read(2) of the biggest group, and its decoded counts */
 	void *rbuf;
 	size_t rbuf_len;
@@ -341,10 +342,54 @@ static const char *target_hint(int err)
 	}
 }
 
+/* Events in @e's group, itself included (a lone event is a group of one). */
+static int group_size(const struct evsel *e)
+{
+	return e->ev.nr_members > 0 ? e->ev.nr_members : 1;
+}
+
+/*
+ * The leader of @e's group could not be opened: @e, its first member left,
+ * leads the rest instead. Their attrs are made again for the new group (the
+ * leader starts disabled, a group of one reads without PERF_FORMAT_GROUP),
+ * and the old leader's message says what became of its group.
+ */
+static void regroup(struct pcl_evlist *el, struct evsel *e)
+{
+	struct evsel *l = &el->evsels[e->ev.leader];
+	int old = e->ev.leader, idx = (int)(e - el->evsels), end = old + group_size(l);
+	char *msg = NULL;
+
+	for (int m = idx; m < end && m < el->nr; m++)
+		el->evsels[m].ev.leader = idx;
+	e->ev.nr_members = end - idx;
+	l->ev.nr_members = idx - old;
+	for (int m = idx; m < end && m < el->nr; m++) {
+		struct perf_event_attr *a = &el->evsels[m].ev.attr;
+		unsigned int inherit = a->inherit;
+
+		setup_attr(el, &el->evsels[m], NULL);
+		a->inherit = inherit;
+	}
+	if (asprintf(&msg, "%s; the group goes on without it, led by '%s'",
+		     l->open_msg ? l->open_msg : l->ev.name, e->ev.name) >= 0) {
+		free(l->open_msg);
+		l->open_msg = msg;
+	}
+	/* the open succeeds: this is the caller's only word on what became of the group */
+	pcl_err(ENODEV, "%s", l->open_msg ? l->open_msg : l->ev.name);
+	pr_warn("%s\n", l->open_msg ? l->open_msg : l->ev.name);
+}
+
 static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 {
 	int n = el->ncpus * el->nthreads, ret = 0;
 	struct evsel *l = &el->evsels[e->ev.leader];
+
+	if (l != e && l->state != PCL_EVSEL_OK && el->regroup) {
+		regroup(el, e);
+		l = e;
+	}
 
 	e->ctr = calloc((size_t)n, sizeof(*e->ctr));
 	e->live = calloc((size_t)n, 1);
@@ -466,12 +511,6 @@ PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, in
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].cgroup : NULL;
-}
-
-/* Events in @e's group, itself included (a lone event is a group of one). */
-static int group_size(const struct evsel *e)
-{
-	return e->ev.nr_members > 0 ? e->ev.nr_members : 1;
 }
 
 /* Size the group read buffer from each group leader's read_format and its group. */
@@ -868,6 +907,18 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 	e->counts[cpu_idx * el->nthreads + thread_idx] = *count;
 	e->state = PCL_EVSEL_OK;
 	return 0;
+}
+
+/*
+ * Whether a group whose leader cannot be opened is re-formed under its first
+ * member that can (the self-measurement API's promise that the others count
+ * on), instead of every member being unsupported with it (perf stat's way).
+ * Before open.
+ */
+void evlist_set_regroup(struct pcl_evlist *el, bool on)
+{
+	if (el && !el->opened)
+		el->regroup = on;
 }
 
 /*

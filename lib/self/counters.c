@@ -138,6 +138,8 @@ PCL_API struct pcl_counters *pcl_counters_new(const char *events,
 			pcl_err(-ret, "%s", perr.msg); /* with the parser's suggestion in it */
 		goto fail;
 	}
+	/* counters.h's promise: an event this machine lacks never stops the others */
+	evlist_set_regroup(c->el, true);
 	c->nr = pcl_evlist__nr(c->el);
 	c->slots = calloc((size_t)c->nr, sizeof(*c->slots));
 	if (!c->slots)
