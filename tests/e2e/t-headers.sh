@@ -35,6 +35,11 @@ use_of() {
 		echo 'int tick(struct pcl_stat *st, const struct timespec *ts);'
 		echo 'int tick(struct pcl_stat *st, const struct timespec *ts) { return pcl_stat__print_interval(st, stdout, ts, 0); }'
 		;;
+	pmu.h)
+		# every read_format field a count can carry
+		echo 'uint64_t sum_of(const struct pcl_count *c);'
+		echo 'uint64_t sum_of(const struct pcl_count *c) { return c->val + c->ena + c->run + c->id + c->lost; }'
+		;;
 	record.h)
 		# the anonymous union's members are reached directly
 		echo 'uint32_t pid_of(const struct pcl_record *r);'
