@@ -18,8 +18,8 @@
 /* Words of the header (GROUP: nr and the times) and of each counter's entry. */
 static void layout(uint64_t fmt, size_t *head, size_t *entry)
 {
-	size_t times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t times =
+		!!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	size_t tail = !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
 
 	if (fmt & PERF_FORMAT_GROUP) {

@@ -464,10 +464,10 @@ static void test_group_on_workload(void **state)
 
 /* ---- read_format: every layout of perf_event_open(2) ---- */
 
-#define RF_ENA PERF_FORMAT_TOTAL_TIME_ENABLED
-#define RF_RUN PERF_FORMAT_TOTAL_TIME_RUNNING
-#define RF_ID PERF_FORMAT_ID
-#define RF_GRP PERF_FORMAT_GROUP
+#define RF_ENA	PERF_FORMAT_TOTAL_TIME_ENABLED
+#define RF_RUN	PERF_FORMAT_TOTAL_TIME_RUNNING
+#define RF_ID	PERF_FORMAT_ID
+#define RF_GRP	PERF_FORMAT_GROUP
 #define RF_LOST PERF_FORMAT_LOST
 
 struct rf_case {
