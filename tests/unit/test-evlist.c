@@ -715,6 +715,22 @@ static void test_read_big_group(void **state)
 		assert_true(c.val >= 8);
 		assert_int_equal(c.id, ioc_id(pcl_evlist__fd(el, i, 0, 0)));
 	}
+	/*
+	 * A member read by itself with PERF_FORMAT_GROUP gets the whole group:
+	 * the buffer grows past its first guess, and the member is found by id.
+	 */
+	struct pcl_count all;
+	uint64_t fmt = pcl_evlist__attr(el, 50)->read_format;
+
+	assert_true(fmt & RF_GRP);
+	assert_int_equal(kernel_counter_read(pcl_evlist__fd(el, 50, 0, 0), fmt, &c), 0);
+	assert_int_equal(c.id, ioc_id(pcl_evlist__fd(el, 50, 0, 0)));
+	assert_int_equal(pcl_evlist__count(el, 50, -1, -1, &all), 0);
+	assert_int_equal(c.val, all.val);
+	/* decoding with a read_format that is not the fd's: the length tells, refused */
+	assert_int_equal(kernel_counter_read(pcl_evlist__fd(el, 50, 0, 0), fmt & ~(uint64_t)RF_ID,
+					     &c),
+			 -EIO);
 	pcl_evlist__free(el);
 }
 
