@@ -422,6 +422,23 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 			pcl_workload__free(r.wl);
 			return -1;
 		}
+		/*
+		 * perf 6.1 fails when a group's leader cannot be counted ("The cycles
+		 * event is not supported."): its members would all read nothing.
+		 */
+		for (int i = 0; i < pcl_evlist__nr(el); i++) {
+			const struct pcl_event *ev = pcl_evlist__event(el, i);
+
+			if (ev->leader == i && ev->nr_members > 1 &&
+			    pcl_evlist__state(el, i) == PCL_EVSEL_NOT_SUPPORTED) {
+				die_msg("event '%s' is not supported, and the group it leads cannot "
+					"be counted without it (take it out of the braces)",
+					ev->name);
+				pcl_evlist__close(el);
+				pcl_workload__free(r.wl);
+				return -1;
+			}
+		}
 		/* a user-space source this machine lacks says why, once (the kernel's are silent) */
 		for (int i = 0; i < pcl_evlist__nr(el) && !*st; i++) {
 			const char *why = pcl_evlist__open_error(el, i);

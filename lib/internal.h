@@ -67,8 +67,9 @@ int tracepoint_id(const char *sys, const char *name, uint64_t *id);
 /* evlist internals for the self-measurement API (lib/self) */
 int evlist_read_one(struct pcl_evlist *el, int idx);
 int evlist_restart_user(struct pcl_evlist *el, int idx, bool running);
+void evlist_set_regroup(struct pcl_evlist *el, bool on);
 
-/* Read a kernel counter with read_format TOTAL_TIME_ENABLED|RUNNING|ID. */
-int kernel_counter_read(int fd, struct pcl_count *out);
+/* Read one kernel counter opened with @read_format (any of perf_event_open(2)'s). */
+int kernel_counter_read(int fd, uint64_t read_format, struct pcl_count *out);
 
 #endif

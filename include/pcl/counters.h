@@ -14,7 +14,13 @@
  * tracepoints, breakpoints and user-space sources (tool/, proc/, psi/,
  * power/) mix freely. Events this machine cannot count (no hardware PMU)
  * open as unsupported: their pcl_value has status -ENODEV and the others
- * count on.
+ * count on. In a group (opts.group or braces) that holds for the leader too:
+ * a leader that cannot be opened hands the group to its first member that
+ * can, which then leads the rest as one kernel group (read at one instant);
+ * the open succeeds and pcl_last_error() (and the print callback, as a
+ * warning) names the event left out and the new leader ("cycles: ...; the
+ * group goes on without it, led by 'task-clock'"). pcl stat, like perf,
+ * refuses such a group instead.
  *
  * Reads take the cheapest path the kernel offers: a group is read in one
  * read(2); a counter whose mmap page has cap_user_rdpmc is read in user
@@ -38,8 +44,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/hw_breakpoint.h> /* HW_BREAKPOINT_W ... for pcl_watch_opts */
 #include <linux/perf_event.h>
 #include <pcl/common.h>
+#include <pcl/pmu.h> /* struct pcl_count */
 #include <pcl/record.h>
 
 #ifdef __cplusplus
@@ -266,7 +274,6 @@ PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *o
  * -EAGAIN when the page cannot give the count without a syscall (no
  * cap_user_rdpmc, or the counter is not on the PMU: read(2) instead).
  */
-struct pcl_count;
 PCL_API int pcl_mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out);
 /*
  * A TSC value @cyc as a perf timestamp (the clock of sample times), with

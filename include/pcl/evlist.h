@@ -73,8 +73,13 @@ PCL_API enum pcl_evsel_state pcl_evlist__state(const struct pcl_evlist *el, int 
 PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx);
 /*
  * Use @read_format for every event instead of the counting default
- * (TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID, plus GROUP for groups).
- * For sampling sessions that never read counts. Call before open.
+ * (TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID, plus GROUP for groups):
+ * any combination of the PERF_FORMAT_* bits perf_event_open(2) defines,
+ * 0 (the value alone) included. pcl_evlist__read then decodes that layout:
+ * each pcl_count field the format lacks reads 0. With GROUP, an event in a
+ * group is read with its leader in one read(2); an event alone is a group
+ * of one. Call before open. Returns 0, or -EINVAL for an unknown bit or an
+ * opened list.
  */
 PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format);
 /* The perf fd of event @idx at (@cpu_idx, @thread_idx), or -1 (not open, or a user-space source).

@@ -47,12 +47,17 @@ struct pcl_pmu_format {
 	uint64_t mask;	  /* the bits, possibly not contiguous */
 };
 
-/* A count as read from a counter, before scaling. */
+/*
+ * A count as read from a counter, before scaling. Each field but val comes
+ * from its PERF_FORMAT_* bit of the counter's read_format, and is 0 when
+ * the read_format lacks it (a user-space source sets the times itself).
+ */
 struct pcl_count {
 	uint64_t val;
-	uint64_t ena; /* time enabled, ns */
-	uint64_t run; /* time running, ns */
-	uint64_t id;  /* kernel event id, 0 for user-space sources */
+	uint64_t ena;  /* TOTAL_TIME_ENABLED: ns enabled */
+	uint64_t run;  /* TOTAL_TIME_RUNNING: ns running */
+	uint64_t id;   /* ID: the kernel's event id (PERF_EVENT_IOC_ID); 0 for user-space sources */
+	uint64_t lost; /* LOST: samples the kernel lost for this counter (kernels >= 6.0) */
 };
 
 /* One opened instance of an event on one (cpu, thread); handed to the ops. */

@@ -94,7 +94,8 @@ struct pcl_record {
 	uint16_t size;
 	bool has_id; /* the sample_id_all trailer was decoded into id */
 	struct pcl_sample_id id;
-	union {
+	/* anonymous: a C11 feature, which __extension__ lets C99 -pedantic users accept */
+	__extension__ union {
 		struct pcl_sample sample;
 		struct {
 			uint32_t pid, tid;

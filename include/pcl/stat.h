@@ -22,6 +22,12 @@
 extern "C" {
 #endif
 
+/*
+ * <time.h> declares it only for POSIX or C11 users: declared here so that
+ * a strict C99 user can include this header alone.
+ */
+struct timespec;
+
 enum pcl_aggr_mode {
 	PCL_AGGR_GLOBAL = 0, /* one row per event */
 	PCL_AGGR_NONE,	     /* -A: one row per CPU */

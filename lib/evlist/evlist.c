@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "internal.h"
+#include "evlist/read-format.h"
 #include "evlist/target.h"
 
 #define READ_FORMAT                                                                                \
@@ -49,7 +50,14 @@ struct pcl_evlist {
 	bool workload;
 	bool opened;
 	bool enabled; /* between enable() and disable() */
-	uint64_t read_format; /* set by pcl_evlist__set_read_format, else 0 for the default */
+	uint64_t read_format; /* set by pcl_evlist__set_read_format (0 is a format too) */
+	bool has_read_format; /* else the counting default, READ_FORMAT (+ GROUP in groups) */
+	bool regroup; /* an unsupported leader hands its group on (evlist_set_regroup) */
+	/* group reads: one read(2) of the biggest group, and its decoded counts */
+	void *rbuf;
+	size_t rbuf_len;
+	struct pcl_count *rcounts;
+	int rcounts_nr;
 };
 
 PCL_API struct pcl_evlist *pcl_evlist__new(void)
@@ -72,6 +80,8 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 	free(el->evsels);
 	free(el->cpus);
 	free(el->threads);
+	free(el->rbuf);
+	free(el->rcounts);
 	free(el);
 }
 
@@ -265,9 +275,9 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	struct evsel *l = &el->evsels[e->ev.leader];
 
 	a->size = sizeof(*a);
-	a->read_format = el->read_format ? el->read_format : READ_FORMAT;
+	a->read_format = el->has_read_format ? el->read_format : READ_FORMAT;
 	if (l->ev.nr_members > 1 && pcl_pmu__is_kernel(l->ev.pmu) &&
-	    pcl_pmu__is_kernel(e->ev.pmu) && !el->read_format)
+	    pcl_pmu__is_kernel(e->ev.pmu) && !el->has_read_format)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->inherit = !(t && t->no_inherit);
 	a->disabled = leader;
@@ -407,11 +417,55 @@ static void open_hint(const struct pcl_evlist *el, const struct evsel *e, int er
 	}
 }
 
+/* Events in @e's group, itself included (a lone event is a group of one). */
+static int group_size(const struct evsel *e)
+{
+	return e->ev.nr_members > 0 ? e->ev.nr_members : 1;
+}
+
+/*
+ * The leader of @e's group could not be opened: @e, its first member left,
+ * leads the rest instead. Their attrs are made again for the new group (the
+ * leader starts disabled, a group of one reads without PERF_FORMAT_GROUP),
+ * and the old leader's message says what became of its group.
+ */
+static void regroup(struct pcl_evlist *el, struct evsel *e)
+{
+	struct evsel *l = &el->evsels[e->ev.leader];
+	int old = e->ev.leader, idx = (int)(e - el->evsels), end = old + group_size(l);
+	char *msg = NULL;
+
+	for (int m = idx; m < end && m < el->nr; m++)
+		el->evsels[m].ev.leader = idx;
+	e->ev.nr_members = end - idx;
+	l->ev.nr_members = idx - old;
+	for (int m = idx; m < end && m < el->nr; m++) {
+		struct perf_event_attr *a = &el->evsels[m].ev.attr;
+		unsigned int inherit = a->inherit;
+
+		setup_attr(el, &el->evsels[m], NULL);
+		a->inherit = inherit;
+	}
+	if (asprintf(&msg, "%s; the group goes on without it, led by '%s'",
+		     l->open_msg ? l->open_msg : l->ev.name, e->ev.name) >= 0) {
+		free(l->open_msg);
+		l->open_msg = msg;
+	}
+	/* the open succeeds: this is the caller's only word on what became of the group */
+	pcl_err(ENODEV, "%s", l->open_msg ? l->open_msg : l->ev.name);
+	pr_warn("%s\n", l->open_msg ? l->open_msg : l->ev.name);
+}
+
 static int open_evsel(struct pcl_evlist *el, struct evsel *e)
 {
 	int n = el->ncpus * el->nthreads, ret = 0;
 	struct evsel *l = &el->evsels[e->ev.leader];
 	char hint[256];
+
+	if (l != e && l->state != PCL_EVSEL_OK && el->regroup) {
+		regroup(el, e);
+		l = e;
+	}
 
 	e->ctr = calloc((size_t)n, sizeof(*e->ctr));
 	e->live = calloc((size_t)n, 1);
@@ -514,9 +568,11 @@ PCL_API struct perf_event_attr *pcl_evlist__attr(struct pcl_evlist *el, int idx)
 
 PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_format)
 {
-	if (!el || el->opened || !read_format)
+	/* a bit the manual does not define would change a layout we cannot parse */
+	if (!el || el->opened || (read_format & ~(uint64_t)READ_FORMAT_KNOWN))
 		return -EINVAL;
 	el->read_format = read_format;
+	el->has_read_format = true;
 	return 0;
 }
 
@@ -538,6 +594,46 @@ PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, in
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].cgroup : NULL;
+}
+
+/* Size the group read buffer from each group leader's read_format and its group. */
+static int size_read_buffers(struct pcl_evlist *el)
+{
+	size_t len = 0;
+	int nr = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		const struct evsel *e = &el->evsels[i];
+		size_t sz;
+
+		if (e->state != PCL_EVSEL_OK || !e->group_read)
+			continue;
+		sz = read_format_size(e->ev.attr.read_format, group_size(e));
+		if (!sz)
+			return pcl_err(EINVAL, "'%s': read_format %#llx cannot be read", e->ev.name,
+				       (unsigned long long)e->ev.attr.read_format);
+		if (sz > len)
+			len = sz;
+		if (group_size(e) > nr)
+			nr = group_size(e);
+	}
+	if (len > el->rbuf_len) {
+		void *b = realloc(el->rbuf, len);
+
+		if (!b)
+			return pcl_err(ENOMEM, "out of memory");
+		el->rbuf = b;
+		el->rbuf_len = len;
+	}
+	if (nr > el->rcounts_nr) {
+		struct pcl_count *c = realloc(el->rcounts, sizeof(*c) * (size_t)nr);
+
+		if (!c)
+			return pcl_err(ENOMEM, "out of memory");
+		el->rcounts = c;
+		el->rcounts_nr = nr;
+	}
+	return 0;
 }
 
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
@@ -591,6 +687,11 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 			return ret;
 		}
 		nok += el->evsels[i].state == PCL_EVSEL_OK;
+	}
+	ret = size_read_buffers(el);
+	if (ret) {
+		pcl_evlist__close(el);
+		return ret;
 	}
 	/* every event unsupported is not an error: perf still runs and says so per row */
 	if (!nok)
@@ -713,42 +814,32 @@ static bool in_kernel_group(const struct pcl_evlist *el, const struct evsel *e)
 }
 
 /*
- * One read() on a group leader with PERF_FORMAT_GROUP fills every member:
- * { nr, time_enabled, time_running, { value, id } [nr] }, the values in the
- * order the members joined the group. Members that failed to open or that
- * live in user space never joined, so the k-th value belongs to the k-th
- * member that did.
+ * One read() on a group leader with PERF_FORMAT_GROUP fills every member,
+ * in the order the members joined the group, in the layout its read_format
+ * makes (read-format.c). Members that failed to open or that live in user
+ * space never joined, so the k-th count belongs to the k-th member that did.
  */
 static int read_group(struct pcl_evlist *el, int leader, int c)
 {
 	struct evsel *l = &el->evsels[leader];
-	int nr = l->ev.nr_members, m = leader;
-	uint64_t buf[3 + 2 * 64];
+	int nr = group_size(l), m = leader, got;
 	ssize_t n;
 
-	if (nr > 64)
-		return -E2BIG;
-	do {
-		n = read(l->ctr[c].fd, buf, sizeof(buf));
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > (uint64_t)nr ||
-	    n < (ssize_t)((3 + 2 * buf[0]) * sizeof(uint64_t)))
+	if (!el->rbuf || nr > el->rcounts_nr)
 		return -EIO;
-	for (uint64_t k = 0; k < buf[0]; k++, m++) {
-		struct evsel *e;
-
+	n = read_format_read(l->ctr[c].fd, el->rbuf, el->rbuf_len);
+	if (n < 0)
+		return (int)n;
+	got = read_format_parse(l->ev.attr.read_format, el->rbuf, (size_t)n, el->rcounts, nr);
+	if (got < 0)
+		return got;
+	for (int k = 0; k < got; k++, m++) {
 		while (m < leader + nr &&
 		       (!in_kernel_group(el, &el->evsels[m]) || !el->evsels[m].live[c]))
 			m++;
 		if (m >= leader + nr)
 			return -EIO;
-		e = &el->evsels[m];
-		e->counts[c].val = buf[3 + 2 * k];
-		e->counts[c].id = buf[4 + 2 * k];
-		e->counts[c].ena = buf[1];
-		e->counts[c].run = buf[2];
+		el->evsels[m].counts[c] = el->rcounts[k];
 	}
 	return 0;
 }
@@ -809,6 +900,7 @@ PCL_API int pcl_evlist__count(const struct pcl_evlist *el, int idx, int cpu_idx,
 			out->val += c->val;
 			out->ena += c->ena;
 			out->run += c->run;
+			out->lost += c->lost;
 			out->id = c->id;
 		}
 	}
@@ -898,6 +990,18 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 	e->counts[cpu_idx * el->nthreads + thread_idx] = *count;
 	e->state = PCL_EVSEL_OK;
 	return 0;
+}
+
+/*
+ * Whether a group whose leader cannot be opened is re-formed under its first
+ * member that can (the self-measurement API's promise that the others count
+ * on), instead of every member being unsupported with it (perf stat's way).
+ * Before open.
+ */
+void evlist_set_regroup(struct pcl_evlist *el, bool on)
+{
+	if (el && !el->opened)
+		el->regroup = on;
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "self/self.h"
 #include "self/overflow.h"
+#include "evlist/read-format.h"
 
 /* One event's place in the read plan. */
 struct slot {
@@ -43,8 +44,10 @@ struct pcl_counters {
 	bool opened;
 	bool running;
 	bool single; /* one counter per event */
-	uint64_t *buf; /* group reads */
+	uint64_t *buf; /* single-counter reads: one read(2) of the biggest layout */
 	size_t buf_words;
+	struct pcl_count *cnts; /* a group read, decoded */
+	int cnts_nr;
 	struct overflow_set *ovs; /* overflow state, or NULL */
 	void *owned;		  /* freed at close (a watchpoint's context) */
 };
@@ -135,6 +138,8 @@ PCL_API struct pcl_counters *pcl_counters_new(const char *events,
 			pcl_err(-ret, "%s", perr.msg); /* with the parser's suggestion in it */
 		goto fail;
 	}
+	/* counters.h's promise: an event this machine lacks never stops the others */
+	evlist_set_regroup(c->el, true);
 	c->nr = pcl_evlist__nr(c->el);
 	c->slots = calloc((size_t)c->nr, sizeof(*c->slots));
 	if (!c->slots)
@@ -180,7 +185,8 @@ static void map_rdpmc_page(struct slot *s)
 /* Work out, once, how each event is read. */
 static int plan_reads(struct pcl_counters *c)
 {
-	size_t words = 4;
+	size_t words = read_format_size(READ_FORMAT_KNOWN & ~(uint64_t)PERF_FORMAT_GROUP, 1) / 8;
+	int most = 1;
 
 	c->single = pcl_evlist__nr_cpus(c->el) == 1 && pcl_evlist__nr_threads(c->el) == 1;
 	for (int i = 0; i < c->nr; i++) {
@@ -209,13 +215,17 @@ static int plan_reads(struct pcl_counters *c)
 			s->members[s->nr_members++] = m;
 			c->slots[m].in_group = m != i;
 		}
-		if ((size_t)(3 + 2 * s->nr_members) > words)
-			words = (size_t)(3 + 2 * s->nr_members);
+		if (read_format_size(a->read_format, s->nr_members) / 8 > words)
+			words = read_format_size(a->read_format, s->nr_members) / 8;
+		if (s->nr_members > most)
+			most = s->nr_members;
 	}
 	c->buf = calloc(words, sizeof(uint64_t));
-	if (!c->buf)
+	c->cnts = calloc((size_t)most, sizeof(*c->cnts));
+	if (!c->buf || !c->cnts)
 		return -ENOMEM;
 	c->buf_words = words;
+	c->cnts_nr = most;
 	if (!c->single || c->opts.no_rdpmc)
 		return 0;
 	for (int i = 0; i < c->nr; i++) {
@@ -295,6 +305,7 @@ PCL_API void pcl_counters__close(struct pcl_counters *c)
 	pcl_evlist__free(c->el);
 	free(c->slots);
 	free(c->buf);
+	free(c->cnts);
 	free(c->owned);
 	free(c);
 }
@@ -380,31 +391,30 @@ static void set_value(struct pcl_value *v, const struct slot *s, uint64_t raw, u
 		v->value = (double)raw * s->scale;
 }
 
-static int read_fd(int fd, uint64_t *buf, size_t words)
+/* One read(2) of slot @i's fd, decoded with its read_format into c->cnts; count or -errno. */
+static int read_fd(struct pcl_counters *c, int i)
 {
-	ssize_t n;
+	ssize_t n = read_format_read(c->slots[i].fd, c->buf, c->buf_words * sizeof(uint64_t));
 
-	do {
-		n = read(fd, buf, words * sizeof(uint64_t));
-	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
-	return (int)(n / (ssize_t)sizeof(uint64_t));
+		return (int)n;
+	return read_format_parse(pcl_evlist__attr(c->el, i)->read_format, c->buf, (size_t)n,
+				 c->cnts, c->cnts_nr);
 }
 
-/* { nr, ena, run, { value, id } [nr] } from one read of the leader. */
-static int read_group_fast(struct pcl_counters *c, const struct slot *s, struct pcl_value *vals)
+/* Every member of a group from one read of its leader. */
+static int read_group_fast(struct pcl_counters *c, int i, struct pcl_value *vals)
 {
-	int n = read_fd(s->fd, c->buf, c->buf_words);
+	const struct slot *s = &c->slots[i];
+	int n = read_fd(c, i);
 
 	if (n < 0)
 		return n;
-	if (n < 3 || c->buf[0] != (uint64_t)s->nr_members ||
-	    (uint64_t)n < 3 + 2 * c->buf[0])
+	if (n != s->nr_members)
 		return -EIO;
 	for (int k = 0; k < s->nr_members; k++)
-		set_value(&vals[s->members[k]], &c->slots[s->members[k]], c->buf[3 + 2 * k],
-			  c->buf[1], c->buf[2]);
+		set_value(&vals[s->members[k]], &c->slots[s->members[k]], c->cnts[k].val,
+			  c->cnts[k].ena, c->cnts[k].run);
 	return 0;
 }
 
@@ -418,12 +428,12 @@ static int read_one_fast(struct pcl_counters *c, int i, struct pcl_value *v)
 		set_value(v, s, cnt.val, cnt.ena, cnt.run);
 		return 0;
 	}
-	n = read_fd(s->fd, c->buf, 4);
+	n = read_fd(c, i);
 	if (n < 0)
 		return n;
-	if (n < 3)
+	if (n != 1)
 		return -EIO;
-	set_value(v, s, c->buf[0], c->buf[1], c->buf[2]);
+	set_value(v, s, c->cnts[0].val, c->cnts[0].ena, c->cnts[0].run);
 	return 0;
 }
 
@@ -462,7 +472,7 @@ PCL_API int pcl_counters__read(struct pcl_counters *c, struct pcl_value *vals)
 		if (!c->single || !s->kernel)
 			r = read_slow(c, i, v);
 		else if (s->group_lead)
-			r = read_group_fast(c, s, vals);
+			r = read_group_fast(c, i, vals);
 		else
 			r = read_one_fast(c, i, v);
 		if (r) {

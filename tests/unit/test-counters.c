@@ -555,6 +555,81 @@ static void test_group_braces(void **state)
 	drop(c);
 }
 
+/*
+ * counters.h promises that the events this machine can count go on when
+ * others cannot, also in a group whose leader is the one missing: the first
+ * member left leads the rest, still one kernel group read at one instant.
+ */
+static void check_unsupported_leader(enum pcl_scope scope)
+{
+	struct pcl_counters_opts o = { .sz = sizeof(o), .scope = scope, .group = true };
+	struct pcl_counters *c;
+	struct pcl_value v[MAXV];
+	char *p = fresh_pages(64);
+
+	c = open_ok("cycles,task-clock,page-faults", &o);
+	assert_false(pcl_counters__supported(c, 0));
+	assert_true(pcl_counters__supported(c, 1));
+	assert_true(pcl_counters__supported(c, 2));
+	/* the open succeeded, and says what became of the group */
+	assert_non_null(strstr(pcl_last_error(), "cycles"));
+	assert_non_null(strstr(pcl_last_error(), "led by 'task-clock'"));
+	assert_int_equal(pcl_counters__start(c), 0);
+	touch_pages(p, 64);
+	/* while running: members read in separate read(2)s would see different times */
+	read_ok(c, v);
+	assert_int_equal(v[0].status, -ENODEV);
+	assert_int_equal(v[0].raw, 0);
+	assert_int_equal(v[1].status, 0);
+	assert_int_equal(v[2].status, 0);
+	assert_true(v[1].raw > 0);
+	assert_true(v[2].raw >= 64);
+	assert_true(v[1].ena > 0);
+	assert_int_equal(v[1].ena, v[2].ena);
+	assert_int_equal(v[1].run, v[2].run);
+	assert_int_equal(pcl_counters__stop(c), 0);
+	/* stop and reset reach the new leader's group */
+	assert_int_equal(pcl_counters__reset(c), 0);
+	read_ok(c, v);
+	assert_int_equal(v[2].raw, 0);
+	drop(c);
+	munmap(p, 64 * pgsz);
+}
+
+static void test_group_unsupported_leader(void **state)
+{
+	struct pcl_counters *c;
+	struct pcl_value v[MAXV];
+
+	(void)state;
+	c = open_ok("cycles", NULL);
+	if (pcl_counters__supported(c, 0)) {
+		drop(c);
+		print_message("this machine has a hardware PMU: cycles opens\n");
+		skip();
+	}
+	drop(c);
+	check_unsupported_leader(PCL_SCOPE_THREAD);
+	check_unsupported_leader(PCL_SCOPE_SELF);
+	check_unsupported_leader(PCL_SCOPE_PROCESS);
+
+	/* two missing in a row, and a group of one left: it reads alone */
+	need_tp();
+	c = open_ok("{cycles,instructions," TP_ENTER "," TP_EXIT "},{cycles,task-clock}", NULL);
+	assert_int_equal(pcl_counters__nr(c), 6);
+	assert_int_equal(pcl_counters__start(c), 0);
+	getppid_n(K);
+	assert_int_equal(pcl_counters__stop(c), 0);
+	read_ok(c, v);
+	assert_int_equal(v[0].status, -ENODEV);
+	assert_int_equal(v[1].status, -ENODEV);
+	check_pair(v, 2, 3, K);
+	assert_int_equal(v[4].status, -ENODEV);
+	assert_int_equal(v[5].status, 0);
+	assert_true(v[5].raw > 0);
+	drop(c);
+}
+
 static void test_group_and_braces(void **state)
 {
 	struct pcl_counters_opts o = { .sz = sizeof(o), .group = true };
@@ -1562,6 +1637,7 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_group_opt),
 		UNIT_TEST(test_group_braces),
 		UNIT_TEST(test_group_and_braces),
+		UNIT_TEST(test_group_unsupported_leader),
 		UNIT_TEST(test_process),
 		UNIT_TEST(test_self_inherit_thread),
 		UNIT_TEST(test_self_inherit_fork),

@@ -16,9 +16,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include "internal.h"
+#include "evlist/read-format.h"
 
 /* ---- pcl_parse_cpu_list ---- */
 
@@ -492,6 +494,278 @@ static void test_group_on_workload(void **state)
 	assert_int_equal(tc.run, pf.run);
 	assert_int_equal(tc.ena, tc.run);
 	unit_run_free();
+}
+
+/* ---- read_format: every layout of perf_event_open(2) ---- */
+
+#define RF_ENA	PERF_FORMAT_TOTAL_TIME_ENABLED
+#define RF_RUN	PERF_FORMAT_TOTAL_TIME_RUNNING
+#define RF_ID	PERF_FORMAT_ID
+#define RF_GRP	PERF_FORMAT_GROUP
+#define RF_LOST PERF_FORMAT_LOST
+
+struct rf_case {
+	const char *name;
+	uint64_t fmt;
+	uint64_t words[12];
+	int nwords;
+	int max;		   /* room for this many counts */
+	int want;		   /* counts decoded, or the negative errno */
+	struct pcl_count out[3]; /* val, ena, run, id, lost */
+};
+
+/* Synthetic read(2) results: the manual's two layouts, and what must be refused. */
+static const struct rf_case rf_cases[] = {
+	{ "value", 0, { 42 }, 1, 1, 1, { { 42, 0, 0, 0, 0 } } },
+	{ "ena", RF_ENA, { 42, 100 }, 2, 1, 1, { { 42, 100, 0, 0, 0 } } },
+	{ "run", RF_RUN, { 42, 90 }, 2, 1, 1, { { 42, 0, 90, 0, 0 } } },
+	{ "times", RF_ENA | RF_RUN, { 42, 100, 90 }, 3, 1, 1, { { 42, 100, 90, 0, 0 } } },
+	{ "id", RF_ID, { 42, 7 }, 2, 1, 1, { { 42, 0, 0, 7, 0 } } },
+	{ "lost", RF_LOST, { 42, 3 }, 2, 1, 1, { { 42, 0, 0, 0, 3 } } },
+	{ "id|lost", RF_ID | RF_LOST, { 42, 7, 3 }, 3, 1, 1, { { 42, 0, 0, 7, 3 } } },
+	{ "run|id", RF_RUN | RF_ID, { 42, 90, 7 }, 3, 1, 1, { { 42, 0, 90, 7, 0 } } },
+	{ "default", RF_ENA | RF_RUN | RF_ID, { 42, 100, 90, 7 }, 4, 1, 1,
+	  { { 42, 100, 90, 7, 0 } } },
+	{ "all but group", RF_ENA | RF_RUN | RF_ID | RF_LOST, { 42, 100, 90, 7, 3 }, 5, 1, 1,
+	  { { 42, 100, 90, 7, 3 } } },
+	{ "group of one", RF_GRP, { 1, 42 }, 2, 1, 1, { { 42, 0, 0, 0, 0 } } },
+	{ "group", RF_GRP, { 3, 10, 20, 30 }, 4, 3, 3,
+	  { { 10, 0, 0, 0, 0 }, { 20, 0, 0, 0, 0 }, { 30, 0, 0, 0, 0 } } },
+	{ "group times", RF_GRP | RF_ENA | RF_RUN, { 2, 100, 90, 10, 20 }, 5, 3, 2,
+	  { { 10, 100, 90, 0, 0 }, { 20, 100, 90, 0, 0 } } },
+	{ "group run", RF_GRP | RF_RUN, { 2, 90, 10, 20 }, 4, 3, 2,
+	  { { 10, 0, 90, 0, 0 }, { 20, 0, 90, 0, 0 } } },
+	{ "group id", RF_GRP | RF_ID, { 2, 10, 7, 20, 8 }, 5, 3, 2,
+	  { { 10, 0, 0, 7, 0 }, { 20, 0, 0, 8, 0 } } },
+	{ "group lost", RF_GRP | RF_LOST, { 2, 10, 1, 20, 2 }, 5, 3, 2,
+	  { { 10, 0, 0, 0, 1 }, { 20, 0, 0, 0, 2 } } },
+	{ "group all", RF_GRP | RF_ENA | RF_RUN | RF_ID | RF_LOST,
+	  { 3, 100, 90, 10, 7, 1, 20, 8, 2, 30, 9, 3 }, 12, 3, 3,
+	  { { 10, 100, 90, 7, 1 }, { 20, 100, 90, 8, 2 }, { 30, 100, 90, 9, 3 } } },
+	/* refused: the length is not what the format makes, or the group does not fit */
+	{ "short", RF_ENA | RF_RUN | RF_ID, { 42, 100, 90 }, 3, 1, -EIO },
+	{ "long", 0, { 42, 1 }, 2, 1, -EIO },
+	{ "lost missing", RF_ID | RF_LOST, { 42, 7 }, 2, 1, -EIO },
+	{ "empty", RF_ID, { 0 }, 0, 1, -EIO },
+	{ "group of none", RF_GRP, { 0 }, 1, 3, -EIO },
+	{ "group too big", RF_GRP, { 3, 1, 2, 3 }, 4, 2, -EIO },
+	{ "group short", RF_GRP | RF_ID, { 2, 10, 7, 20 }, 4, 3, -EIO },
+	{ "group long", RF_GRP, { 1, 10, 20 }, 3, 3, -EIO },
+	{ "group no header", RF_GRP | RF_ENA | RF_RUN, { 1, 100 }, 2, 3, -EIO },
+	{ "unknown bit", 1u << 5, { 42 }, 1, 1, -EIO },
+};
+
+static int check_rf_case(const struct rf_case *c)
+{
+	struct pcl_count out[3];
+	int bad = 0, n;
+
+	memset(out, 0xa5, sizeof(out));
+	n = read_format_parse(c->fmt, c->words, (size_t)c->nwords * sizeof(uint64_t), out, c->max);
+	bad += differ(c->name, "return", (uint64_t)(int64_t)n, (uint64_t)(int64_t)c->want);
+	for (int k = 0; k < c->want && n == c->want; k++) {
+		bad += differ(c->name, "val", out[k].val, c->out[k].val);
+		bad += differ(c->name, "ena", out[k].ena, c->out[k].ena);
+		bad += differ(c->name, "run", out[k].run, c->out[k].run);
+		bad += differ(c->name, "id", out[k].id, c->out[k].id);
+		bad += differ(c->name, "lost", out[k].lost, c->out[k].lost);
+	}
+	if (c->want > 0)
+		bad += differ(c->name, "read_format_size",
+			      read_format_size(c->fmt, c->want),
+			      (uint64_t)c->nwords * sizeof(uint64_t));
+	return bad;
+}
+
+static void test_read_format_parse(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rf_cases) / sizeof(rf_cases[0]); i++)
+		bad += check_rf_case(&rf_cases[i]);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Every combination of the five bits, groups of 1 to 4: encode counts the
+ * way the manual lays them out (written here independently of the parser),
+ * decode, compare; the same bytes one word shorter or longer are refused.
+ */
+static void test_read_format_every_combination(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (uint64_t fmt = 0; fmt < 32; fmt++) {
+		for (int nr = 1; nr <= 4; nr++) {
+			bool grp = fmt & RF_GRP;
+			uint64_t w[32], *p = w;
+			struct pcl_count out[5];
+			char row[64];
+			int n, len;
+
+			if (!grp && nr > 1)
+				continue;
+			snprintf(row, sizeof(row), "fmt %#llx nr %d", (unsigned long long)fmt, nr);
+			if (grp) {
+				*p++ = (uint64_t)nr;
+				if (fmt & RF_ENA)
+					*p++ = 1000;
+				if (fmt & RF_RUN)
+					*p++ = 900;
+			}
+			for (int k = 0; k < nr; k++) {
+				*p++ = 10 + (uint64_t)k;
+				if (!grp && (fmt & RF_ENA))
+					*p++ = 1000;
+				if (!grp && (fmt & RF_RUN))
+					*p++ = 900;
+				if (fmt & RF_ID)
+					*p++ = 70 + (uint64_t)k;
+				if (fmt & RF_LOST)
+					*p++ = 5 + (uint64_t)k;
+			}
+			len = (int)((p - w) * (int)sizeof(uint64_t));
+			bad += differ(row, "size", read_format_size(fmt, nr), (uint64_t)len);
+			n = read_format_parse(fmt, w, (size_t)len, out, 5);
+			bad += differ(row, "nr", (uint64_t)n, (uint64_t)nr);
+			for (int k = 0; k < nr && n == nr; k++) {
+				bad += differ(row, "val", out[k].val, 10 + (uint64_t)k);
+				bad += differ(row, "ena", out[k].ena, fmt & RF_ENA ? 1000 : 0);
+				bad += differ(row, "run", out[k].run, fmt & RF_RUN ? 900 : 0);
+				bad += differ(row, "id", out[k].id, fmt & RF_ID ? 70 + (uint64_t)k : 0);
+				bad += differ(row, "lost", out[k].lost,
+					      fmt & RF_LOST ? 5 + (uint64_t)k : 0);
+			}
+			bad += differ(row, "one word short",
+				      (uint64_t)read_format_parse(fmt, w, (size_t)len - 8, out, 5),
+				      (uint64_t)-EIO);
+			bad += differ(row, "one word long",
+				      (uint64_t)read_format_parse(fmt, w, (size_t)len + 8, out, 5),
+				      (uint64_t)-EIO);
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* The id the kernel gives the counter behind @fd. */
+static uint64_t ioc_id(int fd)
+{
+	uint64_t id = 0;
+
+	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ID, &id), 0);
+	return id;
+}
+
+/* Read @spec on this process with @fmt; count what is not sane. */
+static int check_read_format_real(const char *spec, uint64_t fmt)
+{
+	static const char *names[] = { "task-clock", "page-faults", "context-switches" };
+	struct pcl_evlist *el = pcl_evlist__new();
+	char pid[16], row[96];
+	struct pcl_target t = { .sz = sizeof(t), .pid = pid };
+	struct pcl_count c[3];
+	int bad = 0, ret;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(row, sizeof(row), "%s fmt %#llx", spec, (unsigned long long)fmt);
+	assert_non_null(el);
+	assert_true(pcl_evlist__add(el, spec, NULL) >= 0);
+	assert_int_equal(pcl_evlist__set_read_format(el, fmt), 0);
+	ret = pcl_evlist__open(el, &t, NULL);
+	if (ret)
+		fail_msg("%s: open: %d %s", row, ret, pcl_last_error());
+	assert_int_equal(pcl_evlist__enable(el), 0);
+	touch_pages(32);
+	usleep(2000); /* sleeping switches context */
+	assert_int_equal(pcl_evlist__disable(el), 0);
+	ret = pcl_evlist__read(el);
+	bad += differ(row, "read", (uint64_t)ret, 0);
+	for (int i = 0; i < 3 && !ret; i++) {
+		int fd = pcl_evlist__fd(el, i, 0, 0);
+		char what[64];
+
+		bad += differ(row, "read_format as opened", pcl_evlist__attr(el, i)->read_format,
+			      fmt);
+		assert_int_equal(pcl_evlist__count(el, i, -1, -1, &c[i]), 0);
+		snprintf(what, sizeof(what), "%s counted", names[i]);
+		bad += differ(row, what, c[i].val >= (i == 1 ? 32u : 1u), 1);
+		snprintf(what, sizeof(what), "%s id", names[i]);
+		bad += differ(row, what, c[i].id, fmt & RF_ID ? ioc_id(fd) : 0);
+		snprintf(what, sizeof(what), "%s time enabled present", names[i]);
+		bad += differ(row, what, c[i].ena > 0, !!(fmt & RF_ENA));
+		snprintf(what, sizeof(what), "%s time running present", names[i]);
+		bad += differ(row, what, c[i].run > 0, !!(fmt & RF_RUN));
+		snprintf(what, sizeof(what), "%s lost", names[i]);
+		bad += differ(row, what, c[i].lost, 0);
+		if ((fmt & RF_ENA) && (fmt & RF_RUN))
+			bad += differ(row, "run <= ena", c[i].run <= c[i].ena, 1);
+	}
+	/* one read(2) of a group: every member has the leader's times exactly */
+	if (!ret && spec[0] == '{' && (fmt & RF_GRP)) {
+		for (int i = 1; i < 3; i++) {
+			bad += differ(row, "member ena = leader's", c[i].ena, c[0].ena);
+			bad += differ(row, "member run = leader's", c[i].run, c[0].run);
+		}
+	}
+	pcl_evlist__free(el);
+	return bad;
+}
+
+/* Real counters, each of the 32 read_formats, alone and in a group. */
+static void test_read_format_real(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (uint64_t fmt = 0; fmt < 32; fmt++) {
+		bad += check_read_format_real("task-clock,page-faults,context-switches", fmt);
+		bad += check_read_format_real("{task-clock,page-faults,context-switches}", fmt);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* The group buffer is sized from the group: no fixed cap on members. */
+static void test_read_big_group(void **state)
+{
+	char spec[100 * 12 + 8], *p = spec;
+	struct pcl_evlist *el;
+	struct pcl_count c;
+
+	(void)state;
+	*p++ = '{';
+	for (int i = 0; i < 100; i++)
+		p += sprintf(p, "%spage-faults", i ? "," : "");
+	strcpy(p, "}");
+	el = open_self(spec);
+	assert_int_equal(pcl_evlist__set_read_format(el, RF_GRP), -EINVAL); /* opened */
+	assert_int_equal(pcl_evlist__enable(el), 0);
+	touch_pages(8);
+	assert_int_equal(pcl_evlist__disable(el), 0);
+	assert_int_equal(pcl_evlist__read(el), 0);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(pcl_evlist__count(el, i, -1, -1, &c), 0);
+		assert_true(c.val >= 8);
+		assert_int_equal(c.id, ioc_id(pcl_evlist__fd(el, i, 0, 0)));
+	}
+	/*
+	 * A member read by itself with PERF_FORMAT_GROUP gets the whole group:
+	 * the buffer grows past its first guess, and the member is found by id.
+	 */
+	struct pcl_count all;
+	uint64_t fmt = pcl_evlist__attr(el, 50)->read_format;
+
+	assert_true(fmt & RF_GRP);
+	assert_int_equal(kernel_counter_read(pcl_evlist__fd(el, 50, 0, 0), fmt, &c), 0);
+	assert_int_equal(c.id, ioc_id(pcl_evlist__fd(el, 50, 0, 0)));
+	assert_int_equal(pcl_evlist__count(el, 50, -1, -1, &all), 0);
+	assert_int_equal(c.val, all.val);
+	/* decoding with a read_format that is not the fd's: the length tells, refused */
+	assert_int_equal(kernel_counter_read(pcl_evlist__fd(el, 50, 0, 0), fmt & ~(uint64_t)RF_ID,
+					     &c),
+			 -EIO);
+	pcl_evlist__free(el);
 }
 
 /* ---- what cannot be counted here ---- */
@@ -1110,6 +1384,10 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_count_no_period),
 		UNIT_TEST(test_group_reads_consistently),
 		UNIT_TEST(test_group_on_workload),
+		UNIT_TEST(test_read_format_parse),
+		UNIT_TEST(test_read_format_every_combination),
+		UNIT_TEST(test_read_format_real),
+		UNIT_TEST(test_read_big_group),
 		UNIT_TEST(test_hw_not_supported),
 		UNIT_TEST(test_hw_group_member_not_supported),
 		UNIT_TEST(test_nothing_opens),
