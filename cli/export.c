@@ -48,6 +48,19 @@ static int pick_event(struct input *in, const char *want)
 	return -1;
 }
 
+/*
+ * A sample's period: its own, or with -c (no PERIOD in sample_type) the
+ * event's fixed one, as perf script prints it.
+ */
+static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
+{
+	const struct perf_event_attr *a = &pcl_data_reader__attr(in->reader, ev->attr_idx)->attr;
+
+	if (ev->rec.sample.sample_type & PERF_SAMPLE_PERIOD)
+		return ev->rec.sample.period;
+	return a->freq ? 0 : a->sample_period;
+}
+
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
@@ -99,7 +112,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
-				     cpu, rec->sample.period))
+				     cpu, sample_period(in, ev)))
 			goto oom;
 	}
 	if (ret < 0)
