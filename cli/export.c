@@ -18,12 +18,9 @@ static const struct {
 	export_writer write;
 	bool timeline;
 } formats[] = {
-	{ "folded", pcl_export_folded, false },
-	{ "flamegraph", pcl_export_flamegraph, false },
-	{ "html", pcl_export_html, false },
-	{ "pprof", pcl_export_pprof, false },
-	{ "firefox", pcl_export_firefox, true },
-	{ "speedscope", pcl_export_speedscope, true },
+	{ "folded", pcl_export_folded, false },	 { "flamegraph", pcl_export_flamegraph, false },
+	{ "html", pcl_export_html, false },	 { "pprof", pcl_export_pprof, false },
+	{ "firefox", pcl_export_firefox, true }, { "speedscope", pcl_export_speedscope, true },
 };
 
 const char export_formats[] = "folded, flamegraph, html, pprof, firefox, speedscope, json";
@@ -36,13 +33,22 @@ bool export_format_known(const char *name)
 	return false;
 }
 
-/* The event index to export: by name, or the first with samples (-1 until one is seen). */
-static int pick_event(struct input *in, const char *want)
+bool events_pair(const struct perf_event_attr *a, const struct perf_event_attr *b)
+{
+	return a->type == b->type && a->config == b->config;
+}
+
+/*
+ * The event index to export: the one pairing with x->match, else by name
+ * (-1 when there is none, or until a stream has declared it).
+ */
+static int pick_event(struct input *in, const struct export_req *x)
 {
 	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
-		const char *n = pcl_data_reader__attr(in->reader, i)->name;
+		const struct pcl_data_attr *at = pcl_data_reader__attr(in->reader, i);
 
-		if (n && !strcmp(n, want))
+		if (x->match ? events_pair(&at->attr, x->match)
+			     : at->name && !strcmp(at->name, x->event))
 			return i;
 	}
 	return -1;
@@ -82,14 +88,15 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		if (!ev->decoded)
 			continue;
 		if ((ev->hdr->type == PERF_RECORD_SWITCH ||
-		     ev->hdr->type == PERF_RECORD_SWITCH_CPU_WIDE) && timeline && rec->has_id) {
-			struct pcl_thread *t = pcl_machine__thread(in->machine, (int32_t)rec->id.pid,
-								   (int32_t)rec->id.tid);
+		     ev->hdr->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		    timeline && rec->has_id) {
+			struct pcl_thread *t = pcl_machine__thread(
+				in->machine, (int32_t)rec->id.pid, (int32_t)rec->id.tid);
 
-			if (!t || pcl_profile__add_switch(p, t, rec->id.time,
-							  rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
-							  rec->misc &
-								  PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
+			if (!t ||
+			    pcl_profile__add_switch(
+				    p, t, rec->id.time, rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
+				    rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
 				goto oom;
 			continue;
 		}
@@ -97,7 +104,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (want < 0) {
 			/* a stream declares its events as it goes: decide at the first sample */
-			want = x->event ? pick_event(in, x->event) : ev->attr_idx;
+			want = x->event || x->match ? pick_event(in, x) : ev->attr_idx;
 			if (want < 0) {
 				die_msg("'%s' has no event '%s'", in->path, x->event);
 				goto fail;
@@ -111,23 +118,24 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		if (x->pass && !x->pass(x->pass_ctx, &rs, cpu))
 			continue;
 		if (pcl_profile__add(p, &rs,
-				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
+				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time
+										: 0,
 				     cpu, sample_period(in, ev)))
 			goto oom;
 	}
 	if (ret < 0)
 		goto fail;
 	input_finish(in);
-	if (want < 0 && x->event && pick_event(in, x->event) < 0) {
+	if (want < 0 && (x->event || x->match) && pick_event(in, x) < 0) {
 		die_msg("'%s' has no event '%s'", in->path, x->event);
 		goto fail;
 	}
 	pcl_profile__finish(p);
 	/* no samples: still the event's name (the first), for the formats that carry it */
 	if (want < 0)
-		want = x->event ? pick_event(in, x->event) : 0;
+		want = x->event || x->match ? pick_event(in, x) : 0;
 	*event_name = want < pcl_data_reader__nr_attrs(in->reader) &&
-			      pcl_data_reader__attr(in->reader, want)->name
+				      pcl_data_reader__attr(in->reader, want)->name
 			      ? pcl_data_reader__attr(in->reader, want)->name
 			      : "";
 	*out = p;
@@ -197,8 +205,8 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 		const char *name;
 		int feat;
 	} strs[] = {
-		{ "hostname", PCL_FEAT_HOSTNAME },   { "os release", PCL_FEAT_OSRELEASE },
-		{ "arch", PCL_FEAT_ARCH },	     { "cpu", PCL_FEAT_CPUDESC },
+		{ "hostname", PCL_FEAT_HOSTNAME }, { "os release", PCL_FEAT_OSRELEASE },
+		{ "arch", PCL_FEAT_ARCH },	   { "cpu", PCL_FEAT_CPUDESC },
 		{ "recorder", PCL_FEAT_VERSION },
 	};
 	struct pcl_export_fact *f = calloc(MAX_FACTS, sizeof(*f));
@@ -212,9 +220,9 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 
 		if (!name || strcmp(name, event_name))
 			continue;
-		o->period_is_ns = a->type == PERF_TYPE_SOFTWARE &&
-				  (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-				   a->config == PERF_COUNT_SW_TASK_CLOCK);
+		o->period_is_ns =
+			a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+							  a->config == PERF_COUNT_SW_TASK_CLOCK);
 		/* -F: a rate; otherwise a fixed period */
 		if (a->freq && a->sample_freq)
 			o->interval = o->period_is_ns ? 1000000000ull / a->sample_freq : 0;
@@ -298,7 +306,8 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 
 int report_export(struct input *in, const struct export_req *x)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .icicle = x->icicle,
+	struct pcl_export_opts o = { .size = sizeof(o),
+				     .icicle = x->icicle,
 				     .by_period = x->by_period };
 	struct pcl_profile *p;
 	const char *event;

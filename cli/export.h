@@ -17,12 +17,20 @@ struct export_req {
 	const char *format; /* folded flamegraph html pprof firefox speedscope */
 	const char *output; /* NULL or "-": stdout */
 	const char *event;  /* NULL: the first event with samples */
+	/* not NULL: the event that pairs with this one (events_pair), named @event in errors */
+	const struct perf_event_attr *match;
 	bool icicle;
 	bool by_period;
 	sample_filter pass; /* NULL: every sample */
 	const void *pass_ctx;
 };
 
+/*
+ * Whether two files' events are the same event, whatever each recorder
+ * named it ("cpu-clock:ppp" and "cpu-clock"): the same type and config,
+ * perf diff's match.
+ */
+bool events_pair(const struct perf_event_attr *a, const struct perf_event_attr *b);
 /* Whether @name is an export format (json is report's own, not here). */
 bool export_format_known(const char *name);
 /* The formats, for messages: "folded, flamegraph, ..." */
