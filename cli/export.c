@@ -18,9 +18,12 @@ static const struct {
 	export_writer write;
 	bool timeline;
 } formats[] = {
-	{ "folded", pcl_export_folded, false },	 { "flamegraph", pcl_export_flamegraph, false },
-	{ "html", pcl_export_html, false },	 { "pprof", pcl_export_pprof, false },
-	{ "firefox", pcl_export_firefox, true }, { "speedscope", pcl_export_speedscope, true },
+	{ "folded", pcl_export_folded, false },
+	{ "flamegraph", pcl_export_flamegraph, false },
+	{ "html", pcl_export_html, false },
+	{ "pprof", pcl_export_pprof, false },
+	{ "firefox", pcl_export_firefox, true },
+	{ "speedscope", pcl_export_speedscope, true },
 };
 
 const char export_formats[] = "folded, flamegraph, html, pprof, firefox, speedscope, json";
@@ -88,15 +91,14 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		if (!ev->decoded)
 			continue;
 		if ((ev->hdr->type == PERF_RECORD_SWITCH ||
-		     ev->hdr->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
-		    timeline && rec->has_id) {
-			struct pcl_thread *t = pcl_machine__thread(
-				in->machine, (int32_t)rec->id.pid, (int32_t)rec->id.tid);
+		     ev->hdr->type == PERF_RECORD_SWITCH_CPU_WIDE) && timeline && rec->has_id) {
+			struct pcl_thread *t = pcl_machine__thread(in->machine, (int32_t)rec->id.pid,
+								   (int32_t)rec->id.tid);
 
-			if (!t ||
-			    pcl_profile__add_switch(
-				    p, t, rec->id.time, rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
-				    rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
+			if (!t || pcl_profile__add_switch(p, t, rec->id.time,
+							  rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
+							  rec->misc &
+								  PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
 				goto oom;
 			continue;
 		}
@@ -118,8 +120,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		if (x->pass && !x->pass(x->pass_ctx, &rs, cpu))
 			continue;
 		if (pcl_profile__add(p, &rs,
-				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time
-										: 0,
+				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
 			goto oom;
 	}
@@ -135,7 +136,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 	if (want < 0)
 		want = x->event || x->match ? pick_event(in, x) : 0;
 	*event_name = want < pcl_data_reader__nr_attrs(in->reader) &&
-				      pcl_data_reader__attr(in->reader, want)->name
+			      pcl_data_reader__attr(in->reader, want)->name
 			      ? pcl_data_reader__attr(in->reader, want)->name
 			      : "";
 	*out = p;
@@ -205,8 +206,8 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 		const char *name;
 		int feat;
 	} strs[] = {
-		{ "hostname", PCL_FEAT_HOSTNAME }, { "os release", PCL_FEAT_OSRELEASE },
-		{ "arch", PCL_FEAT_ARCH },	   { "cpu", PCL_FEAT_CPUDESC },
+		{ "hostname", PCL_FEAT_HOSTNAME },   { "os release", PCL_FEAT_OSRELEASE },
+		{ "arch", PCL_FEAT_ARCH },	     { "cpu", PCL_FEAT_CPUDESC },
 		{ "recorder", PCL_FEAT_VERSION },
 	};
 	struct pcl_export_fact *f = calloc(MAX_FACTS, sizeof(*f));
@@ -220,9 +221,9 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 
 		if (!name || strcmp(name, event_name))
 			continue;
-		o->period_is_ns =
-			a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-							  a->config == PERF_COUNT_SW_TASK_CLOCK);
+		o->period_is_ns = a->type == PERF_TYPE_SOFTWARE &&
+				  (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+				   a->config == PERF_COUNT_SW_TASK_CLOCK);
 		/* -F: a rate; otherwise a fixed period */
 		if (a->freq && a->sample_freq)
 			o->interval = o->period_is_ns ? 1000000000ull / a->sample_freq : 0;
@@ -306,8 +307,7 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 
 int report_export(struct input *in, const struct export_req *x)
 {
-	struct pcl_export_opts o = { .size = sizeof(o),
-				     .icicle = x->icicle,
+	struct pcl_export_opts o = { .size = sizeof(o), .icicle = x->icicle,
 				     .by_period = x->by_period };
 	struct pcl_profile *p;
 	const char *event;
