@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "export.h"
@@ -248,6 +249,62 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 	o->facts = f;
 }
 
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define MINUTE_NS (60 * 1000000000ll)
+
+void export_opts_clock(struct pcl_export_opts *o, struct input *in, const struct pcl_profile *p)
+{
+	size_t len;
+	const uint8_t *cd = pcl_data_reader__feature(in->reader, PCL_FEAT_CLOCK_DATA, &len);
+	int64_t last = (int64_t)pcl_profile__time_last(p), now_off;
+	uint32_t version;
+	uint64_t tod, clk;
+	struct stat st;
+
+	o->has_wall_clock = false;
+	/* -k: the recorder read the time of day and the sample clock at one moment */
+	if (cd && len >= 24) {
+		memcpy(&version, cd, 4);
+		memcpy(&tod, cd + 8, 8);
+		memcpy(&clk, cd + 16, 8);
+		if (version == 1 && tod) {
+			o->has_wall_clock = true;
+			o->wall_clock_offset = (int64_t)(tod - clk);
+			return;
+		}
+	}
+	if (!last)
+		return;
+	/*
+	 * Else the samples are on perf's clock, the kernel's time since boot
+	 * (CLOCK_MONOTONIC's pace). Recorded since this machine booted, they are
+	 * that far from now; the file's last write, just after its last sample,
+	 * tells whether that is so, and stands in for it when not (another
+	 * boot, another machine).
+	 */
+	now_off = ns_of(CLOCK_REALTIME) - ns_of(CLOCK_MONOTONIC);
+	/* to the second: two exports of one file are the same bytes */
+	now_off = (now_off + 500000000) / 1000000000 * 1000000000;
+	if (in->path && strcmp(in->path, "-") && !stat(in->path, &st) && S_ISREG(st.st_mode)) {
+		int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		int64_t d = last + now_off - mtime;
+
+		o->has_wall_clock = true;
+		o->wall_clock_offset = d > -MINUTE_NS && d < MINUTE_NS ? now_off : mtime - last;
+	} else if (last <= ns_of(CLOCK_MONOTONIC)) {
+		/* a pipe: being recorded now, most likely */
+		o->has_wall_clock = true;
+		o->wall_clock_offset = now_off;
+	}
+}
+
 void export_opts_release(struct pcl_export_opts *o)
 {
 	for (size_t i = 0; i < o->nr_facts; i++)
@@ -319,6 +376,7 @@ int report_export(struct input *in, const struct export_req *x)
 	if (export_read_profile(in, x, formats[fi].timeline, &p, &event))
 		return 1;
 	export_opts_fill(&o, in, event);
+	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);
 	pcl_profile__free(p);

@@ -45,6 +45,11 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			struct pcl_profile **out, const char **event_name);
 /* Fill @o (already sized) with what the file says: event, facts, interval. */
 void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *event_name);
+/*
+ * Fill @o's wall clock: from the recording's CLOCK_DATA (pcl or perf record
+ * -k), else from perf's clock against this machine's and the file's time.
+ */
+void export_opts_clock(struct pcl_export_opts *o, struct input *in, const struct pcl_profile *p);
 /* Free what export_opts_fill allocated. */
 void export_opts_release(struct pcl_export_opts *o);
 /*

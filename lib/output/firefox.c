@@ -12,9 +12,9 @@
  *
  * What goes where:
  * - meta: version, interval (ms: the sampling interval of an event that
- *   counts nanoseconds, else 1), startTime (ms, the first event on the perf
- *   clock: time since boot, not the epoch, which the recording does not
- *   tell), profilingStartTime/EndTime, processType 0, product "pcl",
+ *   counts nanoseconds, else 1), startTime (ms since the epoch of the first
+ *   event, by opts->wall_clock_offset; on the perf clock, since boot, when
+ *   the recording does not tell), profilingStartTime/EndTime, processType 0, product "pcl",
  *   stackwalk 1, presymbolicated (names come with the file: no symbol
  *   server is asked), categories (Other, grey, first: the default one; User;
  *   Kernel) and markerSchema (the one marker type written: ContextSwitch).
@@ -202,7 +202,11 @@ static void put_meta(struct ff *f, uint64_t end_ns)
 	else
 		fputc('1', fp);
 	fputs(",\"startTime\":", fp);
-	put_ms(fp, f->t0);
+	if (o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) && o->has_wall_clock &&
+	    (int64_t)f->t0 + o->wall_clock_offset > 0)
+		put_ms(fp, (uint64_t)((int64_t)f->t0 + o->wall_clock_offset));
+	else
+		put_ms(fp, f->t0);
 	fputs(",\"profilingStartTime\":0,\"profilingEndTime\":", fp);
 	put_ms(fp, end_ns);
 	fputs(",\"shutdownTime\":null,\"processType\":0,\"product\":\"pcl\",", fp);

@@ -4,7 +4,7 @@
 # recordings of the hot and threads workloads by pcl and of hot by perf:
 # nothing on the page reaches outside the file; the embedded profile
 # parses, is consistent, and counts exactly the samples perf counts in the
-# file and the folded export sums; hot_leaf is the hottest function; each
+# file, with the periods the folded export sums; hot_leaf is the hottest function; each
 # thread of the threads workload is there with its own burn_tK on top. A
 # function whose symbol is HTML ("</script><b x='1'>&amp;{q}") comes
 # through as data, not markup. -o into a missing directory fails cleanly.
@@ -142,15 +142,15 @@ check_counts() {
 	local folded
 	folded=$(folded_sum "$TMP/$name.folded")
 	have_perf && perf_n=$(perf_samples "$data")
-	if [ "$(fact samples)" = "$(fact sum_count)" ] && [ "$(fact sum_count)" = "$folded" ] &&
+	if [ "$(fact samples)" = "$(fact sum_count)" ] && [ "$(fact period)" = "$folded" ] &&
 		[ "$(fact period)" = "$(fact sum_period)" ] && [ "$(fact fact_samples)" = "$(fact samples)" ] &&
 		[ "$(fact sum_count)" -gt 0 ] && { [ "$perf_n" = - ] || [ "$perf_n" = "$(fact samples)" ]; }; then
 		ok "export-html-$name-counts"
 	else
 		not_ok "export-html-$name-counts" \
 			"samples: JSON $(fact samples), its stacks sum $(fact sum_count), header fact $(fact fact_samples)," \
-			"folded export sums $folded, perf report --stats counts $perf_n (all equal, > 0);" \
-			"period: JSON $(fact period), stacks sum $(fact sum_period)"
+			"perf report --stats counts $perf_n (all equal, > 0);" \
+			"period: JSON $(fact period), stacks sum $(fact sum_period), folded export sums $folded (all equal)"
 	fi
 }
 
