@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcl/export.h>
+#include "analysis/profile.h"
 #include "internal.h"
 #include "output/json.h"
 
@@ -139,10 +140,10 @@ static int write_funcs(FILE *fp, const struct pcl_profile *p)
 		sep(fp, i);
 		fprintf(fp, "%zu", (size_t)(at - dsos));
 	}
-	/* only the levels the script colours; anything else is user code */
+	/* 'k' for kernel code, as the SVG colours it; 'H' hypervisor; else user code */
 	fputs("],\n\"flevel\":\"", fp);
 	for (size_t i = 0; i < nf; i++)
-		fputc(f[i].level == 'k' || f[i].level == 'H' ? f[i].level : '.', fp);
+		fputc(profile_func_kernel(&f[i]) ? 'k' : f[i].level == 'H' ? 'H' : '.', fp);
 	fputc('"', fp);
 	free(dsos);
 	return 0;
