@@ -321,8 +321,21 @@ if [ $have_protoc = 1 ]; then
 	for by in pcl perf; do
 		[ $by = pcl ] || have_perf || continue
 		WHEN[$by-k]=$(date +%s)
+		# an old mtime: only the header can give the right date
 		record_to export-pprof $by $by-k -k monotonic -F 1000 -o "$TMP/$by-k.data" -- "$hot" 100 &&
+			touch -d '2020-01-01 00:00:00' "$TMP/$by-k.data" &&
 			export_sum $by-k && check_time $by-k
+		# perf reads the reference time pcl writes
+		if [ $by = pcl ] && have_perf && [ -s "$TMP/pcl-k.data" ]; then
+			ref=$(perf report -i "$TMP/pcl-k.data" --header-only 2>/dev/null |
+				sed -n 's/^# reference time: .* = \([0-9]*\)\.[0-9]* (TOD) = .*(monotonic)$/\1/p')
+			if [ -n "$ref" ] && [ $((ref - WHEN[pcl-k])) -gt -60 ] && [ $((ref - WHEN[pcl-k])) -lt 60 ]; then
+				ok pcl-k-clock-data
+			else
+				not_ok pcl-k-clock-data "perf report --header-only: want '# reference time: ... (monotonic)' near $(date -u -d "@${WHEN[pcl-k]}" '+%T') UTC" \
+					"$(perf report -i "$TMP/pcl-k.data" --header-only 2>&1 | grep -i 'clock\|reference')"
+			fi
+		fi
 	done
 	# without symbols (nor a build id to find them by): an address per location
 	cp "$hot" "$TMP/hotstrip" && strip --strip-all --remove-section=.note.gnu.build-id "$TMP/hotstrip"
