@@ -96,10 +96,25 @@ periods() {
 			"want: $want" "got:  $got"
 	fi
 }
-# -F: the kernel varies the period; -c: each sample is worth 200000
-for id in hot-perf hot-pcl hotc-perf hotc-pcl forks-pcl; do
+# -F on page faults: the kernel varies the period from sample to sample
+touch_pages=$(workload touch-pages)
+for by in perf pcl; do
+	record_to export-folded "$by" pf-$by -e page-faults -F 4000 -g -o "$TMP/pf-$by.data" -- \
+		"$touch_pages" 20000 && export_folded "pf-$by" "$TMP/pf-$by.data" &&
+		compare "pf-$by" "$TMP/pf-$by.data"
+done
+# -c: each sample is worth 200000; cpu-clock -F: about 250000 each
+for id in hot-perf hot-pcl hotc-perf hotc-pcl forks-pcl pf-perf pf-pcl; do
 	periods "$id"
 done
+# the page-fault samples' periods differ, or that check proves little
+if [ -s "$TMP/pf-pcl.per.out" ]; then
+	if [ "$(awk '{ print $NF }' "$TMP/pf-pcl.per.out" | sort -u | wc -l)" -ge 2 ]; then
+		ok export-folded-periods-unequal
+	else
+		not_ok export-folded-periods-unequal "the page-fault samples all have one period:" "$(show "$TMP/pf-pcl.per.out" 5)"
+	fi
+fi
 
 # An executable without symbols (nor a build-id that would find them in
 # perf's cache): perf script shows its frames as "[unknown] (/path/hotstrip)",
