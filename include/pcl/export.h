@@ -49,7 +49,11 @@ struct pcl_export_opts {
 	int64_t wall_clock_offset;
 };
 
-/* One line per stack and thread name, "comm;outer;...;inner COUNT", sorted. */
+/*
+ * What `perf script | stackcollapse-perf.pl` gives for the profile's samples:
+ * "comm;outer;...;inner VALUE" per distinct line, in byte order, VALUE the
+ * sum of the samples' periods (opts->by_period does not apply).
+ */
 PCL_API int pcl_export_folded(FILE *fp, const struct pcl_profile *p,
 			      const struct pcl_export_opts *opts);
 /* A self-contained interactive SVG: hover, click to zoom, search, reset. */
