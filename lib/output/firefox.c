@@ -204,8 +204,8 @@ static void put_meta(struct ff *f, uint64_t end_ns)
 	else
 		fputc('1', fp);
 	fputs(",\"startTime\":", fp);
-	if (o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) && o->has_wall_clock &&
-	    (int64_t)f->t0 + o->wall_clock_offset > 0)
+	if (o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) &&
+	    o->has_wall_clock && (int64_t)f->t0 + o->wall_clock_offset > 0)
 		put_ms(fp, (uint64_t)((int64_t)f->t0 + o->wall_clock_offset));
 	else
 		put_ms(fp, f->t0);

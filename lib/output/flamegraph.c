@@ -19,8 +19,9 @@
  * - Colours are a hash of the name, so a function has the same colour in
  *   every graph and in the HTML page (pclColour in html/page.js computes
  *   the same): teal for kernel code (profile_func_kernel) and only it, grey
- *   for user code no symbol covers, FlameGraph's warm palette for the rest. Differential graphs (opts->base) colour by the change in
- *   a frame's share of the total instead: red grew, blue shrank, white
+ *   for user code no symbol covers, FlameGraph's warm palette for the
+ *   rest. Differential graphs (opts->base) colour by the change in a
+ *   frame's share of the total instead: red grew, blue shrank, white
  *   unchanged, the deepest shade for the largest change drawn. Frames are
  *   matched between the two trees by their path of names; a frame that is
  *   not in the base grew from 0.

@@ -115,8 +115,8 @@ struct view {
 	uint32_t *fmap; /* profile function -> page function */
 	uint32_t *fsrc; /* page function -> its first profile function */
 	size_t nf;
-	uint32_t *nmap;		/* profile node -> page node */
-	uint32_t *npar, *nfun;	/* page node -> parent, function (node 0: the root) */
+	uint32_t *nmap;	       /* profile node -> page node */
+	uint32_t *npar, *nfun; /* page node -> parent, function (node 0: the root) */
 	size_t nn;
 };
 
@@ -160,7 +160,8 @@ static int view_build(struct view *v, const struct pcl_profile *p)
 		if (unknown_code(&f[i]))
 			for (j = 0; j < v->nf; j++)
 				if (unknown_code(&f[v->fsrc[j]]) && f[v->fsrc[j]].dso == f[i].dso &&
-				    profile_func_kernel(&f[v->fsrc[j]]) == profile_func_kernel(&f[i]))
+				    profile_func_kernel(&f[v->fsrc[j]]) ==
+					    profile_func_kernel(&f[i]))
 					break;
 		if (j == v->nf)
 			v->fsrc[v->nf++] = (uint32_t)i;
