@@ -263,8 +263,10 @@ static void add_header(struct builder *b, const struct pcl_profile *p,
 	b->prof.period = o ? (int64_t)o->interval : 0;
 	b->prof.default_sample_type = b->types[1].type;
 	if (first) {
-		if (o && o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) &&
-		    o->has_wall_clock)
+		/* a caller's older, smaller opts has no wall clock */
+		size_t need = offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t);
+
+		if (o && o->size >= need && o->has_wall_clock)
 			b->prof.time_nanos = (int64_t)first + o->wall_clock_offset;
 		b->prof.duration_nanos = (int64_t)(last - first);
 	}

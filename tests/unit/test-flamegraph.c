@@ -238,7 +238,8 @@ static void test_kernel_colour(void **state)
 	fx.p = profile();
 	rs.thread = &fx.thread;
 	/* kernel [unknown] <- k_sys <- [unknown] at 0 (the end of a user chain) */
-	chain[0] = (struct pcl_frame){ .ip = 0xffffffff81234567ull, .map = &kernel_map, .level = 'k' };
+	chain[0] = (struct pcl_frame){ .ip = 0xffffffff81234567ull, .map = &kernel_map,
+				       .level = 'k' };
 	chain[1] = (struct pcl_frame){ .ip = k_sys.start, .map = &kernel_map, .sym = &k_sys,
 				       .level = 'k' };
 	chain[2] = (struct pcl_frame){ .ip = 0, .level = 'k' };

@@ -193,7 +193,8 @@ static void test_unknown(void **state)
 
 	(void)state;
 	assert_non_null(p);
-	chain[1] = (struct pcl_frame){ .ip = 0x401000, .map = &app_map, .sym = &s_main, .level = '.' };
+	chain[1] = (struct pcl_frame){ .ip = 0x401000, .map = &app_map, .sym = &s_main,
+				       .level = '.' };
 	for (uint64_t ip = 0x402000; ip < 0x402002; ip++) {
 		chain[0] = (struct pcl_frame){ .ip = ip, .map = &app_map, .level = '.' };
 		rs.ip = chain[0];
@@ -206,7 +207,8 @@ static void test_unknown(void **state)
 	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 1), 0);
 	pcl_profile__finish(p);
 	assert_int_equal(export(p, NULL), 0);
-	assert_non_null(strstr(page, "\"fname\":[\"main\",\"[unknown]\",\"[unknown]\",\"[unknown]\"]"));
+	assert_non_null(
+		strstr(page, "\"fname\":[\"main\",\"[unknown]\",\"[unknown]\",\"[unknown]\"]"));
 	assert_non_null(strstr(page, "\"flevel\":\"...k\""));
 	/* main, main>[unknown] (both addresses), [unknown] at 0, its kernel callee */
 	assert_non_null(strstr(page, "\"nodes\":[0,0,1,1,0,2,3,3]"));
