@@ -242,17 +242,22 @@ static void test_folded_rules(void **state)
 {
 	static struct pcl_dso llvm = { .name = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
 				       .short_name = "libLLVM-14.so.1" };
-	static struct pcl_dso kern = { .name = "[kernel.kallsyms]", .short_name = "[kernel.kallsyms]",
+	static struct pcl_dso kern = { .name = "[kernel.kallsyms]",
+				       .short_name = "[kernel.kallsyms]",
 				       .kind = PCL_DSO_KERNEL };
 	static struct pcl_map llvm_map = { .start = 0x10000, .end = 0x20000, .dso = &llvm };
 	static struct pcl_map kern_map = { .start = 0xffff0000, .end = 0xffffffff, .dso = &kern };
-	static const struct pcl_symbol cxx = { 0x1000, 0x1100, "ns::Klass::run(int, char const*) const" };
-	static const struct pcl_symbol anon = { 0x1100, 0x1200, "(anonymous namespace)::hidden(int)" };
-	static const struct pcl_symbol inanon = { 0x1200, 0x1300, "a::(anonymous namespace)::f(long)" };
+	static const struct pcl_symbol cxx = { 0x1000, 0x1100,
+					       "ns::Klass::run(int, char const*) const" };
+	static const struct pcl_symbol anon = { 0x1100, 0x1200,
+						"(anonymous namespace)::hidden(int)" };
+	static const struct pcl_symbol inanon = { 0x1200, 0x1300,
+						  "a::(anonymous namespace)::f(long)" };
 	static const struct pcl_symbol gom = { 0x1300, 0x1400, "net/http.(*Client).Do" };
 	static const struct pcl_symbol odd = { 0x1400, 0x1500, "x;y\"z'" };
 	static const struct pcl_symbol inl = { 0x1500, 0x1600, "outer->inner" };
-	static const struct pcl_symbol jv = { 0x1600, 0x1700, "Lorg/mozilla/Ctx;.call(Lorg/Act;)V" };
+	static const struct pcl_symbol jv = { 0x1600, 0x1700,
+					      "Lorg/mozilla/Ctx;.call(Lorg/Act;)V" };
 	static struct pcl_thread tw = { .pid = 7, .tid = 8, .comm = "V8 Worker" };
 	static struct pcl_thread tj = { .pid = 9, .tid = 9, .comm = "java" };
 	struct pcl_profile *p = pcl_profile__new(NULL);
@@ -295,13 +300,12 @@ static void test_folded_rules(void **state)
 	fp = open_memstream(&buf, &len);
 	assert_int_equal(pcl_export_folded(fp, p, NULL), 0);
 	fclose(fp);
-	assert_string_equal(buf,
-			    "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
-			    "[[kernel.kallsyms]] 7\n"
-			    "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
-			    "[libLLVM-14.so.1] 3500\n"
-			    "V8_Worker;outer;inner_[i];x:yz;net/http.(*Client).Do 5\n"
-			    "java;org/mozilla/Ctx:.call 1\n");
+	assert_string_equal(buf, "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
+				 "[[kernel.kallsyms]] 7\n"
+				 "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
+				 "[libLLVM-14.so.1] 3500\n"
+				 "V8_Worker;outer;inner_[i];x:yz;net/http.(*Client).Do 5\n"
+				 "java;org/mozilla/Ctx:.call 1\n");
 	free(buf);
 	pcl_profile__free(p);
 }
