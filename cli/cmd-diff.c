@@ -316,7 +316,7 @@ static int match_event(const struct file *old, int idx, const struct file *new)
 	for (int j = 0; j < pcl_data_reader__nr_attrs(new->in.reader); j++) {
 		const struct perf_event_attr *b = &pcl_data_reader__attr(new->in.reader, j)->attr;
 
-		if (a->type == b->type && a->config == b->config)
+		if (events_pair(a, b))
 			return j;
 	}
 	return -1;
@@ -729,12 +729,23 @@ static int diff_flamegraph(struct file *f, const struct diff_opts *o)
 	struct pcl_export_opts eo = { .size = sizeof(eo) };
 	struct pcl_profile *base = NULL, *p = NULL;
 	const char *event, *base_event;
+	struct perf_event_attr match;
 	int ret = 1;
 
 	/* NEW picks the event (the first with samples, or --event); OLD's is that one */
 	if (export_read_profile(&f[1].in, &x, false, &p, &event))
 		goto out;
+	/* OLD's is the one that pairs with it, as in the text diff, whatever its name */
 	x.event = event && event[0] ? event : o->event;
+	for (int i = 0; i < pcl_data_reader__nr_attrs(f[1].in.reader); i++) {
+		const struct pcl_data_attr *at = pcl_data_reader__attr(f[1].in.reader, i);
+
+		if (x.event && at->name && !strcmp(at->name, x.event)) {
+			match = at->attr;
+			x.match = &match;
+			break;
+		}
+	}
 	if (export_read_profile(&f[0].in, &x, false, &base, &base_event))
 		goto out;
 	export_opts_fill(&eo, &f[1].in, event);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "export.h"
@@ -36,16 +37,38 @@ bool export_format_known(const char *name)
 	return false;
 }
 
-/* The event index to export: by name, or the first with samples (-1 until one is seen). */
-static int pick_event(struct input *in, const char *want)
+bool events_pair(const struct perf_event_attr *a, const struct perf_event_attr *b)
+{
+	return a->type == b->type && a->config == b->config;
+}
+
+/*
+ * The event index to export: the one pairing with x->match, else by name
+ * (-1 when there is none, or until a stream has declared it).
+ */
+static int pick_event(struct input *in, const struct export_req *x)
 {
 	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
-		const char *n = pcl_data_reader__attr(in->reader, i)->name;
+		const struct pcl_data_attr *at = pcl_data_reader__attr(in->reader, i);
 
-		if (n && !strcmp(n, want))
+		if (x->match ? events_pair(&at->attr, x->match)
+			     : at->name && !strcmp(at->name, x->event))
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * A sample's period: its own, or with -c (no PERIOD in sample_type) the
+ * event's fixed one, as perf script prints it.
+ */
+static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
+{
+	const struct perf_event_attr *a = &pcl_data_reader__attr(in->reader, ev->attr_idx)->attr;
+
+	if (ev->rec.sample.sample_type & PERF_SAMPLE_PERIOD)
+		return ev->rec.sample.period;
+	return a->freq ? 0 : a->sample_period;
 }
 
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
@@ -84,7 +107,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (want < 0) {
 			/* a stream declares its events as it goes: decide at the first sample */
-			want = x->event ? pick_event(in, x->event) : ev->attr_idx;
+			want = x->event || x->match ? pick_event(in, x) : ev->attr_idx;
 			if (want < 0) {
 				die_msg("'%s' has no event '%s'", in->path, x->event);
 				goto fail;
@@ -99,20 +122,20 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
-				     cpu, rec->sample.period))
+				     cpu, sample_period(in, ev)))
 			goto oom;
 	}
 	if (ret < 0)
 		goto fail;
 	input_finish(in);
-	if (want < 0 && x->event && pick_event(in, x->event) < 0) {
+	if (want < 0 && (x->event || x->match) && pick_event(in, x) < 0) {
 		die_msg("'%s' has no event '%s'", in->path, x->event);
 		goto fail;
 	}
 	pcl_profile__finish(p);
 	/* no samples: still the event's name (the first), for the formats that carry it */
 	if (want < 0)
-		want = x->event ? pick_event(in, x->event) : 0;
+		want = x->event || x->match ? pick_event(in, x) : 0;
 	*event_name = want < pcl_data_reader__nr_attrs(in->reader) &&
 			      pcl_data_reader__attr(in->reader, want)->name
 			      ? pcl_data_reader__attr(in->reader, want)->name
@@ -226,6 +249,62 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 	o->facts = f;
 }
 
+static int64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define MINUTE_NS (60 * 1000000000ll)
+
+void export_opts_clock(struct pcl_export_opts *o, struct input *in, const struct pcl_profile *p)
+{
+	size_t len;
+	const uint8_t *cd = pcl_data_reader__feature(in->reader, PCL_FEAT_CLOCK_DATA, &len);
+	int64_t last = (int64_t)pcl_profile__time_last(p), now_off;
+	uint32_t version;
+	uint64_t tod, clk;
+	struct stat st;
+
+	o->has_wall_clock = false;
+	/* -k: the recorder read the time of day and the sample clock at one moment */
+	if (cd && len >= 24) {
+		memcpy(&version, cd, 4);
+		memcpy(&tod, cd + 8, 8);
+		memcpy(&clk, cd + 16, 8);
+		if (version == 1 && tod) {
+			o->has_wall_clock = true;
+			o->wall_clock_offset = (int64_t)(tod - clk);
+			return;
+		}
+	}
+	if (!last)
+		return;
+	/*
+	 * Else the samples are on perf's clock, the kernel's time since boot
+	 * (CLOCK_MONOTONIC's pace). Recorded since this machine booted, they are
+	 * that far from now; the file's last write, just after its last sample,
+	 * tells whether that is so, and stands in for it when not (another
+	 * boot, another machine).
+	 */
+	now_off = ns_of(CLOCK_REALTIME) - ns_of(CLOCK_MONOTONIC);
+	/* to the second: two exports of one file are the same bytes */
+	now_off = (now_off + 500000000) / 1000000000 * 1000000000;
+	if (in->path && strcmp(in->path, "-") && !stat(in->path, &st) && S_ISREG(st.st_mode)) {
+		int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		int64_t d = last + now_off - mtime;
+
+		o->has_wall_clock = true;
+		o->wall_clock_offset = d > -MINUTE_NS && d < MINUTE_NS ? now_off : mtime - last;
+	} else if (last <= ns_of(CLOCK_MONOTONIC)) {
+		/* a pipe: being recorded now, most likely */
+		o->has_wall_clock = true;
+		o->wall_clock_offset = now_off;
+	}
+}
+
 void export_opts_release(struct pcl_export_opts *o)
 {
 	for (size_t i = 0; i < o->nr_facts; i++)
@@ -297,6 +376,7 @@ int report_export(struct input *in, const struct export_req *x)
 	if (export_read_profile(in, x, formats[fi].timeline, &p, &event))
 		return 1;
 	export_opts_fill(&o, in, event);
+	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);
 	pcl_profile__free(p);

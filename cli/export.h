@@ -17,12 +17,20 @@ struct export_req {
 	const char *format; /* folded flamegraph html pprof firefox speedscope */
 	const char *output; /* NULL or "-": stdout */
 	const char *event;  /* NULL: the first event with samples */
+	/* not NULL: the event that pairs with this one (events_pair), named @event in errors */
+	const struct perf_event_attr *match;
 	bool icicle;
 	bool by_period;
 	sample_filter pass; /* NULL: every sample */
 	const void *pass_ctx;
 };
 
+/*
+ * Whether two files' events are the same event, whatever each recorder
+ * named it ("cpu-clock:ppp" and "cpu-clock"): the same type and config,
+ * perf diff's match.
+ */
+bool events_pair(const struct perf_event_attr *a, const struct perf_event_attr *b);
 /* Whether @name is an export format (json is report's own, not here). */
 bool export_format_known(const char *name);
 /* The formats, for messages: "folded, flamegraph, ..." */
@@ -37,6 +45,11 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			struct pcl_profile **out, const char **event_name);
 /* Fill @o (already sized) with what the file says: event, facts, interval. */
 void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *event_name);
+/*
+ * Fill @o's wall clock: from the recording's CLOCK_DATA (pcl or perf record
+ * -k), else from perf's clock against this machine's and the file's time.
+ */
+void export_opts_clock(struct pcl_export_opts *o, struct input *in, const struct pcl_profile *p);
 /* Free what export_opts_fill allocated. */
 void export_opts_release(struct pcl_export_opts *o);
 /*

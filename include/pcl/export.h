@@ -40,9 +40,20 @@ struct pcl_export_opts {
 	const struct pcl_export_fact *facts;
 	size_t nr_facts;
 	uint64_t lost_samples;
+	/*
+	 * A sample's time + wall_clock_offset is when it was taken, in ns since
+	 * the epoch (pprof's time_nanos, the Firefox Profiler's startTime); with
+	 * !has_wall_clock the formats say nothing of the date.
+	 */
+	bool has_wall_clock;
+	int64_t wall_clock_offset;
 };
 
-/* One line per stack and thread name, "comm;outer;...;inner COUNT", sorted. */
+/*
+ * What `perf script | stackcollapse-perf.pl` gives for the profile's samples:
+ * "comm;outer;...;inner VALUE" per distinct line, in byte order, VALUE the
+ * sum of the samples' periods (opts->by_period does not apply).
+ */
 PCL_API int pcl_export_folded(FILE *fp, const struct pcl_profile *p,
 			      const struct pcl_export_opts *opts);
 /* A self-contained interactive SVG: hover, click to zoom, search, reset. */

@@ -2,7 +2,8 @@
 /*
  * A profile: the samples of one event reduced to what the export formats
  * (folded stacks, flame graphs, pprof, Firefox Profiler, speedscope) need.
- * Functions are interned by (DSO, symbol); call stacks form one prefix tree
+ * Functions are interned by (DSO, symbol), unknown code by (map, address);
+ * call stacks form one prefix tree
  * (node 0 is the root, each node a function called from its parent); each
  * thread's samples are summed per stack. With opts.timeline the samples are
  * also kept one by one, in time order, with the thread's context switches.
@@ -29,7 +30,10 @@ struct pcl_profile_opts {
 	bool timeline; /* keep each sample and context switch, for time-based formats */
 };
 
-/* A function: one symbol of one DSO, or a DSO's unknown code ("[unknown]"). */
+/*
+ * A function: one symbol of one DSO, or one address no symbol covers
+ * ("[unknown]", one per address and map, so exports keep where it was).
+ */
 struct pcl_profile_func {
 	const char *name;	   /* symbol name, or "[unknown]" */
 	const struct pcl_dso *dso; /* NULL: in no known map */
@@ -117,7 +121,8 @@ PCL_API uint64_t pcl_profile__time_last(const struct pcl_profile *p);
 /*
  * A merged tree for drawing: every thread's stacks under one root, with a
  * first level per command name (as FlameGraph's stackcollapse-perf does),
- * children sorted by name so two profiles' trees line up. Values are sample
+ * children sorted by name so two profiles' trees line up. Functions of one
+ * name merge, kernel code apart from user code (they are coloured apart). Values are sample
  * counts, or periods with @by_period. @thread >= 0 keeps that thread only.
  * The function of a comm-level node is UINT32_MAX; its name is the comm.
  */

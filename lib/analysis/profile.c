@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pcl/machine.h>
 #include <pcl/profile.h>
 #include "../internal.h"
+#include "profile.h"
 
 struct slot {
 	uint64_t k1, k2;
@@ -98,7 +100,7 @@ struct pcl_profile {
 	VEC(struct pcl_profile_sample, samples);
 	VEC(struct pcl_profile_switch, switches);
 	VEC(uint32_t, path);
-	struct index func_ix, node_ix, thread_ix, stack_ix;
+	struct index func_ix, unknown_ix, node_ix, thread_ix, stack_ix;
 	struct id_node *ids; /* direct-mapped: resolver's chain id -> its leaf node */
 	uint64_t nr_total, period_total, time_first, time_last;
 	bool finished;
@@ -152,6 +154,7 @@ void pcl_profile__free(struct pcl_profile *p)
 	free(p->path);
 	free(p->ids);
 	free(p->func_ix.slots);
+	free(p->unknown_ix.slots);
 	free(p->node_ix.slots);
 	free(p->thread_ix.slots);
 	free(p->stack_ix.slots);
@@ -161,10 +164,20 @@ void pcl_profile__free(struct pcl_profile *p)
 static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_t *out)
 {
 	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
-	struct slot *s = index_slot(&p->func_ix, (uint64_t)(uintptr_t)dso ^ (uint64_t)f->level,
-				    (uint64_t)(uintptr_t)f->sym);
 	struct pcl_profile_func *fn;
+	struct slot *s;
 
+	/*
+	 * A symbol is one function wherever it is hit; code no symbol covers is
+	 * one "function" per address and map, so an export keeps where it was
+	 * (pprof's locations, for symbolizing later).
+	 */
+	if (f->sym)
+		s = index_slot(&p->func_ix, (uint64_t)(uintptr_t)dso ^ (uint64_t)f->level,
+			       (uint64_t)(uintptr_t)f->sym);
+	else
+		s = index_slot(&p->unknown_ix, (uint64_t)(uintptr_t)f->map ^ (uint64_t)f->level,
+			       f->ip);
 	if (!s || (!s->val && ROOM(p, funcs)))
 		return -ENOMEM;
 	if (s->val) {
@@ -180,7 +193,10 @@ static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_
 	fn->ip = f->ip;
 	fn->level = f->level;
 	*out = (uint32_t)p->nr_funcs++;
-	p->func_ix.nr++;
+	if (f->sym)
+		p->func_ix.nr++;
+	else
+		p->unknown_ix.nr++;
 	s->val = *out + 1;
 	return 0;
 }
@@ -377,6 +393,17 @@ uint64_t pcl_profile__time_last(const struct pcl_profile *p)
 	return p->time_last;
 }
 
+bool profile_func_kernel(const struct pcl_profile_func *f)
+{
+	if (f->dso)
+		return f->dso->kind == PCL_DSO_KERNEL || f->dso->kind == PCL_DSO_MODULE;
+	/*
+	 * In no map: perf's level says where the sample was taken, not where
+	 * this frame is; the address does (the upper half is the kernel's).
+	 */
+	return f->level == 'k' && (f->ip >> 63);
+}
+
 /* ---- merged trees ---- */
 
 /* Interned names: the same text is the same id. */
@@ -544,9 +571,12 @@ int pcl_flame__build(struct pcl_flame *f, const struct pcl_profile *p, bool by_p
 		goto out;
 	f->nodes[0] = (struct pcl_flame_node){ .func = UINT32_MAX, .name = "all" };
 	f->nr_nodes = 1;
-	for (size_t i = 0; i < p->nr_funcs; i++)
+	/* kernel and user code of one name are two frames: they are coloured apart */
+	for (size_t i = 0; i < p->nr_funcs; i++) {
 		if (name_id(&b.names, p->funcs[i].name, &b.func_name[i]))
 			goto out;
+		b.func_name[i] = b.func_name[i] << 1 | profile_func_kernel(&p->funcs[i]);
+	}
 	for (size_t i = 0; i < p->nr_stacks; i++) {
 		const struct pcl_profile_stack *st = &p->stacks[i];
 

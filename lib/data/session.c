@@ -308,6 +308,31 @@ static int add_clockid(struct pcl_session *s)
 	return pcl_data_writer__set_feature(s->w, PCL_FEAT_CLOCKID, &ns, sizeof(ns));
 }
 
+/*
+ * CLOCK_DATA with -k, as perf writes it: u32 version 1, u32 clockid, then
+ * the time of day and the clock's time read at one moment (ns), so a
+ * reader can put sample times on the calendar.
+ */
+static int add_clock_data(struct pcl_session *s)
+{
+	struct timespec tod, clk;
+	uint8_t buf[24];
+	uint32_t version = 1, id;
+	uint64_t tod_ns, clk_ns;
+
+	if (s->o.clockid < 0 || clock_gettime(CLOCK_REALTIME, &tod) ||
+	    clock_gettime(s->o.clockid, &clk))
+		return 0;
+	id = (uint32_t)s->o.clockid;
+	tod_ns = (uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec;
+	clk_ns = (uint64_t)clk.tv_sec * 1000000000ull + (uint64_t)clk.tv_nsec;
+	memcpy(buf, &version, 4);
+	memcpy(buf + 4, &id, 4);
+	memcpy(buf + 8, &tod_ns, 8);
+	memcpy(buf + 16, &clk_ns, 8);
+	return pcl_data_writer__set_feature(s->w, PCL_FEAT_CLOCK_DATA, buf, sizeof(buf));
+}
+
 /* Tracepoint formats, so perf can decode the tracepoint samples. */
 static int add_tracing(struct pcl_session *s)
 {
@@ -367,6 +392,7 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	ret = pcl_data_writer__add_host_features(s->w, argc, argv);
 	ret = ret ? ret : add_tracing(s);
 	ret = ret ? ret : add_clockid(s);
+	ret = ret ? ret : add_clock_data(s);
 	return ret ? ret : synthesize_all(s);
 }
 

@@ -12,9 +12,9 @@
  *
  * What goes where:
  * - meta: version, interval (ms: the sampling interval of an event that
- *   counts nanoseconds, else 1), startTime (ms, the first event on the perf
- *   clock: time since boot, not the epoch, which the recording does not
- *   tell), profilingStartTime/EndTime, processType 0, product "pcl",
+ *   counts nanoseconds, else 1), startTime (ms since the epoch of the first
+ *   event, by opts->wall_clock_offset; on the perf clock, since boot, when
+ *   the recording does not tell), profilingStartTime/EndTime, processType 0, product "pcl",
  *   stackwalk 1, presymbolicated (names come with the file: no symbol
  *   server is asked), categories (Other, grey, first: the default one; User;
  *   Kernel) and markerSchema (the one marker type written: ContextSwitch).
@@ -30,7 +30,8 @@
  *   samples, stacks, frames, strings and markers of its own (indices are
  *   per thread). A frame is one function, its location string "symbol
  *   (in dso)" (the form the profiler parses into a function and a library
- *   resource; a bare name for code in no known map); its category Kernel
+ *   resource; a bare name for code in no known map; "0xADDR (in dso)" for
+ *   code no symbol covers, one frame per address); its category Kernel
  *   for kernel code, else User. A stack
  *   is one node of the profile's stack tree, made in the order the samples
  *   reach it, so its prefix (the caller's stack) always comes first.
@@ -51,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcl/export.h>
+#include "analysis/profile.h"
 #include "internal.h"
 #include "output/json.h"
 
@@ -180,10 +182,10 @@ static const char *arch(const struct pcl_export_opts *o)
 
 static int func_category(const struct pcl_profile_func *fn)
 {
-	if (fn->level == 'k' ||
-	    (fn->dso && (fn->dso->kind == PCL_DSO_KERNEL || fn->dso->kind == PCL_DSO_MODULE)))
+	/* kernel code as the flame graphs colour it (perf's level is the sample's) */
+	if (profile_func_kernel(fn))
 		return CAT_KERNEL;
-	return fn->level == '.' ? CAT_USER : CAT_OTHER;
+	return fn->level == '.' || fn->level == 'k' ? CAT_USER : CAT_OTHER;
 }
 
 /* ---- meta ---- */
@@ -202,7 +204,11 @@ static void put_meta(struct ff *f, uint64_t end_ns)
 	else
 		fputc('1', fp);
 	fputs(",\"startTime\":", fp);
-	put_ms(fp, f->t0);
+	if (o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) &&
+	    o->has_wall_clock && (int64_t)f->t0 + o->wall_clock_offset > 0)
+		put_ms(fp, (uint64_t)((int64_t)f->t0 + o->wall_clock_offset));
+	else
+		put_ms(fp, f->t0);
 	fputs(",\"profilingStartTime\":0,\"profilingEndTime\":", fp);
 	put_ms(fp, end_ns);
 	fputs(",\"shutdownTime\":null,\"processType\":0,\"product\":\"pcl\",", fp);
@@ -437,7 +443,14 @@ static void put_location(FILE *fp, const struct pcl_profile_func *fn)
 	const char *lib = d ? (d->short_name ? d->short_name : d->name) : NULL;
 	char *s = NULL;
 
-	if (!lib || asprintf(&s, "%s (in %s)", fn->name, lib) < 0) {
+	/* code no symbol covers: one frame per address, named by it as the profiler does */
+	if (!fn->start && !fn->end && !strcmp(fn->name, "[unknown]")) {
+		if (lib ? asprintf(&s, "0x%" PRIx64 " (in %s)", fn->ip, lib) < 0
+			: asprintf(&s, "0x%" PRIx64, fn->ip) < 0) {
+			json_str(fp, fn->name);
+			return;
+		}
+	} else if (!lib || asprintf(&s, "%s (in %s)", fn->name, lib) < 0) {
 		json_str(fp, fn->name);
 		return;
 	}

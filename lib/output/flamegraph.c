@@ -17,8 +17,11 @@
  * - Numbers are written with integer arithmetic, never printf's %f: the
  *   CLI sets LC_NUMERIC from the environment and SVG wants a dot.
  * - Colours are a hash of the name, so a function has the same colour in
- *   every graph. Differential graphs (opts->base) colour by the change in
- *   a frame's share of the total instead: red grew, blue shrank, white
+ *   every graph and in the HTML page (pclColour in html/page.js computes
+ *   the same): teal for kernel code (profile_func_kernel) and only it, grey
+ *   for user code no symbol covers, FlameGraph's warm palette for the
+ *   rest. Differential graphs (opts->base) colour by the change in a
+ *   frame's share of the total instead: red grew, blue shrank, white
  *   unchanged, the deepest shade for the largest change drawn. Frames are
  *   matched between the two trees by their path of names; a frame that is
  *   not in the base grew from 0.
@@ -46,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcl/export.h>
+#include "analysis/profile.h"
 #include "internal.h"
 #include "output/json.h"
 
@@ -247,10 +251,12 @@ static void colour(const struct fg *g, const struct drawn *d, char *out, size_t 
 		/* a command name: lavender */
 		snprintf(out, len, "rgb(%u,%u,%u)", 175 + v1 * 35 / 255, 165 + v1 * 35 / 255,
 			 220 + v2 * 35 / 255);
-	} else if (n->func < g->nr_funcs && g->funcs[n->func].level == 'k') {
-		/* kernel: teal */
+	} else if (n->func < g->nr_funcs && profile_func_kernel(&g->funcs[n->func])) {
+		/* kernel: teal (pclColour in html/page.js is the same function) */
 		snprintf(out, len, "rgb(%u,%u,%u)", 50 + v3 * 60 / 255, 170 + v1 * 50 / 255,
 			 160 + v2 * 50 / 255);
+	} else if (!strcmp(n->name, "[unknown]")) {
+		snprintf(out, len, "rgb(200,200,200)");
 	} else {
 		/* user: warm, red to yellow */
 		snprintf(out, len, "rgb(%u,%u,%u)", 205 + v3 * 50 / 255, v1 * 230 / 255,

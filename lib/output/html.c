@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcl/export.h>
+#include "analysis/profile.h"
 #include "internal.h"
 #include "output/json.h"
 
@@ -105,19 +106,110 @@ static int cmp_ptr(const void *a, const void *b)
 }
 
 /*
+ * The page's functions and stack nodes: the profile's, except that code no
+ * symbol covers is one "[unknown]" function per DSO and side (the profile
+ * keeps one per address, for pprof), a row of the table rather than one
+ * per address; nodes that become equal are merged.
+ */
+struct view {
+	uint32_t *fmap; /* profile function -> page function */
+	uint32_t *fsrc; /* page function -> its first profile function */
+	size_t nf;
+	uint32_t *nmap;	       /* profile node -> page node */
+	uint32_t *npar, *nfun; /* page node -> parent, function (node 0: the root) */
+	size_t nn;
+};
+
+static bool unknown_code(const struct pcl_profile_func *f)
+{
+	return !f->start && !f->end && f->name && !strcmp(f->name, "[unknown]");
+}
+
+static void view_free(struct view *v)
+{
+	free(v->fmap);
+	free(v->fsrc);
+	free(v->nmap);
+	free(v->npar);
+	free(v->nfun);
+}
+
+static int view_build(struct view *v, const struct pcl_profile *p)
+{
+	size_t nf, nn, cap = 2;
+	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	const struct pcl_profile_node *n = pcl_profile__nodes(p, &nn);
+	uint32_t *slots = NULL;
+	int ret = -ENOMEM;
+
+	memset(v, 0, sizeof(*v));
+	while (cap < 2 * nn)
+		cap *= 2;
+	v->fmap = malloc((nf + 1) * sizeof(*v->fmap));
+	v->fsrc = malloc((nf + 1) * sizeof(*v->fsrc));
+	v->nmap = malloc((nn + 1) * sizeof(*v->nmap));
+	v->npar = malloc((nn + 1) * sizeof(*v->npar));
+	v->nfun = malloc((nn + 1) * sizeof(*v->nfun));
+	slots = calloc(cap, sizeof(*slots));
+	if (!v->fmap || !v->fsrc || !v->nmap || !v->npar || !v->nfun || !slots)
+		goto out;
+	for (size_t i = 0; i < nf; i++) {
+		size_t j = v->nf;
+
+		/* the unknown code of a DSO and side seen before (few: a linear search) */
+		if (unknown_code(&f[i]))
+			for (j = 0; j < v->nf; j++)
+				if (unknown_code(&f[v->fsrc[j]]) && f[v->fsrc[j]].dso == f[i].dso &&
+				    profile_func_kernel(&f[v->fsrc[j]]) ==
+					    profile_func_kernel(&f[i]))
+					break;
+		if (j == v->nf)
+			v->fsrc[v->nf++] = (uint32_t)i;
+		v->fmap[i] = (uint32_t)j;
+	}
+	/* parents come first: each node's parent is mapped when it is reached */
+	v->nmap[0] = 0;
+	v->npar[0] = 0;
+	v->nfun[0] = UINT32_MAX;
+	v->nn = 1;
+	for (size_t i = 1; i < nn; i++) {
+		uint32_t par = v->nmap[n[i].parent], fn = v->fmap[n[i].func];
+		uint64_t h = (((uint64_t)par << 32) | fn) * 0x9e3779b97f4a7c15ull;
+		size_t k = (size_t)(h >> 32) & (cap - 1);
+
+		for (; slots[k]; k = (k + 1) & (cap - 1))
+			if (v->npar[slots[k]] == par && v->nfun[slots[k]] == fn)
+				break;
+		if (!slots[k]) {
+			slots[k] = (uint32_t)v->nn;
+			v->npar[v->nn] = par;
+			v->nfun[v->nn++] = fn;
+		}
+		v->nmap[i] = slots[k];
+	}
+	ret = 0;
+out:
+	free(slots);
+	if (ret)
+		view_free(v);
+	return ret ? pcl_err(ret, "out of memory") : 0;
+}
+
+/*
  * "dsos", "fname", "fdso" and "flevel": the DSOs are the distinct pointers
  * of the functions, sorted, so each function finds its index by bisection.
  */
-static int write_funcs(FILE *fp, const struct pcl_profile *p)
+static int write_funcs(FILE *fp, const struct pcl_profile *p, const struct view *v)
 {
-	size_t nf, nd = 0;
-	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	size_t nf = v->nf, npf, nd = 0;
+	const struct pcl_profile_func *pf = pcl_profile__funcs(p, &npf);
 	const void **dsos = malloc((nf ? nf : 1) * sizeof(*dsos));
 
+#define F(i) (&pf[v->fsrc[i]])
 	if (!dsos)
 		return pcl_err(-ENOMEM, "out of memory");
 	for (size_t i = 0; i < nf; i++)
-		dsos[i] = f[i].dso;
+		dsos[i] = F(i)->dso;
 	qsort(dsos, nf, sizeof(*dsos), cmp_ptr);
 	for (size_t i = 0; i < nf; i++)
 		if (!nd || dsos[nd - 1] != dsos[i])
@@ -130,35 +222,35 @@ static int write_funcs(FILE *fp, const struct pcl_profile *p)
 	fputs("],\n\"fname\":[", fp);
 	for (size_t i = 0; i < nf; i++) {
 		sep(fp, i);
-		json_str_script(fp, f[i].name ? f[i].name : "[unknown]");
+		json_str_script(fp, F(i)->name ? F(i)->name : "[unknown]");
 	}
 	fputs("],\n\"fdso\":[", fp);
 	for (size_t i = 0; i < nf; i++) {
-		const void **at = bsearch(&f[i].dso, dsos, nd, sizeof(*dsos), cmp_ptr);
+		const void **at = bsearch(&F(i)->dso, dsos, nd, sizeof(*dsos), cmp_ptr);
 
 		sep(fp, i);
 		fprintf(fp, "%zu", (size_t)(at - dsos));
 	}
-	/* only the levels the script colours; anything else is user code */
+	/* 'k' for kernel code, as the SVG colours it; 'H' hypervisor; else user code */
 	fputs("],\n\"flevel\":\"", fp);
 	for (size_t i = 0; i < nf; i++)
-		fputc(f[i].level == 'k' || f[i].level == 'H' ? f[i].level : '.', fp);
+		fputc(profile_func_kernel(F(i)) ? 'k' : F(i)->level == 'H' ? 'H' : '.', fp);
+#undef F
 	fputc('"', fp);
 	free(dsos);
 	return 0;
 }
 
-static void write_tree(FILE *fp, const struct pcl_profile *p)
+static void write_tree(FILE *fp, const struct pcl_profile *p, const struct view *v)
 {
-	size_t nn, nt, ns;
-	const struct pcl_profile_node *n = pcl_profile__nodes(p, &nn);
+	size_t nt, ns;
 	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
 	const struct pcl_profile_stack *s = pcl_profile__stacks(p, &ns);
 
 	fputs(",\n\"nodes\":[", fp);
-	for (size_t i = 1; i < nn; i++) {
+	for (size_t i = 1; i < v->nn; i++) {
 		sep(fp, i - 1);
-		fprintf(fp, "%" PRIu32 ",%" PRIu32, n[i].parent, n[i].func);
+		fprintf(fp, "%" PRIu32 ",%" PRIu32, v->npar[i], v->nfun[i]);
 	}
 	fputs("],\n\"threads\":[", fp);
 	for (size_t i = 0; i < nt; i++) {
@@ -169,8 +261,8 @@ static void write_tree(FILE *fp, const struct pcl_profile *p)
 	fputs("],\n\"stacks\":[", fp);
 	for (size_t i = 0; i < ns; i++) {
 		sep(fp, i);
-		fprintf(fp, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64, s[i].thread, s[i].node,
-			s[i].count, s[i].period);
+		fprintf(fp, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64, s[i].thread,
+			v->nmap[s[i].node], s[i].count, s[i].period);
 	}
 	fputs("]", fp);
 }
@@ -178,6 +270,7 @@ static void write_tree(FILE *fp, const struct pcl_profile *p)
 static int write_data(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *o,
 		      const char *title)
 {
+	struct view v;
 	int ret;
 
 	fputs("<script type=\"application/json\" id=\"pcl-data\">\n{\"title\":", fp);
@@ -190,10 +283,15 @@ static int write_data(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 		o->by_period ? "true" : "false", o->period_is_ns ? "true" : "false",
 		o->icicle ? "true" : "false", pcl_profile__nr_samples(p),
 		pcl_profile__total_period(p), o->lost_samples);
-	ret = write_funcs(fp, p);
+	ret = view_build(&v, p);
 	if (ret)
 		return ret;
-	write_tree(fp, p);
+	ret = write_funcs(fp, p, &v);
+	if (!ret)
+		write_tree(fp, p, &v);
+	view_free(&v);
+	if (ret)
+		return ret;
 	fputs("}\n</script>\n", fp);
 	return 0;
 }

@@ -25,8 +25,13 @@
  *   processes with ASLR) gets two, so each Location's address lies inside
  *   its Mapping. has_functions is set: names come with the file, pprof must
  *   not symbolize again. Functions in no known map have no Mapping (id 0).
- * - time_nanos is the first sample's time on the perf clock (since boot,
- *   not since the epoch; pprof only shows it), duration_nanos last - first.
+ *   The main executable's Mappings come first, as pprof expects: the file
+ *   holding "main", else the one named like the busiest command.
+ * - Code that no symbol covers is one "[unknown]" Function and Location per
+ *   address (the profile keeps them apart), at that address in its Mapping.
+ * - time_nanos is when the first sample was taken, ns since the epoch
+ *   (opts->wall_clock_offset; 0 when the recording does not tell),
+ *   duration_nanos last - first.
  * - comments: the header facts, "name: value", and the lost samples.
  * - A profile without samples is still a whole, valid Profile (the two
  *   sample types, no Sample): what pprof itself writes for an idle program.
@@ -40,6 +45,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +263,11 @@ static void add_header(struct builder *b, const struct pcl_profile *p,
 	b->prof.period = o ? (int64_t)o->interval : 0;
 	b->prof.default_sample_type = b->types[1].type;
 	if (first) {
-		b->prof.time_nanos = (int64_t)first;
+		/* a caller's older, smaller opts has no wall clock */
+		size_t need = offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t);
+
+		if (o && o->size >= need && o->has_wall_clock)
+			b->prof.time_nanos = (int64_t)first + o->wall_clock_offset;
 		b->prof.duration_nanos = (int64_t)(last - first);
 	}
 	for (size_t i = 0; o && i < o->nr_facts; i++)
@@ -347,11 +357,75 @@ static uint64_t func_address(const struct pcl_profile_func *f)
 	return a >= m->start && a < m->end ? a : f->ip;
 }
 
+/* Whether the file @d is named @comm (the kernel cuts a command name to 15 bytes). */
+static bool named(const struct pcl_dso *d, const char *comm)
+{
+	const char *base = d->name ? strrchr(d->name, '/') : NULL;
+	size_t n = comm ? strlen(comm) : 0;
+
+	base = base ? base + 1 : d->name;
+	return n && base && !strncmp(base, comm, n) && (n >= 15 || !base[n]);
+}
+
+/*
+ * The main executable: the file holding "main", else the one named like
+ * the command with the most samples. NULL when neither is known.
+ */
+static const struct pcl_dso *main_dso(const struct pcl_profile *p)
+{
+	size_t nf, nt, ns, nd = 0;
+	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
+	const struct pcl_profile_stack *st = pcl_profile__stacks(p, &ns);
+	const struct pcl_dso *best = NULL, **seen;
+	uint64_t best_n = 0, *per_thread;
+
+	for (size_t i = 0; i < nf; i++)
+		if (f[i].dso && f[i].dso->kind == PCL_DSO_USER && f[i].name &&
+		    !strcmp(f[i].name, "main"))
+			return f[i].dso;
+	per_thread = calloc(nt + 1, sizeof(*per_thread));
+	seen = calloc(nf + 1, sizeof(*seen));
+	if (!per_thread || !seen)
+		goto out; /* only the order of the Mappings is lost */
+	for (size_t k = 0; k < ns; k++)
+		per_thread[st[k].thread] += st[k].count;
+	for (size_t i = 0; i < nf; i++) {
+		const struct pcl_dso *d = f[i].dso;
+		uint64_t n = 0;
+		size_t j;
+
+		if (!d || d->kind != PCL_DSO_USER)
+			continue;
+		for (j = 0; j < nd && seen[j] != d; j++)
+			;
+		if (j < nd)
+			continue;
+		seen[nd++] = d;
+		for (size_t k = 0; k < nt; k++)
+			if (named(d, t[k].comm))
+				n += per_thread[k];
+		if (n > best_n) {
+			best = d;
+			best_n = n;
+		}
+	}
+out:
+	free(per_thread);
+	free(seen);
+	return best;
+}
+
 static void add_functions(struct builder *b, const struct pcl_profile *p)
 {
 	size_t n;
 	const struct pcl_profile_func *f = pcl_profile__funcs(p, &n);
+	const struct pcl_dso *exe = main_dso(p);
 
+	/* pprof takes the first Mapping for the main binary */
+	for (size_t i = 0; exe && i < n; i++)
+		if (f[i].dso == exe && f[i].map)
+			mapping_id(b, f[i].map);
 	for (size_t i = 0; i < n; i++) {
 		Function *fn = &b->funcs[i];
 		Location *l = &b->locs[i];

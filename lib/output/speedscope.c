@@ -4,7 +4,8 @@
  * the JSON schema speedscope ships in its npm package): one document with
  *
  * - shared.frames: one frame per profile function, in the profile's order,
- *   so a frame index is a function index. "name" is the symbol, "file" the
+ *   so a frame index is a function index. "name" is the symbol ("[unknown]
+ *   0xADDR" for code no symbol covers: a frame per address), "file" the
  *   DSO's path as recorded (left out for code in no known map).
  * - profiles: one "sampled" profile per thread with samples, in the order
  *   the profile met the threads, named "comm pid/tid". Its samples are its
@@ -66,7 +67,15 @@ static void put_frames(FILE *fp, const struct pcl_profile *p)
 	fputs("\"shared\":{\"frames\":[", fp);
 	for (size_t i = 0; i < nf; i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", fp);
-		json_str(fp, f[i].name);
+		if (!f[i].start && !f[i].end && !strcmp(f[i].name, "[unknown]")) {
+			/* code no symbol covers: one frame per address, named by it */
+			char a[32];
+
+			snprintf(a, sizeof(a), "[unknown] 0x%" PRIx64, f[i].ip);
+			json_str(fp, a);
+		} else {
+			json_str(fp, f[i].name);
+		}
 		if (f[i].dso) {
 			fputs(",\"file\":", fp);
 			json_str(fp, f[i].dso->name);

@@ -297,13 +297,12 @@ dl_workload() {
 		echo "$TMP/dl/dlopen"
 }
 # fold < perf script output (the default fields, with -g): one
-# "comm;outermost;...;leaf COUNT" line per distinct stack, sorted;
-# stackcollapse-perf.pl if FlameGraph is installed.
+# "comm;outermost;...;leaf COUNT" line per distinct stack (frame text as
+# printed, offsets cut, samples counted), sorted. NOT FlameGraph's
+# stackcollapse-perf.pl (no DSO names for [unknown], no periods, no tidying):
+# only for comparing two outputs of perf script's format with each other.
+# What FlameGraph makes of a file is tested against the real script only.
 fold() {
-	if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
-		stackcollapse-perf.pl | sort
-		return
-	fi
 	awk 'function flush(  s, i) {
 			if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
 			n = 0

@@ -149,6 +149,50 @@ for by in pcl perf; do
 	fi
 done
 
+# flame_diff ID OLD NEW: the differential flame graph, NEW's frames coloured by
+# their change from OLD. The files may come from different recorders: their
+# events pair as in the text diff (perf's "cpu-clock:ppp" is pcl's "cpu-clock").
+flame_diff() {
+	local id=$1 colours
+	shift
+	run_long fg-$id 60 "$PCL" diff --format=flamegraph -o "$TMP/$id.svg" "$1" "$2"
+	if [ "$RC" -ne 0 ] || [ ! -s "$TMP/$id.svg" ]; then
+		not_ok $id "pcl diff --format=flamegraph -o: exit $RC (want 0), file $(wc -c <"$TMP/$id.svg" 2>/dev/null || echo 0) bytes" \
+			"$(show "$TMP/fg-$id.err")"
+	elif command -v xmllint >/dev/null 2>&1 && ! xmllint --noout "$TMP/$id.svg" 2>"$TMP/xml-$id.err"; then
+		not_ok $id "the SVG does not parse (xmllint):" "$(show "$TMP/xml-$id.err")"
+	elif ! command -v python3 >/dev/null 2>&1; then
+		skip $id "python3 is not installed (it reads the frames' colours)"
+	else
+		colours=$(python3 - "$TMP/$id.svg" <<'PY' 2>&1
+import re, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+def tag(e):
+    return e.tag.rsplit('}', 1)[-1]
+def hue(name):
+    for g in root.iter():
+        if tag(g) == 'g' and g.get('class') == 'frame' and g.get('data-name') == name:
+            r = next((c for c in g if tag(c) == 'rect'), None)
+            m = re.match(r'rgb\((\d+),\s*(\d+),\s*(\d+)\)', r.get('fill', '')) if r is not None else None
+            if not m:
+                h = re.match(r'#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$', r.get('fill', '') if r is not None else '')
+                if not h:
+                    return 'fill?'
+                c = [int(x, 16) for x in h.groups()]
+            else:
+                c = [int(x) for x in m.groups()]
+            return 'red' if c[0] > c[2] else 'blue' if c[2] > c[0] else 'grey'
+    return 'none'
+print(hue('func_a'), hue('func_b'))
+PY
+		)
+		if [ "$colours" = "blue red" ]; then ok $id; else
+			not_ok $id "want func_a's frame blue (shrank) and func_b's red (grew), got: $colours" \
+				"$(grep -o '<g class="frame" data-name="func_[ab]"[^>]*>.\{0,300\}' "$TMP/$id.svg" | head -4)"
+		fi
+	fi
+}
 OLD=$TMP/a-pcl.data NEW=$TMP/b-pcl.data
 if [ -s "$OLD" ] && [ -s "$NEW" ]; then
 	# no file named: OLD perf.data.old, NEW perf.data, as perf
@@ -178,42 +222,12 @@ if [ -s "$OLD" ] && [ -s "$NEW" ]; then
 		fi
 	done
 
-	# the differential flame graph: NEW's frames coloured by their change from OLD
-	run_long fg 60 "$PCL" diff --format=flamegraph -o "$TMP/d.svg" "$OLD" "$NEW"
-	if [ "$RC" -ne 0 ] || [ ! -s "$TMP/d.svg" ]; then
-		not_ok diff-flamegraph "pcl diff --format=flamegraph -o: exit $RC (want 0), file $(wc -c <"$TMP/d.svg" 2>/dev/null || echo 0) bytes" \
-			"$(show "$TMP/fg.err")"
-	elif command -v xmllint >/dev/null 2>&1 && ! xmllint --noout "$TMP/d.svg" 2>"$TMP/xml.err"; then
-		not_ok diff-flamegraph "the SVG does not parse (xmllint):" "$(show "$TMP/xml.err")"
-	elif ! command -v python3 >/dev/null 2>&1; then
-		skip diff-flamegraph "python3 is not installed (it reads the frames' colours)"
-	else
-		colours=$(python3 - "$TMP/d.svg" <<'PY' 2>&1
-import re, sys
-import xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-def tag(e):
-    return e.tag.rsplit('}', 1)[-1]
-def hue(name):
-    for g in root.iter():
-        if tag(g) == 'g' and g.get('class') == 'frame' and g.get('data-name') == name:
-            r = next((c for c in g if tag(c) == 'rect'), None)
-            m = re.match(r'rgb\((\d+),\s*(\d+),\s*(\d+)\)', r.get('fill', '')) if r is not None else None
-            if not m:
-                h = re.match(r'#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$', r.get('fill', '') if r is not None else '')
-                if not h:
-                    return 'fill?'
-                c = [int(x, 16) for x in h.groups()]
-            else:
-                c = [int(x) for x in m.groups()]
-            return 'red' if c[0] > c[2] else 'blue' if c[2] > c[0] else 'grey'
-    return 'none'
-print(hue('func_a'), hue('func_b'))
-PY
-)
-		if [ "$colours" = "blue red" ]; then ok diff-flamegraph; else
-			not_ok diff-flamegraph "want func_a's frame blue (shrank) and func_b's red (grew), got: $colours" \
-				"$(grep -o '<g class="frame" data-name="func_[ab]"[^>]*>.\{0,300\}' "$TMP/d.svg" | head -4)"
-		fi
-	fi
+	flame_diff diff-flamegraph "$OLD" "$NEW"
 fi
+# perf's file against pcl's, both ways
+for pair in "perf pcl" "pcl perf"; do
+	set -- $pair
+	if [ -s "$TMP/a-$1.data" ] && [ -s "$TMP/b-$2.data" ]; then
+		flame_diff "diff-flamegraph-$1-$2" "$TMP/a-$1.data" "$TMP/b-$2.data"
+	fi
+done

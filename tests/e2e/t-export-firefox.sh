@@ -7,7 +7,8 @@
 # counts), each thread's as pcl script counts them per pid/tid; the hot
 # workload's leaf is a function of its thread; and a recording with
 # context switches (pcl or perf record --switch-events) gives off-CPU
-# markers, among them the main thread blocked waiting for its workers.
+# markers, among them the main thread blocked waiting for its workers; and
+# meta.startTime is the date the recording was made.
 . "$(dirname "$0")/lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,6 +85,34 @@ else
 	record_to export-firefox perf switch-perf --switch-events -g -F 2000 -o "$TMP/switch-perf.data" \
 		-- "$threads" 4 200 && export_case switch-perf "$TMP/switch-perf.data" && markers switch-perf
 fi
+
+# meta.startTime is a date: within a minute of when the recording was made
+# (not the time since boot), for pcl's and perf's files, with and without
+# the CLOCK_DATA header that -k writes.
+start_time() { # ID FILE WHEN
+	local t
+	if ! "$PCL" report -i "$2" --format=firefox -o "$TMP/$1.st.json" 2>"$TMP/$1.st.err"; then
+		not_ok "export-firefox-$1-start" "pcl report --format=firefox failed" "$(show "$TMP/$1.st.err")"
+		return
+	fi
+	t=$(python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["meta"]["startTime"] // 1000))' "$TMP/$1.st.json")
+	if [ $((t - $3)) -gt -60 ] && [ $((t - $3)) -lt 60 ]; then
+		ok "export-firefox-$1-start"
+	else
+		not_ok "export-firefox-$1-start" "meta.startTime says $(date -u -d "@$t" '+%F %T') UTC," \
+			"the recording was made at $(date -u -d "@$3" '+%F %T') UTC (want within a minute)"
+	fi
+}
+for by in pcl perf; do
+	[ $by = pcl ] || have_perf || continue
+	for k in "" "-k monotonic"; do
+		id=start-$by${k:+-k}
+		when=$(date +%s)
+		# shellcheck disable=SC2086
+		record_to export-firefox $by $id $k -F 1000 -o "$TMP/$id.data" -- "$hot" 100 &&
+			start_time "$id" "$TMP/$id.data" "$when"
+	done
+done
 
 # Without --switch-events: no markers.
 if [ -s "$TMP/hot-pcl.chk" ]; then

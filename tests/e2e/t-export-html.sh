@@ -4,10 +4,12 @@
 # recordings of the hot and threads workloads by pcl and of hot by perf:
 # nothing on the page reaches outside the file; the embedded profile
 # parses, is consistent, and counts exactly the samples perf counts in the
-# file and the folded export sums; hot_leaf is the hottest function; each
+# file, with the periods the folded export sums; hot_leaf is the hottest function; each
 # thread of the threads workload is there with its own burn_tK on top. A
 # function whose symbol is HTML ("</script><b x='1'>&amp;{q}") comes
 # through as data, not markup. -o into a missing directory fails cleanly.
+# A function has the colour its SVG frames have (the page's pclColour), kernel
+# frames teal and only they.
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -x "$PCL" ]; then
@@ -142,15 +144,15 @@ check_counts() {
 	local folded
 	folded=$(folded_sum "$TMP/$name.folded")
 	have_perf && perf_n=$(perf_samples "$data")
-	if [ "$(fact samples)" = "$(fact sum_count)" ] && [ "$(fact sum_count)" = "$folded" ] &&
+	if [ "$(fact samples)" = "$(fact sum_count)" ] && [ "$(fact period)" = "$folded" ] &&
 		[ "$(fact period)" = "$(fact sum_period)" ] && [ "$(fact fact_samples)" = "$(fact samples)" ] &&
 		[ "$(fact sum_count)" -gt 0 ] && { [ "$perf_n" = - ] || [ "$perf_n" = "$(fact samples)" ]; }; then
 		ok "export-html-$name-counts"
 	else
 		not_ok "export-html-$name-counts" \
 			"samples: JSON $(fact samples), its stacks sum $(fact sum_count), header fact $(fact fact_samples)," \
-			"folded export sums $folded, perf report --stats counts $perf_n (all equal, > 0);" \
-			"period: JSON $(fact period), stacks sum $(fact sum_period)"
+			"perf report --stats counts $perf_n (all equal, > 0);" \
+			"period: JSON $(fact period), stacks sum $(fact sum_period), folded export sums $folded (all equal)"
 	fi
 }
 
@@ -265,5 +267,54 @@ elif record_to export-html pcl evil -F 2000 -o "$TMP/evil.data" -- "$TMP/evil" 6
 		not_ok export-html-escaping "hottest function: '$(fact top)', want '$EVIL' (from the JSON)," \
 			"and the name never raw on the page: $(grep -cF "$EVIL" "$TMP/evil.html") raw copies" \
 			"$(grep -n '<b x=' "$TMP/evil.html" | head -3)"
+	fi
+fi
+
+# ---- one function, one colour: the SVG's fill is the page's pclColour ---------
+# A recording with kernel frames (the kernel-time workload, -g): every frame
+# the SVG draws for a function name of the page is filled with what the
+# page's own colour function (pclColour, run in node without a browser)
+# gives that name; kernel frames are teal, and only they.
+KTIME=$(workload kernel-time) || KTIME=
+if ! command -v node >/dev/null 2>&1; then
+	skip export-html-colours "node is not installed (it runs the page's colour function)"
+elif [ -z "$KTIME" ]; then
+	not_ok export-html-colours "cannot build tests/workloads/kernel-time.c"
+elif record_to export-html pcl kt -g -F 2000 -o "$TMP/kt.data" -- "$KTIME" 300 &&
+	export_page kt "$TMP/kt.data" &&
+	"$PCL" report -i "$TMP/kt.data" --format=flamegraph -o "$TMP/kt.svg" 2>"$TMP/kt-svg.err"; then
+	node - "$TMP/kt.html" "$TMP/kt.svg" >"$TMP/colours.out" 2>&1 <<'JS'
+const fs = require('fs');
+const html = fs.readFileSync(process.argv[2], 'utf8'), svg = fs.readFileSync(process.argv[3], 'utf8');
+const src = html.match(/function pclColour[\s\S]*?\/\* end of pclColour \*\//);
+if (!src) { console.log('error no pclColour on the page'); process.exit(0); }
+const pclColour = new Function(src[0] + '\nreturn pclColour;')();
+const D = JSON.parse(html.match(/<script type="application\/json" id="pcl-data">([\s\S]*?)<\/script>/)[1]);
+const kernel = new Map(); /* name -> true/false, null when both */
+D.fname.forEach((n, i) => {
+	const k = D.flevel[i] === 'k';
+	kernel.set(n, kernel.has(n) && kernel.get(n) !== k ? null : k);
+});
+const unesc = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
+	.replace(/&#39;/g, "'").replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const teal = (c) => { const v = c.match(/\d+/g).map(Number); return v[0] < 120 && v[1] >= 170 && v[2] >= 160; };
+let same = 0, kern = 0, bad = 0;
+for (const m of svg.matchAll(/<g class="frame" data-name="([^"]*)">[\s\S]*?<rect [^>]*fill="([^"]*)"/g)) {
+	const name = unesc(m[1]), fill = m[2];
+	if (!kernel.has(name) || kernel.get(name) === null)
+		continue;
+	const want = pclColour(name, kernel.get(name));
+	if (want !== fill) { bad++; console.log('error', name, 'svg', fill, 'page', want); }
+	else same++;
+	if (kernel.get(name)) { kern++; if (!teal(fill)) { bad++; console.log('error kernel frame not teal:', name, fill); } }
+	else if (teal(fill)) { bad++; console.log('error user frame teal:', name, fill); }
+}
+console.log('same', same, 'kernel', kern, 'bad', bad);
+JS
+	if grep -q '^same [1-9][0-9]* kernel [1-9][0-9]* bad 0$' "$TMP/colours.out"; then
+		ok export-html-colours
+	else
+		not_ok export-html-colours "want every SVG frame filled as the page's pclColour, kernel frames (some) teal and no other:" \
+			"$(show "$TMP/colours.out")"
 	fi
 fi

@@ -21,6 +21,12 @@
 #                -n, and perf buildid-list of the file)
 #   BY-labels    every sample has thread=COMM (the workload's) and pid, tid
 #   BY-comments  the header facts are comments ("file: ...")
+#   BY-main      the first mapping (pprof's main binary) is the workload's
+#   BY-time      time_nanos is within a minute of when the recording was
+#                made (the wall clock, not the time since boot)
+# and for pcl and perf record -k (the CLOCK_DATA header) BY-time too; for
+# an executable without symbols (pcl-strip), its "[unknown]" locations are
+# one per address, inside the executable's mapping, not one per DSO.
 # Also: the same file exports to the same bytes twice (gzip without a
 # time stamp); a comm that is not UTF-8 still decodes (protobuf refuses
 # bad UTF-8 in a string); an empty recording gives a valid profile with no
@@ -117,6 +123,16 @@ print "mapping ", s_($_->{filename}[0]), " ", s_($_->{build_id}[0] // 0), "\n" f
 print "comment ", s_($_), "\n" for @comments;
 print "stack $stacks{$_} $_\n" for sort { $stacks{$b} <=> $stacks{$a} } keys %stacks;
 print "samples $n\nsum0 $s0\nsum1 $s1\nlabels $labels\n";
+# pprof takes the first mapping for the main binary
+my @maps = sort { $a->{id}[0] <=> $b->{id}[0] } values %map;
+print "first_mapping ", (@maps ? s_($maps[0]{filename}[0]) : ''), "\n";
+print "time_nanos ", ($top{time_nanos} // 0), "\n";
+# the locations of code no symbol covers: "unknown MAPPING-FILE ADDRESS"
+for my $l (values %loc) {
+	next unless fname($l->{id}[0]) eq '[unknown]';
+	my $m = $map{$l->{mapping_id}[0] // 0};
+	print "unknown ", ($m ? s_($m->{filename}[0]) : '-'), " ", $l->{address}[0] // 0, "\n";
+}
 print "bad $_\n" for split /\n/, $bad;
 PL
 val() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
@@ -232,9 +248,34 @@ check_file() { # BY: checks on $TMP/BY.data exported to $TMP/BY.pb.gz
 	else
 		not_ok "$by-comments" "want a comment 'file: $F'" "$(grep '^comment' "$S")"
 	fi
+	check_main "$by" "$hot"
+	check_time "$by"
 }
+# check_main BY EXE: pprof's main binary, the first mapping, is EXE.
+check_main() {
+	local first
+	first=$(sed -n 's/^first_mapping //p' "$TMP/$1.sum")
+	if [ "$first" = "$2" ]; then ok "$1-main"; else
+		not_ok "$1-main" "want the first mapping '$2' (the main binary), got '$first'" \
+			"$(grep '^mapping' "$TMP/$1.sum" | head -5)"
+	fi
+}
+# check_time BY: time_nanos within a minute of the wall clock when $TMP/BY.data was recorded.
+check_time() {
+	local t want=${WHEN[$1]:-0}
+	t=$(val time_nanos "$TMP/$1.sum")
+	t=$(( ${t:-0} / 1000000000 ))
+	if [ "$want" -gt 0 ] && [ $((t - want)) -gt -60 ] && [ $((t - want)) -lt 60 ]; then
+		ok "$1-time"
+	else
+		not_ok "$1-time" "time_nanos says $(date -u -d "@$t" '+%F %T' 2>/dev/null || echo "$t") UTC," \
+			"the recording was made at $(date -u -d "@$want" '+%F %T') UTC (want within a minute)"
+	fi
+}
+declare -A WHEN
 
 # About 0.4 s at 2000 Hz: some 800 samples.
+WHEN[pcl]=$(date +%s)
 if record_to export-pprof pcl pcl -g -F 2000 -o "$TMP/pcl.data" -- "$hot" 400; then
 	check_file pcl
 	# deterministic: the same bytes for the same file
@@ -258,9 +299,58 @@ if record_to export-pprof pcl pcl -g -F 2000 -o "$TMP/pcl.data" -- "$hot" 400; t
 	fi
 fi
 if have_perf; then
+	WHEN[perf]=$(date +%s)
 	record_to export-pprof perf perf -g -F 2000 -o "$TMP/perf.data" -- "$hot" 400 && check_file perf
 else
 	skip perf "perf is not installed"
+fi
+
+# export_sum BY: $TMP/BY.data to pprof, decoded and summed up in $TMP/BY.sum. False on failure.
+export_sum() {
+	run_long "exp-$1" 60 "$PCL" report -i "$TMP/$1.data" --format=pprof -o "$TMP/$1.pb.gz"
+	if [ "$RC" -ne 0 ] || ! gzip -dc "$TMP/$1.pb.gz" | protoc --proto_path="$PROTO_DIR" \
+		--decode=perftools.profiles.Profile profile.proto >"$TMP/$1.txt" 2>"$TMP/$1.err"; then
+		not_ok "$1-export" "pcl report --format=pprof and protoc: exit $RC" "$(show "$TMP/exp-$1.err")" \
+			"$(show "$TMP/$1.err")"
+		return 1
+	fi
+	perl "$TMP/summary.pl" "$TMP/$1.txt" >"$TMP/$1.sum"
+}
+if [ $have_protoc = 1 ]; then
+	# -k: the time comes from the CLOCK_DATA header (written by pcl and perf alike)
+	for by in pcl perf; do
+		[ $by = pcl ] || have_perf || continue
+		WHEN[$by-k]=$(date +%s)
+		# an old mtime: only the header can give the right date
+		record_to export-pprof $by $by-k -k monotonic -F 1000 -o "$TMP/$by-k.data" -- "$hot" 100 &&
+			touch -d '2020-01-01 00:00:00' "$TMP/$by-k.data" &&
+			export_sum $by-k && check_time $by-k
+		# perf reads the reference time pcl writes
+		if [ $by = pcl ] && have_perf && [ -s "$TMP/pcl-k.data" ]; then
+			ref=$(perf report -i "$TMP/pcl-k.data" --header-only 2>/dev/null |
+				sed -n 's/^# reference time: .* = \([0-9]*\)\.[0-9]* (TOD) = .*(monotonic)$/\1/p')
+			if [ -n "$ref" ] && [ $((ref - WHEN[pcl-k])) -gt -60 ] && [ $((ref - WHEN[pcl-k])) -lt 60 ]; then
+				ok pcl-k-clock-data
+			else
+				not_ok pcl-k-clock-data "perf report --header-only: want '# reference time: ... (monotonic)' near $(date -u -d "@${WHEN[pcl-k]}" '+%T') UTC" \
+					"$(perf report -i "$TMP/pcl-k.data" --header-only 2>&1 | grep -i 'clock\|reference')"
+			fi
+		fi
+	done
+	# without symbols (nor a build id to find them by): an address per location
+	cp "$hot" "$TMP/hotstrip" && strip --strip-all --remove-section=.note.gnu.build-id "$TMP/hotstrip"
+	if record_to export-pprof pcl pcl-strip -g -F 2000 -o "$TMP/pcl-strip.data" -- "$TMP/hotstrip" 200 &&
+		export_sum pcl-strip; then
+		check_main pcl-strip "$TMP/hotstrip"
+		n=$(awk -v m="$TMP/hotstrip" '$1 == "unknown" && $2 == m { print $3 }' "$TMP/pcl-strip.sum" | sort -u | wc -l)
+		# hot_leaf, middle, outer, main at least: four places, each a location
+		if [ "$n" -ge 4 ] && ! grep -q '^bad ' "$TMP/pcl-strip.sum"; then
+			ok pcl-strip-unknown
+		else
+			not_ok pcl-strip-unknown "want an [unknown] location per sampled address in $TMP/hotstrip (4 or more), got $n" \
+				"$(grep '^unknown\|^bad' "$TMP/pcl-strip.sum" | head -8)"
+		fi
+	fi
 fi
 
 # A command name that is not UTF-8 (a comm is bytes): still a valid profile,

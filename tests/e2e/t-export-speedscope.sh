@@ -3,7 +3,8 @@
 # document validates against the JSON schema speedscope ships
 # (tests/browser/node_modules, fetched by scripts/npm-deps.sh) and
 # speedscope-check.py's structural checks; it holds every sample of the
-# file (as many as pcl report --stats counts and the folded export sums),
+# file (as many as pcl report --stats counts; their periods sum to what the
+# folded export sums, as pcl report's event count),
 # one profile per thread with that thread's samples (as pcl script counts
 # them per comm pid/tid), and the hot workload's leaf in most stacks. For
 # files recorded by pcl and by perf.
@@ -31,7 +32,7 @@ word() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 # export ID FILE [FRAME]: the speedscope export of FILE, checked; the
 # checker's output is left in $TMP/ID.chk. False when it cannot go on.
 export_case() {
-	local id=$1 f=$2 frame=${3:-} out words n stats folded
+	local id=$1 f=$2 frame=${3:-} out words n stats folded events
 	out=$TMP/$id.json
 	run_long "$id.ss" 60 "$PCL" report -i "$f" --format=speedscope -o "$out"
 	if [ "$RC" -ne 0 ] || crashed "$TMP/$id.ss.err" "$RC" || [ ! -s "$out" ]; then
@@ -54,11 +55,12 @@ export_case() {
 	n=$(word "$words" samples)
 	stats=$("$PCL" report --stats -i "$f" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
 	folded=$("$PCL" report -i "$f" --format=folded 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
-	if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$stats" ] && [ "$n" = "$folded" ]; then
+	events=$("$PCL" report --stdio -i "$f" 2>/dev/null | sed -n 's/^# Event count (approx.): //p' | head -1)
+	if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$stats" ] && [ "$folded" = "$events" ]; then
 		ok "export-speedscope-$id-count"
 	else
-		not_ok "export-speedscope-$id-count" "samples: speedscope ${n:-none}, pcl report --stats ${stats:-none}," \
-			"folded export $folded (want all equal, > 0)"
+		not_ok "export-speedscope-$id-count" "samples: speedscope ${n:-none}, pcl report --stats ${stats:-none} (want equal, > 0);" \
+			"periods: folded export $folded, pcl report's event count ${events:-none} (want equal)"
 	fi
 	# cpu-clock counts nanoseconds: the weights are the periods
 	if [ "$(word "$words" units)" = nanoseconds ]; then

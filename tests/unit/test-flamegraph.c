@@ -24,6 +24,11 @@
 #define MAX_SYMS  32
 #define MAX_DEPTH 16
 
+/* "k_" functions are the kernel's. */
+static struct pcl_dso kernel_dso = { .name = "[kernel.kallsyms]", .short_name = "[kernel.kallsyms]",
+				     .kind = PCL_DSO_KERNEL };
+static struct pcl_map kernel_map = { .start = 0, .end = UINT64_MAX, .dso = &kernel_dso };
+
 /* Symbols live as long as the test: the profile points at them. */
 static struct fx {
 	struct pcl_symbol syms[MAX_SYMS];
@@ -73,10 +78,13 @@ static void add(struct pcl_profile *p, const char *stack, unsigned int n)
 	for (size_t i = 0; i < depth; i++) {
 		const struct pcl_symbol *s = sym(names[depth - 1 - i]);
 
+		bool k = !strncmp(s->name, "k_", 2);
+
 		chain[i] = (struct pcl_frame){ .ip = s->start,
 					       .addr = s->start,
+					       .map = k ? &kernel_map : NULL,
 					       .sym = s,
-					       .level = strncmp(s->name, "k_", 2) ? '.' : 'k' };
+					       .level = k ? 'k' : '.' };
 	}
 	struct pcl_resolved rs = {
 		.thread = &fx.thread, .ip = chain[0], .chain = chain, .nr_chain = depth
@@ -203,6 +211,66 @@ static void test_basic(void **state)
 		fill(frame("k_work", 0, buf, sizeof(buf)), kern);
 		assert_true(kern[0] < 205 && kern[1] >= 170);
 	}
+}
+
+static bool teal(const unsigned int c[3])
+{
+	return c[0] < 120 && c[1] >= 170 && c[2] >= 160;
+}
+
+/*
+ * Kernel code is teal, and only kernel code: a user frame no symbol covers,
+ * in no map, of a sample taken in the kernel (perf gives it the sample's
+ * level, 'k') is grey; the kernel's own unknown code is teal. A name has
+ * one colour wherever it is drawn.
+ */
+static void test_kernel_colour(void **state)
+{
+	static const struct pcl_symbol k_sys = { 0xffffffff81000000ull, 0xffffffff81000100ull,
+						 "k_sys" };
+	static const struct pcl_symbol usr = { 0x1000, 0x1100, "user_fn" };
+	struct pcl_frame chain[3];
+	struct pcl_resolved rs = { .chain = chain, .nr_chain = 3 };
+	unsigned int c[3], c2[3];
+	char buf[2048];
+
+	(void)state;
+	fx.p = profile();
+	rs.thread = &fx.thread;
+	/* kernel [unknown] <- k_sys <- [unknown] at 0 (the end of a user chain) */
+	chain[0] = (struct pcl_frame){ .ip = 0xffffffff81234567ull, .map = &kernel_map,
+				       .level = 'k' };
+	chain[1] = (struct pcl_frame){ .ip = k_sys.start, .map = &kernel_map, .sym = &k_sys,
+				       .level = 'k' };
+	chain[2] = (struct pcl_frame){ .ip = 0, .level = 'k' };
+	rs.ip = chain[0];
+	assert_int_equal(pcl_profile__add(fx.p, &rs, 0, UINT32_MAX, 1), 0);
+	/* user_fn <- k_sys again, deeper: the same colour */
+	chain[0] = (struct pcl_frame){ .ip = k_sys.start, .map = &kernel_map, .sym = &k_sys,
+				       .level = 'k' };
+	chain[1] = (struct pcl_frame){ .ip = usr.start, .sym = &usr, .level = '.' };
+	rs.ip = chain[0];
+	rs.nr_chain = 2;
+	assert_int_equal(pcl_profile__add(fx.p, &rs, 0, UINT32_MAX, 1), 0);
+	pcl_profile__finish(fx.p);
+	assert_int_equal(draw(fx.p, NULL), 0);
+
+	/* the outermost [unknown] is user code: grey, not teal */
+	fill(frame("[unknown]", 0, buf, sizeof(buf)), c);
+	assert_false(teal(c));
+	assert_int_equal(c[0], 200);
+	assert_int_equal(c[1], 200);
+	assert_int_equal(c[2], 200);
+	/* the innermost one is the kernel's: teal */
+	fill(frame("[unknown]", 1, buf, sizeof(buf)), c);
+	assert_true(teal(c));
+	fill(frame("k_sys", 0, buf, sizeof(buf)), c);
+	fill(frame("k_sys", 1, buf, sizeof(buf)), c2);
+	assert_true(teal(c));
+	assert_memory_equal(c, c2, sizeof(c));
+	fill(frame("user_fn", 0, buf, sizeof(buf)), c);
+	assert_false(teal(c));
+	cleanup();
 }
 
 /* Root at the bottom by default, at the top with icicle; the same frames. */
@@ -431,6 +499,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_basic),
+		UNIT_TEST(test_kernel_colour),
 		UNIT_TEST(test_icicle),
 		UNIT_TEST(test_differential),
 		UNIT_TEST(test_min_width),

@@ -174,6 +174,47 @@ static void test_data(void **state)
 	pcl_profile__free(p);
 }
 
+/*
+ * Code no symbol covers, at two addresses of app under main: one function
+ * "[unknown]" of app on the page, one node (the profile keeps the two apart
+ * for pprof); the kernel's unknown code is another, marked 'k'; a user
+ * frame in no map of a sample taken in the kernel is not.
+ */
+static void test_unknown(void **state)
+{
+	static struct pcl_dso kern = { .name = "[kernel.kallsyms]",
+				       .short_name = "[kernel.kallsyms]",
+				       .kind = PCL_DSO_KERNEL };
+	static struct pcl_map kmap = { .start = 0xffffffff80000000ull, .end = UINT64_MAX,
+				       .dso = &kern };
+	struct pcl_profile *p = pcl_profile__new(NULL);
+	struct pcl_frame chain[3];
+	struct pcl_resolved rs = { .thread = &t1, .chain = chain, .nr_chain = 2 };
+
+	(void)state;
+	assert_non_null(p);
+	chain[1] = (struct pcl_frame){ .ip = 0x401000, .map = &app_map, .sym = &s_main,
+				       .level = '.' };
+	for (uint64_t ip = 0x402000; ip < 0x402002; ip++) {
+		chain[0] = (struct pcl_frame){ .ip = ip, .map = &app_map, .level = '.' };
+		rs.ip = chain[0];
+		assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 1), 0);
+	}
+	/* kernel [unknown] <- [unknown] in no map at 0, sampled in the kernel */
+	chain[0] = (struct pcl_frame){ .ip = 0xffffffff81000000ull, .map = &kmap, .level = 'k' };
+	chain[1] = (struct pcl_frame){ .ip = 0, .level = 'k' };
+	rs.ip = chain[0];
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 1), 0);
+	pcl_profile__finish(p);
+	assert_int_equal(export(p, NULL), 0);
+	assert_non_null(
+		strstr(page, "\"fname\":[\"main\",\"[unknown]\",\"[unknown]\",\"[unknown]\"]"));
+	assert_non_null(strstr(page, "\"flevel\":\"...k\""));
+	/* main, main>[unknown] (both addresses), [unknown] at 0, its kernel callee */
+	assert_non_null(strstr(page, "\"nodes\":[0,0,1,1,0,2,3,3]"));
+	pcl_profile__free(p);
+}
+
 static void test_empty(void **state)
 {
 	struct pcl_profile *p = pcl_profile__new(NULL);
@@ -213,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_escaping),
 		UNIT_TEST(test_data),
+		UNIT_TEST(test_unknown),
 		UNIT_TEST(test_empty),
 		UNIT_TEST(test_write_error),
 	};

@@ -209,6 +209,11 @@ static void test_flame(void **state)
 	pcl_profile__free(p);
 }
 
+/*
+ * Folded stacks are what `perf script | stackcollapse-perf.pl` gives: the
+ * periods summed (by_period or not), an unsymbolized frame named by its
+ * DSO's base name in brackets, lines in byte order.
+ */
 static void test_folded(void **state)
 {
 	struct pcl_profile *p = fixture(false);
@@ -221,19 +226,86 @@ static void test_folded(void **state)
 	assert_non_null(fp);
 	assert_int_equal(pcl_export_folded(fp, p, &o), 0);
 	fclose(fp);
-	assert_string_equal(buf, "a;main;foo 1\n"
-				 "a;main;foo;bar 5\n"
-				 "b;main;[unknown] 1\n"
-				 "b;main;foo 1\n");
-	free(buf);
-	o.by_period = true;
-	fp = open_memstream(&buf, &len);
-	assert_int_equal(pcl_export_folded(fp, p, &o), 0);
-	fclose(fp);
 	assert_string_equal(buf, "a;main;foo 30\n"
 				 "a;main;foo;bar 50\n"
-				 "b;main;[unknown] 5\n"
+				 "b;main;[app] 5\n"
 				 "b;main;foo 5\n");
+	free(buf);
+	pcl_profile__free(p);
+}
+
+/*
+ * stackcollapse-perf.pl's rules (FlameGraph), each on a crafted stack with
+ * the line the script gives for what perf script prints of it.
+ */
+static void test_folded_rules(void **state)
+{
+	static struct pcl_dso llvm = { .name = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+				       .short_name = "libLLVM-14.so.1" };
+	static struct pcl_dso kern = { .name = "[kernel.kallsyms]",
+				       .short_name = "[kernel.kallsyms]",
+				       .kind = PCL_DSO_KERNEL };
+	static struct pcl_map llvm_map = { .start = 0x10000, .end = 0x20000, .dso = &llvm };
+	static struct pcl_map kern_map = { .start = 0xffff0000, .end = 0xffffffff, .dso = &kern };
+	static const struct pcl_symbol cxx = { 0x1000, 0x1100,
+					       "ns::Klass::run(int, char const*) const" };
+	static const struct pcl_symbol anon = { 0x1100, 0x1200,
+						"(anonymous namespace)::hidden(int)" };
+	static const struct pcl_symbol inanon = { 0x1200, 0x1300,
+						  "a::(anonymous namespace)::f(long)" };
+	static const struct pcl_symbol gom = { 0x1300, 0x1400, "net/http.(*Client).Do" };
+	static const struct pcl_symbol odd = { 0x1400, 0x1500, "x;y\"z'" };
+	static const struct pcl_symbol inl = { 0x1500, 0x1600, "outer->inner" };
+	static const struct pcl_symbol jv = { 0x1600, 0x1700,
+					      "Lorg/mozilla/Ctx;.call(Lorg/Act;)V" };
+	static struct pcl_thread tw = { .pid = 7, .tid = 8, .comm = "V8 Worker" };
+	static struct pcl_thread tj = { .pid = 9, .tid = 9, .comm = "java" };
+	struct pcl_profile *p = pcl_profile__new(NULL);
+	struct pcl_frame c[6];
+	struct pcl_resolved rs = { .chain = c };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(p);
+	/* unknown frames: in a DSO, in the kernel's, in no map; C++ names; unequal periods */
+	c[0] = (struct pcl_frame){ .ip = 0x10500, .map = &llvm_map, .level = '.' };
+	c[1] = (struct pcl_frame){ .ip = 0x401000, .map = &app_map, .sym = &cxx, .level = '.' };
+	c[2] = (struct pcl_frame){ .ip = 0x401100, .map = &app_map, .sym = &anon, .level = '.' };
+	c[3] = (struct pcl_frame){ .ip = 0x401200, .map = &app_map, .sym = &inanon, .level = '.' };
+	c[4] = (struct pcl_frame){ .ip = 0x1234, .level = '.' };
+	rs.thread = &tw;
+	rs.nr_chain = 5;
+	rs.ip = c[0];
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 1000), 0);
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 2500), 0);
+	c[0] = (struct pcl_frame){ .ip = 0xffff1000, .map = &kern_map, .level = 'k' };
+	rs.ip = c[0];
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 7), 0);
+	/* Go method, ';' and quotes, an inline chain */
+	c[0] = (struct pcl_frame){ .ip = 0x401300, .map = &app_map, .sym = &gom, .level = '.' };
+	c[1] = (struct pcl_frame){ .ip = 0x401400, .map = &app_map, .sym = &odd, .level = '.' };
+	c[2] = (struct pcl_frame){ .ip = 0x401500, .map = &app_map, .sym = &inl, .level = '.' };
+	rs.nr_chain = 3;
+	rs.ip = c[0];
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 5), 0);
+	/* a Java signature, in a process named java */
+	c[0] = (struct pcl_frame){ .ip = 0x401600, .map = &app_map, .sym = &jv, .level = '.' };
+	rs.thread = &tj;
+	rs.nr_chain = 1;
+	rs.ip = c[0];
+	assert_int_equal(pcl_profile__add(p, &rs, 0, 0, 0), 0);
+	pcl_profile__finish(p);
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(pcl_export_folded(fp, p, NULL), 0);
+	fclose(fp);
+	assert_string_equal(buf, "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
+				 "[[kernel.kallsyms]] 7\n"
+				 "V8_Worker;[unknown];a::(anonymous namespace)::f;ns::Klass::run;"
+				 "[libLLVM-14.so.1] 3500\n"
+				 "V8_Worker;outer;inner_[i];x:yz;net/http.(*Client).Do 5\n"
+				 "java;org/mozilla/Ctx:.call 1\n");
 	free(buf);
 	pcl_profile__free(p);
 }
@@ -264,7 +336,7 @@ static void test_no_chain(void **state)
 	fp = open_memstream(&buf, &len);
 	assert_int_equal(pcl_export_folded(fp, p, NULL), 0);
 	fclose(fp);
-	assert_string_equal(buf, "b;bar 1\n");
+	assert_string_equal(buf, "b;bar 7\n");
 	free(buf);
 	assert_int_equal(pcl_profile__time_first(p), 0);
 	pcl_profile__free(p);
@@ -365,6 +437,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),	 cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_flame),	 cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_folded_rules),
 		cmocka_unit_test(test_no_chain), cmocka_unit_test(test_many),
 		cmocka_unit_test(test_chain_ids),
 	};

@@ -6,6 +6,31 @@
  * frames wider than half a pixel. Text from the file reaches the page
  * through textContent, data-* attributes and the canvas, never as markup.
  */
+/*
+ * A function's colour: the one pcl's SVG flame graphs give it
+ * (lib/output/flamegraph.c, colour()), so a function looks the same in
+ * both. FNV-1a of the name's UTF-8 bytes; teal for kernel code, grey for
+ * user code no symbol covers, FlameGraph's warm palette for the rest.
+ */
+function pclColour(name, kernel) {
+	'use strict';
+	const bytes = new TextEncoder().encode(name);
+	let h = 2166136261;
+	for (let i = 0; i < bytes.length; i++)
+		h = Math.imul(h ^ bytes[i], 16777619) >>> 0;
+	h = (h ^ (h >>> 15)) >>> 0;
+	const v1 = h & 255, v2 = (h >>> 8) & 255, v3 = (h >>> 16) & 255;
+	const q = (v, m) => Math.floor((v * m) / 255);
+	let rgb;
+	if (kernel)
+		rgb = [50 + q(v3, 60), 170 + q(v1, 50), 160 + q(v2, 50)];
+	else if (name === '[unknown]')
+		rgb = [200, 200, 200];
+	else
+		rgb = [205 + q(v3, 50), q(v1, 230), q(v2, 55)];
+	return 'rgb(' + rgb.join(',') + ')';
+} /* end of pclColour */
+
 (function () {
 	'use strict';
 
@@ -230,31 +255,14 @@
 	let term = '', matched = null, selFunc = -1;
 	const colors = new Array(NF);
 
-	function hash(s) {
-		let h = 2166136261;
-		for (let i = 0; i < s.length && i < 80; i++)
-			h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-		return h >>> 0;
-	}
-
 	function colorOf(id) {
 		const f = F.func[id];
 		if (matched && matched[id])
 			return '#e35fd6';
 		if (f < 0)
 			return id ? '#d6d6c2' : '#c9c9c9';
-		if (colors[f])
-			return colors[f];
-		const name = D.fname[f], h = hash(name);
-		const a = (h & 255) / 255, b = ((h >>> 8) & 255) / 255, c = ((h >>> 16) & 255) / 255;
-		let rgb;
-		if (name === '[unknown]')
-			rgb = [200, 200, 200];
-		else if (D.flevel[f] === 'k')
-			rgb = [200 + 40 * a, 120 + 50 * b, 40 + 30 * c]; /* kernel: orange */
-		else
-			rgb = [205 + 50 * c, 230 * a, 55 * b]; /* user: FlameGraph's warm palette */
-		colors[f] = 'rgb(' + rgb.map(Math.round).join(',') + ')';
+		if (!colors[f])
+			colors[f] = pclColour(D.fname[f], D.flevel[f] === 'k');
 		return colors[f];
 	}
 
