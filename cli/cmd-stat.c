@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -504,6 +505,14 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	return 0;
 }
 
+/* Only a regular file is ever removed: never a device, a FIFO or a symlink. */
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
 static FILE *open_output(const struct stat_opts *o)
 {
 	FILE *out;
@@ -578,7 +587,7 @@ out:
 	if (o.sw) {
 		/* a run that failed leaves no file that looks whole */
 		stat_writer_close(o.sw);
-		if (o.data_path && strcmp(o.data_path, "-"))
+		if (o.data_path && strcmp(o.data_path, "-") && is_regular(o.data_path))
 			unlink(o.data_path);
 	}
 	if (out && out != stderr)

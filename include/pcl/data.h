@@ -103,7 +103,10 @@ struct pcl_data_writer;
 
 /*
  * Create @path for writing ("-" writes a pipe-mode stream to stdout). An
- * existing file is renamed to @path.old first, as perf does. The @attrs
+ * existing non-empty regular file is renamed to @path.old first, as perf
+ * does (through a symlink: its target; the link stays). A character device
+ * or a FIFO at @path takes a pipe-mode stream and is never renamed or
+ * removed; anything else is refused. The @attrs
  * (copied) are written at once. NULL with errno and pcl_last_error().
  */
 PCL_API struct pcl_data_writer *
