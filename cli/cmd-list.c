@@ -233,6 +233,7 @@ int cmd_list(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	output_catch_sigpipe();
 	o.kinds = LIST_ALL;
 	if (optind < argc) {
 		o.glob = argv[optind];
@@ -276,5 +277,6 @@ int cmd_list(int argc, char **argv)
 		die_msg("no event matches '%s'", o.glob);
 		return 1;
 	}
-	return 0;
+	/* a full disk is an error; | head is not */
+	return stdout_finish(0);
 }

@@ -820,10 +820,13 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .children = -1, .group = -1 };
 	int ret;
 
-	if (parse_opts(argc, argv, &o) || validate(&o))
+	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		ret = EXIT_USAGE;
-	else
-		ret = report(&o);
+	} else {
+		/* | head: ends quietly, as pcl script does */
+		output_catch_sigpipe();
+		ret = stdout_finish(report(&o));
+	}
 
 	sample_lists_free(&o.lists);
 	return ret;

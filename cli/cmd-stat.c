@@ -513,6 +513,18 @@ static bool is_regular(const char *path)
 	return !lstat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* -o's file: a write that failed (a full disk) is an error, not a silent loss. */
+static int close_output(const struct stat_opts *o, FILE *out)
+{
+	int err = fflush(out) || ferror(out) ? (errno ? errno : EIO) : 0;
+
+	if (fclose(out) && !err)
+		err = errno;
+	if (err)
+		die_msg("cannot write '%s': %s", o->output, strerror(err));
+	return err ? -1 : 0;
+}
+
 static FILE *open_output(const struct stat_opts *o)
 {
 	FILE *out;
@@ -590,8 +602,8 @@ out:
 		if (o.data_path && strcmp(o.data_path, "-") && is_regular(o.data_path))
 			unlink(o.data_path);
 	}
-	if (out && out != stderr)
-		fclose(out);
+	if (out && out != stderr && close_output(&o, out) && !exit_code)
+		exit_code = 1;
 	pcl_stat__free(st);
 	pcl_evlist__free(el);
 	free(desc);

@@ -325,8 +325,11 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 	if (ret) {
 		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(-ret));
 	} else if (fflush(fp) || ferror(fp)) {
-		die_msg("cannot write '%s': %s", to_file ? output : "stdout", strerror(errno));
-		ret = -1;
+		/* stdout's reader went away (| head): a quiet end, see stdout_finish */
+		if (to_file || !output_reader_gone())
+			die_msg("cannot write '%s': %s", to_file ? output : "stdout",
+				strerror(errno));
+		ret = to_file || !output_reader_gone() ? -1 : 0;
 	}
 	if (to_file)
 		ret = out_close(&f, fp, !ret) ? -1 : ret;
