@@ -121,6 +121,23 @@ else
 		"$(show "$TMP/echo.err")" "$(show "$TMP/echo.rep.err")"
 fi
 
+# ... and so with a FIFO -o that is also pcl's stdout
+mkfifo "$TMP/fifo2"
+timeout 30 cat "$TMP/fifo2" >"$TMP/fifo2.stream" &
+reader=$!
+# (the stream holds the command line: the word printed is not in it)
+# shellcheck disable=SC2094 # the point: -o and stdout are the same FIFO
+timeout 30 "$PCL" record -q -o "$TMP/fifo2" -- sh -c 'echo HEL""LO' >"$TMP/fifo2" 2>"$TMP/echo2.err"
+rc=$?
+wait "$reader"
+run echo2-rep "$PCL" report --stdio -i - <"$TMP/fifo2.stream"
+if [ "$rc" -eq 0 ] && [ "$RC" -eq 0 ] && grep -qx HELLO "$TMP/echo2.err" && ! grep -q HELLO "$TMP/fifo2.stream"; then
+	ok record-stdout-not-in-fifo-stream
+else
+	not_ok record-stdout-not-in-fifo-stream "pcl record -q -o FIFO -- sh -c 'echo HEL\"\"LO' >FIFO: exit $rc, the stream read back: exit $RC" \
+		"$(show "$TMP/echo2.err")" "$(show "$TMP/echo2-rep.err")"
+fi
+
 # --- report/diff -o: only a regular file is replaced by rename -------------------------------
 F=$TMP/r.data
 run rec-r "$PCL" record -q -F 2000 -o "$F" -- "$hot" 100
