@@ -792,8 +792,15 @@ static int load_jit(struct pcl_symbols *s, struct pcl_dso *dso)
 	 * Anyone may create /tmp/perf-PID.map, for a pid to come too: trust one
 	 * only when this user or root owns it (the link itself, if one): the
 	 * rule older perf applied here and perf 6.1 still applies to its input.
+	 * No map at the check is none at all, not one made just after it.
 	 */
-	if (!s->o.any_owner && !lstat(p, &st) && st.st_uid && st.st_uid != geteuid())
+	if (lstat(p, &st)) {
+		int e = errno;
+
+		return set_status(dso, e == ENOENT ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR,
+				  NULL, note_fmt("cannot open '%s': %s", p, strerror(e)));
+	}
+	if (!s->o.any_owner && st.st_uid && st.st_uid != geteuid())
 		return set_status(dso, PCL_DSO_SYMS_NOT_OWNED, NULL,
 				  note_fmt("'%s' is owned by uid %u, not by this user or root", p,
 					   (unsigned int)st.st_uid));
