@@ -43,7 +43,7 @@ struct diff_opts {
 	int64_t w1, w2; /* wdiff:W1,W2 */
 	const char *sort;
 	bool relative, quiet, period;
-	bool force; /* -f: read files, and trust JIT maps, another user owns */
+	bool force;		   /* -f: read files, and trust JIT maps, another user owns */
 	struct sample_lists lists; /* no pid or tid options: those stay empty */
 	struct pcl_symbol_opts so;
 	const char *format, *output, *event;

@@ -75,6 +75,23 @@ static int parse_freq(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/*
+ * -m: a power of two, capped as perf caps it: the ring's bytes must fit in
+ * 32 bits (the session's wakeup watermark is computed in them).
+ */
+static int parse_mmap_pages(struct record_opts *o, const char *arg)
+{
+	uint64_t max = UINT_MAX / (unsigned int)getpagesize();
+
+	if (!parse_uint(arg, 0, 1, max, &o->mmap_pages) ||
+	    (o->mmap_pages & (o->mmap_pages - 1))) {
+		die_msg("bad mmap size '%s' (a power of two number of pages, at most %llu)", arg,
+			(unsigned long long)(max + 1) / 2);
+		return -1;
+	}
+	return 0;
+}
+
 /* -k: perf's clock names, or a number. */
 static int parse_clockid(struct record_opts *o, const char *arg)
 {
@@ -178,15 +195,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->sample_cpu = true;
 			break;
 		case 'm':
-			/* as perf: the ring's bytes must fit in 32 bits (the watermark is one) */
-			if (!parse_uint(optarg, 0, 1, UINT_MAX / (unsigned int)getpagesize(),
-					&o->mmap_pages) ||
-			    (o->mmap_pages & (o->mmap_pages - 1))) {
-				die_msg("bad mmap size '%s' (a power of two number of pages, at most "
-					"%u)",
-					optarg, (UINT_MAX / (unsigned int)getpagesize() + 1) / 2);
+			if (parse_mmap_pages(o, optarg))
 				return -1;
-			}
 			break;
 		case 'o':
 			o->output = optarg;

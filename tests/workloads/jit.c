@@ -16,11 +16,11 @@ int main(int argc, char **argv)
 {
 #if defined(__x86_64__)
 	/* mov rcx, N; 1: dec rcx; jnz 1b; ret */
-	unsigned char code[] = { 0x48, 0xb9, 0,    0,    0,    0,    0,    0,
+	unsigned char code[] = { 0x48, 0xb9, 0,	   0,	 0,    0,    0,	   0,
 				 0,    0,    0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3 };
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 300000000ull;
-	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
 
 	if (p == MAP_FAILED || !n)
 		return 1;
