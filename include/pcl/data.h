@@ -138,7 +138,10 @@ PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w);
  * 0 or the first write error (the file is then removed, see abort).
  */
 PCL_API int pcl_data_writer__close(struct pcl_data_writer *w);
-/* Give up: close and remove the file (a partial file must not look whole). NULL-safe. */
+/*
+ * Give up: close and remove the file (a partial file must not look whole);
+ * only a regular file this writer made, never a device or a FIFO. NULL-safe.
+ */
 PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w);
 
 /*
