@@ -4,6 +4,7 @@
 #define PCL_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -59,6 +60,24 @@ struct pcl_target;
 int parse_target_opt(struct pcl_target *t, int c, char *arg);
 /* The message for getopt's ':' (missing value) or '?' (unknown option); returns -1. */
 int option_error(const char *cmd, int c, char **argv);
+
+/*
+ * A whole number option in [@min, @max] (@base as strtoull's; no sign, no
+ * spaces, no junk, no overflow) into @out. false, with @out unset, if not:
+ * the caller says what it wanted.
+ */
+bool parse_uint(const char *arg, int base, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
+ * Output to stdout: after output_catch_sigpipe(), a reader that goes away
+ * (| head) makes writes fail instead of killing pcl, and
+ * output_reader_gone() says so. stdout_finish(@ret) flushes stdout and
+ * returns the exit status: @ret, 0 instead of 1 when the reader went away
+ * (a quiet end), or 1 after printing the write error (a full disk).
+ */
+void output_catch_sigpipe(void);
+bool output_reader_gone(void);
+int stdout_finish(int ret);
 
 /* "pcl: " + message + newline on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

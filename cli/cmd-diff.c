@@ -43,6 +43,7 @@ struct diff_opts {
 	int64_t w1, w2; /* wdiff:W1,W2 */
 	const char *sort;
 	bool relative, quiet, period;
+	bool force;		   /* -f: read files, and trust JIT maps, another user owns */
 	struct sample_lists lists; /* no pid or tid options: those stay empty */
 	struct pcl_symbol_opts so;
 	const char *format, *output, *event;
@@ -143,6 +144,9 @@ static int parse_opt(struct diff_opts *o, int c)
 	case 'p':
 		o->period = true;
 		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
 	case 'C':
 	case 'd':
 	case 'S':
@@ -190,6 +194,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		{ "sort", required_argument, NULL, 's' },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "period", no_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'C' },
 		{ "comms", required_argument, NULL, 'C' },
@@ -213,7 +218,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:s:qpC:d:S:o:k:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:s:qpfC:d:S:o:k:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			print_usage("diff", stdout);
 			exit(0);
@@ -775,7 +780,7 @@ static int diff(struct diff_opts *o)
 		return EXIT_USAGE;
 	}
 	for (int i = 0; i < 2; i++)
-		if (input_open(&f[i].in, o->files[i], &o->so))
+		if (input_open(&f[i].in, o->files[i], &o->so, o->force))
 			goto out;
 	if (o->format) {
 		ret = diff_flamegraph(f, o);

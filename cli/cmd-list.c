@@ -242,6 +242,7 @@ int cmd_list(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	output_catch_sigpipe();
 	o.kinds = LIST_ALL;
 	if (optind < argc) {
 		o.glob = argv[optind];
@@ -285,5 +286,6 @@ int cmd_list(int argc, char **argv)
 		die_msg("no event matches '%s'", o.glob);
 		return 1;
 	}
-	return 0;
+	/* a full disk is an error; | head is not */
+	return stdout_finish(0);
 }

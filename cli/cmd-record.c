@@ -36,8 +36,6 @@ enum {
 
 static int parse_call_graph(struct record_opts *o, const char *arg)
 {
-	char *end;
-
 	if (!strcmp(arg, "fp")) {
 		o->call_graph = PCL_CALLCHAIN_FP;
 		return 0;
@@ -46,14 +44,14 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 		o->call_graph = PCL_CALLCHAIN_DWARF;
 		o->stack_size = 8192;
 		if (arg[5] == ',') {
-			unsigned long v = strtoul(arg + 6, &end, 0);
+			uint64_t v;
 
 			/* the kernel takes at most 64 KiB less a page, in u64 steps */
-			if (*end || !v || v > 65528) {
+			if (!parse_uint(arg + 6, 0, 1, 65528, &v)) {
 				die_msg("bad dwarf stack size '%s' (1..65528 bytes)", arg + 6);
 				return -1;
 			}
-			o->stack_size = (uint32_t)((v + 7) & ~7ul);
+			o->stack_size = (uint32_t)((v + 7) & ~7ull);
 		}
 		return 0;
 	}
@@ -63,19 +61,34 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 
 static int parse_freq(struct record_opts *o, const char *arg)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
 	if (!strcmp(arg, "max")) {
 		o->freq_max = true;
 		return 0;
 	}
-	v = strtoul(arg, &end, 10);
-	if (*end || !*arg || !v || v > UINT_MAX) {
+	if (!parse_uint(arg, 10, 1, UINT_MAX, &v)) {
 		die_msg("bad frequency '%s' (expected Hz, or 'max')", arg);
 		return -1;
 	}
 	o->freq = (unsigned int)v;
+	return 0;
+}
+
+/*
+ * -m: a power of two, capped as perf caps it: the ring's bytes must fit in
+ * 32 bits (the session's wakeup watermark is computed in them).
+ */
+static int parse_mmap_pages(struct record_opts *o, const char *arg)
+{
+	uint64_t max = UINT_MAX / (unsigned int)getpagesize();
+
+	if (!parse_uint(arg, 0, 1, max, &o->mmap_pages) ||
+	    (o->mmap_pages & (o->mmap_pages - 1))) {
+		die_msg("bad mmap size '%s' (a power of two number of pages, at most %llu)", arg,
+			(unsigned long long)(max + 1) / 2);
+		return -1;
+	}
 	return 0;
 }
 
@@ -97,8 +110,7 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 		{ "boot", CLOCK_BOOTTIME },
 	};
 	const char *name = strncasecmp(arg, "CLOCK_", 6) ? arg : arg + 6;
-	char *end;
-	long v;
+	uint64_t v;
 
 	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 		if (!strcasecmp(name, clocks[i].name)) {
@@ -106,8 +118,7 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 			return 0;
 		}
 	}
-	v = strtol(arg, &end, 0);
-	if (*end || !*arg || v < 0 || v > 63) {
+	if (!parse_uint(arg, 0, 0, 63, &v)) {
 		die_msg("unknown clock '%s' (monotonic, monotonic_raw, realtime, boottime, tai)",
 			arg);
 		return -1;
@@ -140,7 +151,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c, ret;
 
 	optind = 1;
@@ -157,8 +167,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return -1;
 			break;
 		case 'c':
-			o->period = strtoull(optarg, &end, 0);
-			if (*end || !o->period) {
+			if (!parse_uint(optarg, 0, 1, UINT64_MAX, &o->period)) {
 				die_msg("bad sample period '%s' (expected a count >= 1)", optarg);
 				return -1;
 			}
@@ -186,12 +195,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->sample_cpu = true;
 			break;
 		case 'm':
-			o->mmap_pages = strtoul(optarg, &end, 0);
-			if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1))) {
-				die_msg("bad mmap size '%s' (a power of two number of pages)",
-					optarg);
+			if (parse_mmap_pages(o, optarg))
 				return -1;
-			}
 			break;
 		case 'o':
 			o->output = optarg;

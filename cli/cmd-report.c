@@ -52,6 +52,7 @@ struct report_opts {
 	bool has_cpu_filter;
 	int group; /* -1: as the file says (its event groups shown together) */
 	bool stats, header, header_only, quiet, relative, show_info;
+	bool force; /* -f: read a file, and trust JIT maps, another user owns */
 	struct pcl_symbol_opts so;
 	const char *format; /* --format: an export, or json */
 	struct export_req x;
@@ -132,6 +133,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
@@ -143,7 +145,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qhIo:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -232,6 +234,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "json") && !export_format_known(optarg)) {
@@ -682,7 +687,7 @@ static int report(struct report_opts *o)
 	int nr = 0, ret = 1;
 
 	o->so.size = sizeof(o->so);
-	if (input_open(&in, o->input, &o->so))
+	if (input_open(&in, o->input, &o->so, o->force))
 		goto out;
 	if (o->header || o->header_only) {
 		if (print_header(&in, o))
@@ -815,10 +820,13 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .children = -1, .group = -1 };
 	int ret;
 
-	if (parse_opts(argc, argv, &o) || validate(&o))
+	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		ret = EXIT_USAGE;
-	else
-		ret = report(&o);
+	} else {
+		/* | head: ends quietly, as pcl script does */
+		output_catch_sigpipe();
+		ret = stdout_finish(report(&o));
+	}
 
 	sample_lists_free(&o.lists);
 	return ret;

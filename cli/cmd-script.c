@@ -48,6 +48,7 @@ struct script_opts {
 	struct pcl_script_opts so;
 	struct pcl_symbol_opts sym;
 	const char *cpu_list, *comm_list, *pid_list, *tid_list;
+	bool force; /* -f: read a file, and trust JIT maps, another user owns */
 };
 
 static int parse_opts(int argc, char **argv, struct script_opts *o)
@@ -156,6 +157,7 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 			o->sym.no_demangle = true;
 			break;
 		case 'f':
+			o->force = true;
 			break;
 		case 'h':
 			print_usage("script", stdout);
@@ -456,7 +458,7 @@ int cmd_script(int argc, char **argv)
 	if (filter_parse(&o, &f))
 		goto out;
 	ret = 1;
-	if (input_open(&in, o.input, &o.sym))
+	if (input_open(&in, o.input, &o.sym, o.force))
 		goto out;
 	tp = load_tracepoints(&in);
 	pcl_script__set_tracepoints(s, tp);

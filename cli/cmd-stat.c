@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -521,6 +522,26 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	return 0;
 }
 
+/* Only a regular file is ever removed: never a device, a FIFO or a symlink. */
+static bool is_regular(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* -o's file: a write that failed (a full disk) is an error, not a silent loss. */
+static int close_output(const struct stat_opts *o, FILE *out)
+{
+	int err = fflush(out) || ferror(out) ? (errno ? errno : EIO) : 0;
+
+	if (fclose(out) && !err)
+		err = errno;
+	if (err)
+		die_msg("cannot write '%s': %s", o->output, strerror(err));
+	return err ? -1 : 0;
+}
+
 static FILE *open_output(const struct stat_opts *o)
 {
 	FILE *out;
@@ -595,11 +616,11 @@ out:
 	if (o.sw) {
 		/* a run that failed leaves no file that looks whole */
 		stat_writer_close(o.sw);
-		if (o.data_path && strcmp(o.data_path, "-"))
+		if (o.data_path && strcmp(o.data_path, "-") && is_regular(o.data_path))
 			unlink(o.data_path);
 	}
-	if (out && out != stderr)
-		fclose(out);
+	if (out && out != stderr && close_output(&o, out) && !exit_code)
+		exit_code = 1;
 	pcl_stat__free(st);
 	pcl_evlist__free(el);
 	free(desc);

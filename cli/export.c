@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pcl report --format=NAME: read the recording into a profile of one event,
- * then hand it to libpcl's writer for the format. Output goes to a
- * temporary file next to -o's path, renamed into place only when whole.
+ * then hand it to libpcl's writer for the format. Output to a regular
+ * file goes to a temporary file beside it, renamed into place only when
+ * whole (see out_open).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -314,51 +315,103 @@ void export_opts_release(struct pcl_export_opts *o)
 	o->nr_facts = 0;
 }
 
+/*
+ * Where -o's bytes go. A regular file (or a new one) is written to a
+ * temporary file beside it and renamed into place when whole; through a
+ * symlink, beside and over its target, which keeps its mode, and the link
+ * stays. Anything else (a device, a FIFO, a link to one) is not ours to
+ * replace: it is written straight through.
+ */
+struct out_file {
+	const char *name; /* for messages: -o as given */
+	char *real;	  /* the regular file to replace, or NULL: straight through */
+	char *tmp;
+	mode_t mode;
+};
+
+static FILE *out_open(struct out_file *f, const char *output)
+{
+	struct stat st;
+	mode_t um = umask(0);
+	FILE *fp;
+	int fd;
+
+	umask(um);
+	f->name = output;
+	f->mode = 0666 & ~um; /* mkstemp makes 0600; a picture is for sharing like any other */
+	if (stat(output, &st) && errno == ENOENT && lstat(output, &st)) {
+		f->real = strdup(output); /* nothing there yet */
+	} else if (!stat(output, &st) && S_ISREG(st.st_mode)) {
+		f->real = realpath(output, NULL);
+		f->mode = st.st_mode & 07777;
+	} else {
+		fp = fopen(output, "we");
+		if (!fp)
+			die_msg("cannot write '%s': %s", output, strerror(errno));
+		return fp;
+	}
+	if (!f->real || asprintf(&f->tmp, "%s.XXXXXX", f->real) < 0) {
+		die_msg("cannot write '%s': %s", output, strerror(f->real ? ENOMEM : errno));
+		f->tmp = NULL;
+		return NULL;
+	}
+	fd = mkstemp(f->tmp);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		die_msg("cannot create '%s': %s", output, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(f->tmp);
+		}
+		return NULL;
+	}
+	return fp;
+}
+
+/* Close @fp, putting a whole output in place (@ok) or dropping a temporary one. */
+static int out_close(struct out_file *f, FILE *fp, bool ok)
+{
+	int ret = ok ? 0 : -1;
+
+	if (!f->tmp) {
+		if (fclose(fp) && ok) {
+			die_msg("cannot write '%s': %s", f->name, strerror(errno));
+			ret = -1;
+		}
+	} else if (ok && (fchmod(fileno(fp), f->mode) || fclose(fp) || rename(f->tmp, f->real))) {
+		die_msg("cannot write '%s': %s", f->name, strerror(errno));
+		ret = -1;
+	} else if (!ok) {
+		fclose(fp);
+	}
+	if (ret && f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->real);
+	return ret;
+}
+
 int export_write(const char *output, export_writer write, const struct pcl_profile *p,
 		 const struct pcl_export_opts *opts)
 {
-	char *tmp = NULL;
+	struct out_file f = { 0 };
+	bool to_file = output && strcmp(output, "-");
 	FILE *fp = stdout;
 	int ret;
 
-	if (output && strcmp(output, "-")) {
-		int fd;
-
-		if (asprintf(&tmp, "%s.XXXXXX", output) < 0) {
-			die_msg("out of memory");
-			return -1;
-		}
-		fd = mkstemp(tmp);
-		if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-			die_msg("cannot create '%s': %s", output, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			free(tmp);
-			return -1;
-		}
-	}
+	if (to_file && !(fp = out_open(&f, output)))
+		return -1;
 	ret = write(fp, p, opts);
 	if (ret) {
 		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(-ret));
 	} else if (fflush(fp) || ferror(fp)) {
-		die_msg("cannot write '%s': %s", tmp ? output : "stdout", strerror(errno));
-		ret = -1;
+		/* stdout's reader went away (| head): a quiet end, see stdout_finish */
+		if (to_file || !output_reader_gone())
+			die_msg("cannot write '%s': %s", to_file ? output : "stdout",
+				strerror(errno));
+		ret = to_file || !output_reader_gone() ? -1 : 0;
 	}
-	if (tmp) {
-		/* mkstemp makes it 0600; the picture is for sharing like any other output */
-		mode_t um = umask(0);
-
-		umask(um);
-		if (!ret && (fchmod(fileno(fp), 0666 & ~um) || fclose(fp) || rename(tmp, output))) {
-			die_msg("cannot write '%s': %s", output, strerror(errno));
-			ret = -1;
-		} else if (ret) {
-			fclose(fp);
-		}
-		if (ret)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (to_file)
+		ret = out_close(&f, fp, !ret) ? -1 : ret;
 	return ret ? -1 : 0;
 }
 

@@ -31,8 +31,28 @@ static void note_unknown_features(const struct input *in)
 			in->path, n, n > 1 ? "s" : "", first);
 }
 
-int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so)
+/*
+ * perf's rule for its input: a recording another user made may be crafted
+ * (to mislead, or to attack the reader), so only this user's (euid) or
+ * root's is read without -f. A stream on stdin is the caller's own choice.
+ */
+static int check_owner(const char *path, bool force)
 {
+	struct stat st;
+
+	if (force || !strcmp(path, "-") || stat(path, &st))
+		return 0; /* a missing file: the open says so */
+	if (!st.st_uid || st.st_uid == geteuid())
+		return 0;
+	die_msg("'%s' is owned by another user (uid %u), not by you or root: not reading it "
+		"(use -f to override)",
+		path, (unsigned int)st.st_uid);
+	return -1;
+}
+
+int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force)
+{
+	struct pcl_symbol_opts sym = { .size = sizeof(sym) };
 	const void *bids;
 	size_t len;
 	struct stat st;
@@ -40,13 +60,19 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 
 	memset(in, 0, sizeof(*in));
 	in->path = path ? path : "perf.data";
+	if (check_owner(in->path, force))
+		return -1;
+	if (so)
+		memcpy(&sym, so, so->size && so->size < sizeof(sym) ? so->size : sizeof(sym));
+	sym.size = sizeof(sym);
+	sym.any_owner |= force;
 	in->reader = pcl_data_reader__open(in->path);
 	if (!in->reader) {
 		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(errno));
 		return -1;
 	}
 	in->machine = pcl_machine__new();
-	in->symbols = pcl_symbols__new(so);
+	in->symbols = pcl_symbols__new(&sym);
 	in->resolver = in->machine ? pcl_resolver__new(in->machine, in->symbols) : NULL;
 	in->events = pcl_data_events__new(in->reader, true);
 	if (!in->machine || !in->symbols || !in->resolver || !in->events) {
@@ -112,6 +138,29 @@ int input_next(struct input *in)
 	return 1;
 }
 
+/* JIT maps refused for their owner: one line for them all, with the first. */
+static void note_untrusted_maps(const struct input *in)
+{
+	const struct pcl_dso *first = NULL;
+	int n = 0;
+
+	for (int i = 0; i < pcl_machine__nr_dsos(in->machine); i++) {
+		const struct pcl_dso *d = pcl_machine__dso(in->machine, i);
+
+		if (d->sym_status != PCL_DSO_SYMS_NOT_OWNED)
+			continue;
+		if (!first)
+			first = d;
+		n++;
+	}
+	if (n)
+		fprintf(stderr,
+			"pcl: warning: ignored %d JIT symbol map%s owned by another user (%s); "
+			"use -f to trust %s\n",
+			n, n > 1 ? "s" : "", first->sym_note ? first->sym_note : first->name,
+			n > 1 ? "them" : "it");
+}
+
 void input_finish(struct input *in)
 {
 	/* after an error, its message is the one line the user gets */
@@ -120,6 +169,8 @@ void input_finish(struct input *in)
 			"pcl: warning: '%s' is cut short (the recorder did not finish it); "
 			"read up to its last whole record\n",
 			in->path);
+	if (!in->failed)
+		note_untrusted_maps(in);
 }
 
 void input_close(struct input *in)

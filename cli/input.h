@@ -23,14 +23,18 @@ struct input {
 	bool failed;   /* input_next reported an error */
 };
 
-/* Open @path ("-": stdin, NULL: perf.data) with @so. 0, or -1 with the error printed. */
-int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so);
+/*
+ * Open @path ("-": stdin, NULL: perf.data) with @so. As perf, a file that
+ * neither this user (euid) nor root owns is refused unless @force, which
+ * also trusts JIT maps whoever owns them. 0, or -1 with the error printed.
+ */
+int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force);
 /*
  * The next event (in->ev), with the machine already updated by it: 1, 0 at
  * the end, -1 on an error (printed). Samples are not resolved here.
  */
 int input_next(struct input *in);
-/* Print the truncation warning if the file was cut. */
+/* Print the truncation warning if the file was cut, and the JIT maps not trusted. */
 void input_finish(struct input *in);
 void input_close(struct input *in);
 

@@ -5,12 +5,15 @@
  * signal asks us to stop, and a summary like perf's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 #include "record.h"
 #include "run.h"
@@ -115,6 +118,51 @@ static void summary(struct recorder *rc, const struct pcl_session_stats *st)
 		(unsigned long long)st->samples);
 }
 
+/*
+ * Whether the command's standard output would land in the stream we write:
+ * always for "-", and for a FIFO or character device -o that stdout is too.
+ */
+static bool stdout_is_stream(const char *output)
+{
+	struct stat o, s;
+
+	if (!strcmp(output, "-"))
+		return true;
+	if (stat(output, &o) || fstat(STDOUT_FILENO, &s))
+		return false;
+	if (S_ISFIFO(o.st_mode))
+		return S_ISFIFO(s.st_mode) && o.st_dev == s.st_dev && o.st_ino == s.st_ino;
+	return S_ISCHR(o.st_mode) && S_ISCHR(s.st_mode) && o.st_rdev == s.st_rdev;
+}
+
+/*
+ * Start the command; like perf in pipe mode, its stdout goes to our stderr
+ * when it would otherwise write into the data stream and corrupt it.
+ */
+static struct pcl_workload *prepare_workload(struct record_opts *o)
+{
+	struct pcl_workload *wl;
+	int saved = -1, e;
+
+	if (stdout_is_stream(o->output)) {
+		fflush(stdout);
+		saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			if (saved >= 0)
+				close(saved);
+			return NULL;
+		}
+	}
+	wl = pcl_workload__prepare(o->argv); /* forks: the child keeps this stdout */
+	e = errno;
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	errno = e;
+	return wl;
+}
+
 /* Events, workload and session; on failure a message was printed. */
 static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 {
@@ -138,7 +186,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 	if (!rc->el || add_events(rc))
 		return EXIT_USAGE;
 	rate_note(rc);
-	if (o->argv && !(r->wl = pcl_workload__prepare(o->argv))) {
+	if (o->argv && !(r->wl = prepare_workload(o))) {
 		die_msg("cannot start '%s': %s", o->argv[0], strerror(errno));
 		return 1;
 	}

@@ -17,7 +17,7 @@ struct record_opts {
 	enum pcl_callchain call_graph;
 	uint32_t stack_size;		/* dwarf: user stack bytes per sample */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
-	unsigned long mmap_pages;	/* data pages per CPU ring */
+	uint64_t mmap_pages;		/* data pages per CPU ring (fits: -m checks) */
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */

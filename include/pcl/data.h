@@ -103,7 +103,10 @@ struct pcl_data_writer;
 
 /*
  * Create @path for writing ("-" writes a pipe-mode stream to stdout). An
- * existing file is renamed to @path.old first, as perf does. The @attrs
+ * existing non-empty regular file is renamed to @path.old first, as perf
+ * does (through a symlink: its target; the link stays). A character device
+ * or a FIFO at @path takes a pipe-mode stream and is never renamed or
+ * removed; anything else is refused. The @attrs
  * (copied) are written at once. NULL with errno and pcl_last_error().
  */
 PCL_API struct pcl_data_writer *
@@ -135,7 +138,10 @@ PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w);
  * 0 or the first write error (the file is then removed, see abort).
  */
 PCL_API int pcl_data_writer__close(struct pcl_data_writer *w);
-/* Give up: close and remove the file (a partial file must not look whole). NULL-safe. */
+/*
+ * Give up: close and remove the file (a partial file must not look whole);
+ * only a regular file this writer made, never a device or a FIFO. NULL-safe.
+ */
 PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w);
 
 /*

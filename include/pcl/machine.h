@@ -42,6 +42,7 @@ enum pcl_dso_sym_status {
 	PCL_DSO_SYMS_NOT_FOUND,	    /* no file to read */
 	PCL_DSO_SYMS_BAD_BUILD_ID,  /* the file on disk is another build: not used */
 	PCL_DSO_SYMS_ERROR,	    /* the file could not be parsed */
+	PCL_DSO_SYMS_NOT_OWNED,	    /* a JIT map another user owns: not trusted */
 };
 
 /* One mapped object. Owned by the machine; lives as long as it. */

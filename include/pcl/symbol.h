@@ -124,6 +124,13 @@ struct pcl_symbol_opts {
 	 * $PERF_BUILDID_DIR, else $HOME/.debug; "": none.
 	 */
 	const char *buildid_dir;
+	/*
+	 * Trust a JIT map (/tmp/perf-PID.map) whoever owns it. By default one
+	 * owned by neither this user (euid) nor root is refused
+	 * (PCL_DSO_SYMS_NOT_OWNED): anyone may write a file of that name in
+	 * /tmp, and its names would be shown as the profiled program's.
+	 */
+	bool any_owner;
 };
 
 struct pcl_symbols;

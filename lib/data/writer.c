@@ -13,11 +13,19 @@
  * nothing looks whole that is not.
  * Any write error is sticky: later calls return it, close() removes the
  * file, so an incomplete file never looks whole.
+ *
+ * What -o names decides the mode (see open_output): a regular file, or
+ * none, is written seekable, a non-empty one kept as PATH.old first; a
+ * character device or a FIFO takes a stream (pipe mode) and is never
+ * renamed or removed; a symlink is followed, so its target is what gets
+ * kept and replaced, and the link stays.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -44,7 +52,9 @@ struct feature {
 struct pcl_data_writer {
 	int fd;
 	bool pipe;
+	bool own_fd; /* a stream into a device or FIFO we opened (not stdout) */
 	char *path;
+	char *file; /* the regular file we made: what abort removes; NULL for a stream */
 	int err; /* first error, sticky */
 	uint8_t *buf;
 	size_t used;
@@ -255,14 +265,78 @@ static void free_writer(struct pcl_data_writer *w)
 	free(w->ids);
 	free(w->buf);
 	free(w->path);
+	free(w->file);
 	free(w);
+}
+
+/*
+ * Keep a non-empty regular file as @real.old, as perf does; an empty one
+ * is simply truncated. Nothing else is ever renamed.
+ */
+static int backup(const char *path, const char *real)
+{
+	char old[PATH_MAX + 8];
+	int e;
+
+	snprintf(old, sizeof(old), "%s.old", real);
+	if (rename(real, old)) {
+		e = errno;
+		return pcl_err(e, "cannot rename '%s' to '%s': %s", path, old, strerror(e));
+	}
+	return 0;
+}
+
+/* Open -o's @path as the header comment says: 0 or a negative errno (message set). */
+static int open_output(struct pcl_data_writer *w, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	int e;
+
+	if (!stat(path, &st)) {
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+			/* a FIFO blocks here until its reader comes, like any writer's */
+			w->fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (w->fd < 0)
+				goto fail_open;
+			w->pipe = w->own_fd = true;
+			return 0;
+		}
+		if (!S_ISREG(st.st_mode))
+			return pcl_err(S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+				       "cannot write '%s': not a regular file, a character device "
+				       "or a FIFO",
+				       path);
+		/* through a symlink: the file it names is kept and replaced, not the link */
+		if (!realpath(path, real)) {
+			e = errno;
+			return pcl_err(e, "cannot resolve '%s': %s", path, strerror(e));
+		}
+		if (st.st_size && (e = backup(path, real)))
+			return e;
+		path = real;
+	}
+	w->fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	if (w->fd < 0)
+		goto fail_open;
+	/* what abort removes: the file itself, even when a dangling link made it */
+	w->file = realpath(path, NULL);
+	if (!w->file) {
+		e = errno;
+		close(w->fd);
+		w->fd = -1;
+		return pcl_err(e, "cannot resolve '%s': %s", path, strerror(e));
+	}
+	return 0;
+fail_open:
+	e = errno;
+	return pcl_err(e, "cannot create '%s': %s", w->path, strerror(e));
 }
 
 PCL_API struct pcl_data_writer *
 pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int nr_attrs)
 {
 	struct pcl_data_writer *w;
-	char old[4096];
 	int e;
 
 	if (!path || !attrs || nr_attrs <= 0) {
@@ -283,19 +357,10 @@ pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int
 	}
 	if (w->pipe) {
 		w->fd = STDOUT_FILENO;
-	} else {
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (access(path, F_OK) == 0 && rename(path, old)) {
-			e = errno;
-			pcl_err(e, "cannot rename '%s' to '%s': %s", path, old, strerror(e));
-			goto err;
-		}
-		w->fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-		if (w->fd < 0) {
-			e = errno;
-			pcl_err(e, "cannot create '%s': %s", path, strerror(e));
-			goto err;
-		}
+	} else if ((e = open_output(w, path)) < 0) {
+		free_writer(w);
+		errno = -e;
+		return NULL;
 	}
 	if (w->pipe ? start_pipe(w) : start_file(w)) {
 		e = -w->err;
@@ -304,10 +369,6 @@ pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int
 		return NULL;
 	}
 	return w;
-err:
-	free_writer(w);
-	errno = e;
-	return NULL;
 }
 
 PCL_API bool pcl_data_writer__is_pipe(const struct pcl_data_writer *w)
@@ -484,7 +545,7 @@ PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
 		pcl_data_writer__abort(w);
 		return ret;
 	}
-	if (!w->pipe && close(w->fd)) {
+	if ((!w->pipe || w->own_fd) && close(w->fd)) {
 		ret = fail(w, -errno);
 		w->fd = -1;
 		pcl_data_writer__abort(w);
@@ -498,11 +559,11 @@ PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w)
 {
 	if (!w)
 		return;
-	if (!w->pipe) {
-		if (w->fd >= 0)
-			close(w->fd);
-		unlink(w->path);
-	}
+	if ((!w->pipe || w->own_fd) && w->fd >= 0)
+		close(w->fd);
+	/* only the regular file this writer made: never a device, FIFO or link */
+	if (w->file)
+		unlink(w->file);
 	free_writer(w);
 }
 

@@ -22,7 +22,8 @@
  *   module  kallsyms, the same table as the kernel's (a vmlinux has no
  *           module symbols); /proc/kallsyms when the module's build id in
  *           /sys/module/NAME/notes is the recorded one.
- *   jit     /tmp/perf-PID.map, read where perf reads it (not under symfs).
+ *   jit     /tmp/perf-PID.map, read where perf reads it (not under symfs),
+ *           if this user or root owns it (or any_owner says so).
  * With a symfs, as perf's --symfs, the kernel and vDSO take no local file:
  * only a vmlinux under it, the files given by hand, or its cache.
  *
@@ -780,13 +781,29 @@ static int load_jit(struct pcl_symbols *s, struct pcl_dso *dso)
 	char path[64];
 	const char *p = dso->name;
 	struct pcl_symtab *t;
+	struct stat st;
 
-	(void)s;
 	/* perf reads /tmp/perf-PID.map from /tmp itself, whatever symfs says. */
 	if (!p || strncmp(p, "/tmp/perf-", 10)) {
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)dso->pid);
 		p = path;
 	}
+	/*
+	 * Anyone may create /tmp/perf-PID.map, for a pid to come too: trust one
+	 * only when this user or root owns it (the link itself, if one): the
+	 * rule older perf applied here and perf 6.1 still applies to its input.
+	 * No map at the check is none at all, not one made just after it.
+	 */
+	if (lstat(p, &st)) {
+		int e = errno;
+
+		return set_status(dso, e == ENOENT ? PCL_DSO_SYMS_NOT_FOUND : PCL_DSO_SYMS_ERROR,
+				  NULL, note_fmt("cannot open '%s': %s", p, strerror(e)));
+	}
+	if (!s->o.any_owner && st.st_uid && st.st_uid != geteuid())
+		return set_status(dso, PCL_DSO_SYMS_NOT_OWNED, NULL,
+				  note_fmt("'%s' is owned by uid %u, not by this user or root", p,
+					   (unsigned int)st.st_uid));
 	t = pcl_symtab__load_perf_map(p, 0);
 	if (!t)
 		return set_status(dso,

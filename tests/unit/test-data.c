@@ -23,7 +23,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <pcl/common.h>
 #include <pcl/data.h>
 
@@ -992,6 +994,84 @@ static void test_bad_paths(void **state)
 	assert_false(pcl_data_reader__truncated(NULL));
 }
 
+/*
+ * What -o names decides the mode: a FIFO or a character device takes a
+ * stream and is neither renamed nor removed (abort included); a symlink
+ * stays, its non-empty target is kept as TARGET.old and replaced; an empty
+ * regular file is reused with no .old; a directory is refused.
+ */
+static void test_writer_targets(void **state)
+{
+	char path[128], old[160], target[128], buf[16];
+	struct pcl_data_attr a[2];
+	struct pcl_data_writer *w;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	ref_attrs(a);
+	/* a FIFO: open it for reading first, so the writer's open does not block */
+	tmp_path(path, sizeof(path), "stream.fifo");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(fd >= 0);
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	assert_true(pcl_data_writer__is_pipe(w));
+	assert_int_equal(pcl_data_writer__close(w), 0);
+	assert_int_equal(read(fd, buf, 8), 8);
+	assert_memory_equal(buf, "PERFILE2", 8);
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	pcl_data_writer__abort(w); /* a stream given up: the FIFO stays */
+	close(fd);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	snprintf(old, sizeof(old), "%s.old", path);
+	assert_int_equal(access(old, F_OK), -1);
+	/* a character device (a /dev/null of our own, when we may make one) */
+	tmp_path(path, sizeof(path), "null");
+	if (!mknod(path, S_IFCHR | 0600, makedev(1, 3))) {
+		w = pcl_data_writer__create(path, a, 2);
+		assert_non_null(w);
+		assert_true(pcl_data_writer__is_pipe(w));
+		assert_int_equal(pcl_data_writer__close(w), 0);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+	}
+	/* a symlink to a non-empty file */
+	tmp_path(target, sizeof(target), "target.data");
+	spit(target, "old bytes", 9);
+	tmp_path(path, sizeof(path), "link.data");
+	assert_int_equal(symlink(target, path), 0);
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	assert_false(pcl_data_writer__is_pipe(w));
+	assert_int_equal(pcl_data_writer__close(w), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(old, sizeof(old), "%s.old", target);
+	assert_int_equal(stat(old, &st), 0);
+	assert_int_equal(st.st_size, 9);
+	snprintf(old, sizeof(old), "%s.old", path);
+	assert_int_equal(access(old, F_OK), -1);
+	/* an empty regular file: reused, no .old */
+	tmp_path(path, sizeof(path), "empty-out.data");
+	spit(path, "", 0);
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	assert_int_equal(pcl_data_writer__close(w), 0);
+	snprintf(old, sizeof(old), "%s.old", path);
+	assert_int_equal(access(old, F_OK), -1);
+	/* a directory */
+	tmp_path(path, sizeof(path), "a-dir");
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_null(pcl_data_writer__create(path, a, 2));
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+}
+
 static void remove_tmpdir(void)
 {
 	unit_remove_dir(tmpdir);
@@ -1012,6 +1092,7 @@ int main(void)
 		UNIT_TEST(test_no_fd_leak),
 		UNIT_TEST(test_parse_strings),
 		UNIT_TEST(test_bad_paths),
+		UNIT_TEST(test_writer_targets),
 	};
 	int ret;
 

@@ -1001,6 +1001,47 @@ static void test_symbols_jit(void **state)
 	pcl_symbols__free(s);
 }
 
+/*
+ * A JIT map another user owns is not trusted (anyone may write one in /tmp)
+ * unless any_owner says so; one this user owns is. Needs root for chown.
+ */
+static void test_symbols_jit_owner(void **state)
+{
+	struct pcl_symbol_opts o = { .size = sizeof(o), .buildid_dir = "", .any_owner = true };
+	int pid = 4194304 + 2000 + (int)(getpid() % 1000);
+	const struct pcl_dso fresh = { .name = "//anon", .kind = PCL_DSO_JIT, .pid = pid };
+	struct pcl_dso d = fresh;
+	struct pcl_symbols *s = symbols_new(NULL, false), *any;
+	char path[64];
+
+	(void)state;
+	if (geteuid()) {
+		pcl_symbols__free(s);
+		skip();
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	write_file(path, "1000 40 jit_one\n");
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_null(pcl_symbols__find(s, &d, 0x1010));
+	assert_int_equal(d.sym_status, PCL_DSO_SYMS_NOT_OWNED);
+	assert_non_null(d.sym_note);
+	assert_non_null(strstr(d.sym_note, "uid 65534"));
+	dso_done(&d);
+	d = fresh;
+	any = pcl_symbols__new(&o);
+	assert_non_null(any);
+	assert_string_equal(pcl_symbols__find(any, &d, 0x1010)->name, "jit_one");
+	dso_done(&d);
+	d = fresh;
+	/* root's own map: trusted */
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_string_equal(pcl_symbols__find(s, &d, 0x1010)->name, "jit_one");
+	dso_done(&d);
+	unlink(path);
+	pcl_symbols__free(any);
+	pcl_symbols__free(s);
+}
+
 /* perf's build-id cache: the recorded build when the file is gone or rebuilt. */
 static void test_symbols_buildid_cache(void **state)
 {
@@ -1204,6 +1245,7 @@ int main(void)
 		UNIT_TEST(test_symbols_kernel),
 		UNIT_TEST(test_symbols_vmlinux),
 		UNIT_TEST(test_symbols_jit),
+		UNIT_TEST(test_symbols_jit_owner),
 		UNIT_TEST(test_symbols_buildid_cache),
 		UNIT_TEST(test_symbols_symfs_kernel),
 	};
