@@ -377,17 +377,31 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 					      int argc, char *const argv[])
 {
 	struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+	struct pcl_session_opts o;
+	struct pcl_target t;
 	struct pcl_session *s;
 	int ret;
 
-	if (!el || !target || !opts || opts->sz < sizeof(*opts) || !path || !pcl_evlist__nr(el)) {
-		errno = EINVAL;
+	ret = opts_copy(&o, opts, "pcl_session_opts");
+	if (!ret)
+		ret = opts_copy(&t, target, "pcl_target");
+	if (!ret && (!el || !target || !path || !pcl_evlist__nr(el)))
+		ret = pcl_err(EINVAL, "pcl_session__open: needs an evlist with events, a target and a path");
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
+	/* clockid 0 is CLOCK_REALTIME: a caller that did not know the field meant perf's clock */
+	if (!opts || opts->sz < offsetof(struct pcl_session_opts, clockid) + sizeof(o.clockid))
+		o.clockid = -1;
+	target = &t;
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		errno = ENOMEM;
+		pcl_err(ENOMEM, "pcl_session__open: out of memory");
 		return NULL;
-	s->o = *opts;
+	}
+	s->o = o;
 	if (!s->o.mmap_pages)
 		s->o.mmap_pages = DEFAULT_PAGES;
 	s->el = el;

@@ -460,17 +460,17 @@ PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
 			     struct pcl_workload *wl)
 {
-	struct pcl_target t = { 0 };
+	struct pcl_target t;
 	int ret, nok = 0;
 
-	/* an older caller's smaller struct: the fields it lacks are zero */
-	if (!el || el->opened ||
-	    (target && target->sz < offsetof(struct pcl_target, ignore_missing)))
-		return -EINVAL;
-	if (target) {
-		memcpy(&t, target, target->sz < sizeof(t) ? target->sz : sizeof(t));
-		target = &t;
-	}
+	if (!el)
+		return pcl_err(EINVAL, "pcl_evlist__open: no evlist");
+	if (el->opened)
+		return pcl_err(EINVAL, "pcl_evlist__open: already open");
+	ret = opts_copy(&t, target, "pcl_target");
+	if (ret < 0)
+		return ret;
+	target = target ? &t : NULL;
 	if (!el->nr)
 		return pcl_err(EINVAL, "no events to open");
 	/* a closed list may be opened again (perf stat -r): start from clean maps */

@@ -200,16 +200,24 @@ static int build_aggr(struct pcl_stat *st)
 
 PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct pcl_evlist *el)
 {
+	struct pcl_stat_config c;
 	struct pcl_stat *st;
+	int ret;
 
-	if (!cfg || cfg->sz < sizeof(*cfg) || !el) {
-		errno = EINVAL;
+	ret = opts_copy(&c, cfg, "pcl_stat_config");
+	if (!ret && !el)
+		ret = pcl_err(EINVAL, "pcl_stat__new: no evlist");
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	st = calloc(1, sizeof(*st));
-	if (!st)
+	if (!st) {
+		errno = ENOMEM;
+		pcl_err(ENOMEM, "pcl_stat__new: out of memory");
 		return NULL;
-	st->cfg = *cfg;
+	}
+	st->cfg = c;
 	if (!st->cfg.csv_sep)
 		st->cfg.csv_sep = ",";
 	st->el = el;

@@ -102,18 +102,12 @@ PCL_API struct pcl_counters *pcl_counters_new(const char *events,
 		pcl_err(EINVAL, "no events given");
 		return NULL;
 	}
-	if (opts && opts->sz && opts->sz < offsetof(struct pcl_counters_opts, no_rdpmc)) {
-		errno = EINVAL;
-		pcl_err(EINVAL, "struct pcl_counters_opts too small (sz %zu)", opts->sz);
-		return NULL;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto oom;
-	if (opts)
-		memcpy(&c->opts, opts,
-		       opts->sz && opts->sz < sizeof(c->opts) ? opts->sz : sizeof(c->opts));
-	c->opts.sz = sizeof(c->opts);
+	ret = opts_copy(&c->opts, opts, "pcl_counters_opts");
+	if (ret < 0)
+		goto fail;
 	c->el = pcl_evlist__new();
 	if (!c->el)
 		goto oom;
@@ -555,9 +549,17 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 				       const struct pcl_overflow *ov)
 {
 	struct perf_event_attr *a;
+	struct pcl_overflow o;
+	int ret;
 
-	if (bad_idx(c, idx) || !ov || !ov->fn || !ov->period)
-		return pcl_err(EINVAL, "overflow needs a counter, a period and a function");
+	if (!ov)
+		return pcl_err(EINVAL, "pcl_counters__set_overflow: no struct pcl_overflow");
+	ret = opts_copy(&o, ov, "pcl_overflow");
+	if (ret < 0)
+		return ret;
+	ov = &o;
+	if (bad_idx(c, idx) || !ov->fn || !ov->period)
+		return pcl_err(EINVAL, "pcl_counters__set_overflow: needs a counter, a period and a function");
 	if (c->opened)
 		return pcl_err(EINVAL, "set overflow functions before open");
 	if (!pcl_pmu__is_kernel(pcl_evlist__event(c->el, idx)->pmu))
@@ -566,7 +568,7 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 	if (!c->ovs) {
 		c->ovs = overflow_new(c->nr);
 		if (!c->ovs)
-			return -ENOMEM;
+			return pcl_err(ENOMEM, "pcl_counters__set_overflow: out of memory");
 	}
 	a = pcl_evlist__attr(c->el, idx);
 	a->sample_period = ov->period;

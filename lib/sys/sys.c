@@ -45,15 +45,19 @@ static bool has_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-PCL_API int pcl_sys_probe(struct pcl_sys_caps *caps)
+PCL_API int pcl_sys_probe(struct pcl_sys_caps *out)
 {
+	struct pcl_sys_caps all, *caps = &all;
 	long long v;
 	const char *tfs;
+	size_t sz;
 
-	if (!caps || caps->sz < sizeof(*caps))
-		return -EINVAL;
+	if (!out)
+		return pcl_err(EINVAL, "pcl_sys_probe: no struct pcl_sys_caps to fill");
+	sz = out->sz;
+	if (sz < sizeof(size_t))
+		return pcl_err(EINVAL, "pcl_sys_probe: struct pcl_sys_caps has sz %zu (set it)", sz);
 	memset(caps, 0, sizeof(*caps));
-	caps->sz = sizeof(*caps);
 	caps->perf_event_paranoid =
 		read_int_file("/proc/sys/kernel/perf_event_paranoid", &v) ? 2 : (int)v;
 	caps->kptr_restrict = read_int_file("/proc/sys/kernel/kptr_restrict", &v) ? 2 : (int)v;
@@ -68,6 +72,11 @@ PCL_API int pcl_sys_probe(struct pcl_sys_caps *caps)
 	tfs = pcl_tracefs(false);
 	if (tfs)
 		snprintf(caps->tracefs, sizeof(caps->tracefs), "%s", tfs);
+	/* an older caller's struct gets the fields it knows; a newer one's extra bytes zeroes */
+	if (sz > sizeof(all))
+		memset((char *)out + sizeof(all), 0, sz - sizeof(all));
+	all.sz = sz < sizeof(all) ? sz : sizeof(all);
+	memcpy(out, &all, all.sz);
 	return 0;
 }
 
