@@ -77,7 +77,7 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 		return NULL;
 	if (opts)
 		memcpy(&h->opts, opts,
-		       opts->size && opts->size < sizeof(h->opts) ? opts->size : sizeof(h->opts));
+		       opts->sz && opts->sz < sizeof(h->opts) ? opts->sz : sizeof(h->opts));
 	if (!h->opts.nr_keys) {
 		h->opts.keys[0] = PCL_SORT_COMM;
 		h->opts.keys[1] = PCL_SORT_DSO;

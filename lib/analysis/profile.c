@@ -118,7 +118,7 @@ struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts)
 {
 	struct pcl_profile *p;
 
-	if (opts && opts->size < sizeof(size_t)) {
+	if (opts && opts->sz < sizeof(size_t)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -127,8 +127,8 @@ struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts)
 		return NULL;
 	if (opts)
 		memcpy(&p->opts, opts,
-		       opts->size < sizeof(p->opts) ? opts->size : sizeof(p->opts));
-	p->opts.size = sizeof(p->opts);
+		       opts->sz < sizeof(p->opts) ? opts->sz : sizeof(p->opts));
+	p->opts.sz = sizeof(p->opts);
 	if (ROOM(p, nodes)) {
 		free(p);
 		errno = ENOMEM;

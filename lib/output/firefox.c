@@ -651,7 +651,7 @@ static uint64_t profile_end(const struct ff *f)
 
 int pcl_export_firefox(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	static const struct pcl_export_opts none = { .size = sizeof(none) };
+	static const struct pcl_export_opts none = { .sz = sizeof(none) };
 	struct ff f = { 0 };
 	int ret;
 

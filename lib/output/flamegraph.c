@@ -575,8 +575,8 @@ static int fg_init(struct fg *g, FILE *fp, const struct pcl_profile *p,
 	memset(g, 0, sizeof(*g));
 	g->fp = fp;
 	if (opts)
-		memcpy(&g->o, opts, opts->size < sizeof(g->o) ? opts->size : sizeof(g->o));
-	g->o.size = sizeof(g->o);
+		memcpy(&g->o, opts, opts->sz < sizeof(g->o) ? opts->sz : sizeof(g->o));
+	g->o.sz = sizeof(g->o);
 	if (!g->o.width)
 		g->o.width = 1200;
 	if (g->o.width < MIN_WIDTH || g->o.width > MAX_WIDTH)

@@ -295,12 +295,12 @@ static const char body[] =
 
 int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	struct pcl_export_opts o = { .size = sizeof(o) };
+	struct pcl_export_opts o = { .sz = sizeof(o) };
 	const char *title;
 	int ret;
 
 	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	title = o.title && o.title[0] ? o.title : "pcl report";
 	write_head(fp, title);
 	write_facts(fp, p, &o);

@@ -439,7 +439,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 
 	if (!fp || !h || !opts)
 		return -EINVAL;
-	memcpy(&o, opts, opts->size && opts->size < sizeof(o) ? opts->size : sizeof(o));
+	memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	if (!o.nr_keys) {
 		o.keys[0] = PCL_SORT_COMM;
 		o.keys[1] = PCL_SORT_DSO;

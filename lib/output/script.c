@@ -139,11 +139,11 @@ PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
 	if (!s)
 		return NULL;
 	if (opts) {
-		size_t n = opts->size && opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
+		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
 
 		memcpy(&s->o, opts, n);
 	}
-	s->o.size = sizeof(s->o);
+	s->o.sz = sizeof(s->o);
 	if (!s->o.max_stack)
 		s->o.max_stack = DEFAULT_MAX_STACK;
 	for (int i = 0; i < PCL_SCRIPT_NR_CLASSES; i++) {

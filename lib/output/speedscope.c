@@ -149,7 +149,7 @@ static const char *doc_name(const struct pcl_export_opts *opts)
 
 int pcl_export_speedscope(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	static const struct pcl_export_opts none = { .size = sizeof(none) };
+	static const struct pcl_export_opts none = { .sz = sizeof(none) };
 	size_t ns, nt, nn, *order = NULL, *start = NULL, best = 0, nprof = 0, active = 0;
 	const struct pcl_profile_sample *s = pcl_profile__samples(p, &ns);
 	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
