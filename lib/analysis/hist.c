@@ -73,11 +73,15 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 {
 	struct pcl_hists *h = calloc(1, sizeof(*h));
 
+	int ret;
+
 	if (!h)
-		return NULL;
-	if (opts)
-		memcpy(&h->opts, opts,
-		       opts->sz && opts->sz < sizeof(h->opts) ? opts->sz : sizeof(h->opts));
+		return pcl_err_null(ENOMEM, "pcl_hists__new: out of memory");
+	ret = opts_copy(&h->opts, opts, "pcl_hist_opts");
+	if (ret < 0) {
+		free(h);
+		return pcl_err_null(-ret, NULL);
+	}
 	if (!h->opts.nr_keys) {
 		h->opts.keys[0] = PCL_SORT_COMM;
 		h->opts.keys[1] = PCL_SORT_DSO;

@@ -299,8 +299,9 @@ int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_expo
 	const char *title;
 	int ret;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	ret = opts_copy(&o, opts, "pcl_export_opts");
+	if (ret < 0)
+		return ret;
 	title = o.title && o.title[0] ? o.title : "pcl report";
 	write_head(fp, title);
 	write_facts(fp, p, &o);

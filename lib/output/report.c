@@ -439,7 +439,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 
 	if (!fp || !h || !opts)
 		return -EINVAL;
-	memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (opts_copy(&o, opts, "pcl_report_opts") < 0)
+		return -EINVAL;
 	if (!o.nr_keys) {
 		o.keys[0] = PCL_SORT_COMM;
 		o.keys[1] = PCL_SORT_DSO;

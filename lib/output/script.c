@@ -137,13 +137,11 @@ PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
 	struct pcl_script *s = calloc(1, sizeof(*s));
 
 	if (!s)
-		return NULL;
-	if (opts) {
-		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
-
-		memcpy(&s->o, opts, n);
+		return pcl_err_null(ENOMEM, "pcl_script__new: out of memory");
+	if (opts_copy(&s->o, opts, "pcl_script_opts") < 0) {
+		free(s);
+		return pcl_err_null(EINVAL, NULL);
 	}
-	s->o.sz = sizeof(s->o);
 	if (!s->o.max_stack)
 		s->o.max_stack = DEFAULT_MAX_STACK;
 	for (int i = 0; i < PCL_SCRIPT_NR_CLASSES; i++) {

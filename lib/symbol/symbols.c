@@ -153,12 +153,10 @@ PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
 
 	if (!s)
 		goto nomem;
-	if (opts) {
-		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
-
-		memcpy(&s->o, opts, n);
+	if (opts_copy(&s->o, opts, "pcl_symbol_opts") < 0) {
+		free(s);
+		return pcl_err_null(EINVAL, NULL);
 	}
-	s->o.sz = sizeof(s->o);
 	/* An empty symfs is no symfs; "/" is the same as none too. */
 	if (s->o.symfs && *s->o.symfs && strcmp(s->o.symfs, "/"))
 		s->symfs = dup_opt(s->o.symfs, &oom);
