@@ -488,7 +488,7 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 		return -1;
 	}
 	if (!o->null_run)
-		pcl_evlist__close(el);
+		pcl_evlist__close_counters(el);
 	watch_close(&r.watch);
 	if (r.exited) {
 		if (WIFEXITED(r.status)) {

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		.fn = on_sample,
 	};
 	struct pcl_counters_opts opts = { .sz = sizeof(opts), .scope = PCL_SCOPE_THREAD };
-	struct pcl_counters *c = pcl_counters_new("cpu-clock", &opts);
+	struct pcl_counters *c = pcl_counters__new("cpu-clock", &opts);
 	static struct func funcs[256];
 	int nf = 0, delivered = 0;
 
@@ -136,6 +136,6 @@ int main(int argc, char **argv)
 	for (int f = 0; f < nf && f < 8; f++)
 		printf("%6.1f%% %6d  %s\n", 100.0 * funcs[f].samples / (nr_ips ? nr_ips : 1),
 		       funcs[f].samples, funcs[f].name);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

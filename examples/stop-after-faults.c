@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 		.notify = PCL_NOTIFY_SIGNAL, /* SIGIO, to the thread that faulted */
 		.fn = on_overflow,
 	};
-	struct pcl_counters *c = pcl_counters_new("page-faults", NULL);
+	struct pcl_counters *c = pcl_counters__new("page-faults", NULL);
 	struct pcl_value v;
 	char func[256];
 	uint64_t off = 0;
@@ -93,6 +93,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.raw, (unsigned long long)ov.period, touched);
 	printf("thread %u was in %s+%#llx (ip %#llx)\n", (unsigned)stop_tid, func,
 	       (unsigned long long)off, (unsigned long long)stop_ip);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

@@ -109,7 +109,7 @@ int main(void)
 	run_day();
 	pcl_counters__poll(w, 0); /* hits whose signal has not come yet */
 	pcl_counters__read(w, &v);
-	pcl_counters__close(w);
+	pcl_counters__free(w);
 
 	printf("shared_total = %ld after %llu writes, %d hits recorded\n", shared_total,
 	       (unsigned long long)v.raw, nr_hits);

@@ -126,7 +126,7 @@ PCL_API int pcl_evlist__disable(struct pcl_evlist *el);
 /* Zero every counter (a user-space source's counters start again from zero). */
 PCL_API int pcl_evlist__reset(struct pcl_evlist *el);
 /* Close every counter (counts read so far stay readable). */
-PCL_API void pcl_evlist__close(struct pcl_evlist *el);
+PCL_API void pcl_evlist__close_counters(struct pcl_evlist *el);
 
 /* The CPUs and threads the counters were opened on (after open). */
 PCL_API int pcl_evlist__nr_cpus(const struct pcl_evlist *el);

@@ -61,7 +61,7 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 {
 	if (!el)
 		return;
-	pcl_evlist__close(el);
+	pcl_evlist__close_counters(el);
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsels[i].ctr);
 		free(el->evsels[i].live);
@@ -413,7 +413,7 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 			if (e->cgroup_fd < 0) {
 				int ret = e->cgroup_fd;
 
-				pcl_evlist__close(el);
+				pcl_evlist__close_counters(el);
 				return ret;
 			}
 		}
@@ -504,7 +504,7 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 	for (int i = 0; i < el->nr; i++) {
 		ret = open_evsel(el, &el->evsels[i]);
 		if (ret) {
-			pcl_evlist__close(el);
+			pcl_evlist__close_counters(el);
 			return ret;
 		}
 		nok += el->evsels[i].state == PCL_EVSEL_OK;
@@ -585,7 +585,7 @@ PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
 	return ret;
 }
 
-PCL_API void pcl_evlist__close(struct pcl_evlist *el)
+PCL_API void pcl_evlist__close_counters(struct pcl_evlist *el)
 {
 	if (!el)
 		return;

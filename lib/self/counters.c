@@ -89,8 +89,8 @@ static int fill_target(struct pcl_counters *c)
 	return pcl_err(EINVAL, "unknown scope %d", (int)o->scope);
 }
 
-PCL_API struct pcl_counters *pcl_counters_new(const char *events,
-					      const struct pcl_counters_opts *opts)
+PCL_API struct pcl_counters *pcl_counters__new(const char *events,
+					       const struct pcl_counters_opts *opts)
 {
 	struct pcl_counters *c;
 	struct pcl_parse_error perr;
@@ -152,7 +152,7 @@ oom:
 	ret = pcl_err(ENOMEM, "out of memory");
 fail:
 	free(spec);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	errno = -ret;
 	return NULL;
 }
@@ -243,17 +243,17 @@ PCL_API int pcl_counters__open(struct pcl_counters *c)
 	if (!ret && c->opts.started)
 		ret = pcl_counters__start(c);
 	if (ret) {
-		pcl_evlist__close(c->el);
+		pcl_evlist__close_counters(c->el);
 		c->opened = false;
 		return ret < 0 ? ret : -ret;
 	}
 	return 0;
 }
 
-PCL_API struct pcl_counters *pcl_counters_open(const char *events,
-					       const struct pcl_counters_opts *opts)
+PCL_API struct pcl_counters *pcl_counters__new_open(const char *events,
+						    const struct pcl_counters_opts *opts)
 {
-	struct pcl_counters *c = pcl_counters_new(events, opts);
+	struct pcl_counters *c = pcl_counters__new(events, opts);
 	int ret;
 
 	if (!c)
@@ -268,13 +268,13 @@ struct pcl_counters *counters_fail(struct pcl_counters *c, int ret)
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), "%s", pcl_last_error());
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	pcl_err(-ret, "%s", msg);
 	errno = -ret;
 	return NULL;
 }
 
-PCL_API void pcl_counters__close(struct pcl_counters *c)
+PCL_API void pcl_counters__free(struct pcl_counters *c)
 {
 	if (!c)
 		return;

@@ -92,12 +92,12 @@ PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_
 	copts.scope = opt.scope;
 	copts.pid = opt.pid;
 	copts.started = true;
-	c = pcl_counters_new(spec, &copts);
+	c = pcl_counters__new(spec, &copts);
 	if (!c)
 		return NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		pcl_counters__close(c);
+		pcl_counters__free(c);
 		errno = ENOMEM;
 		pcl_err(ENOMEM, "pcl_watch: out of memory");
 		return NULL;

@@ -616,13 +616,13 @@ static void test_ignore_missing(void **state)
 	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
 	assert_int_equal(pcl_evlist__nr_threads(el), 1);
 	assert_int_equal(pcl_evlist__thread(el, 0), getpid());
-	pcl_evlist__close(el);
+	pcl_evlist__close_counters(el);
 	/* a tid list the same way */
 	t.pid = NULL;
 	t.tid = list;
 	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
 	assert_int_equal(pcl_evlist__thread(el, 0), getpid());
-	pcl_evlist__close(el);
+	pcl_evlist__close_counters(el);
 	/* all gone: still an error */
 	snprintf(list, sizeof(list), "%d", (int)gone);
 	assert_true(pcl_evlist__open(el, &t, NULL) < 0);
@@ -669,11 +669,11 @@ static void test_api_misuse(void **state)
 	assert_int_equal(pcl_evlist__count(el, 0, -1, -1, NULL), -EINVAL);
 	assert_int_equal(pcl_evlist__cpu(el, 5), -1);
 	assert_int_equal(pcl_evlist__thread(el, 5), -1);
-	pcl_evlist__close(el);
-	pcl_evlist__close(el); /* twice is fine */
+	pcl_evlist__close_counters(el);
+	pcl_evlist__close_counters(el); /* twice is fine */
 	pcl_evlist__free(el);
 	pcl_evlist__free(NULL);
-	pcl_evlist__close(NULL);
+	pcl_evlist__close_counters(NULL);
 	assert_int_equal(pcl_evlist__nr(NULL), 0);
 	assert_int_equal(pcl_evlist__enable(NULL), -EINVAL);
 	assert_int_equal(pcl_evlist__add(NULL, "task-clock", NULL), -EINVAL);

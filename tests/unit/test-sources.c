@@ -502,9 +502,9 @@ static void test_proc_self_api(void **state)
 	snprintf(file, sizeof(file), "%s/api", scratch);
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
-	c = pcl_counters_open("proc/syscw/,proc/wchar/,task-clock", NULL);
+	c = pcl_counters__new_open("proc/syscw/,proc/wchar/,task-clock", NULL);
 	if (!c)
-		fail_msg("pcl_counters_open: %s", pcl_last_error());
+		fail_msg("pcl_counters__new_open: %s", pcl_last_error());
 	assert_int_equal(pcl_counters__nr(c), 3);
 	assert_true(pcl_counters__supported(c, 0));
 	assert_string_equal(pcl_counters__unit(c, 1), "bytes");
@@ -527,7 +527,7 @@ static void test_proc_self_api(void **state)
 	assert_int_equal(pcl_counters__read(c, v), 0);
 	assert_int_equal(v[0].raw, 4);
 	assert_int_equal(v[1].raw, 8);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	close(fd);
 }
 
