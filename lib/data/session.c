@@ -215,7 +215,7 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	int ret = 0;
 
 	if (!s)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_session__drain: invalid argument");
 	before = pcl_data_writer__data_size(s->w);
 	for (int c = 0; c < s->nrings && !ret; c++) {
 		const struct perf_event_header *h;
@@ -353,10 +353,10 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 		return ret;
 	for (int i = 0; i < s->nev; i++)
 		if (pcl_evlist__state(s->el, i) != PCL_EVSEL_OK)
-			return pcl_err(pcl_evlist__open_errno(s->el, i),
+			return pcl_err(-pcl_evlist__open_status(s->el, i),
 				       "cannot sample '%s' on this machine: %s",
 				       pcl_evlist__event(s->el, i)->name,
-				       pcl_strerror(pcl_evlist__open_errno(s->el, i)));
+				       pcl_strerror(pcl_evlist__open_status(s->el, i)));
 	ret = map_rings(s);
 	ret = ret ? ret : build_index(s);
 	if (ret)
@@ -457,7 +457,7 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 	int ret;
 
 	if (!s)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
 	ret = pcl_session__drain(s);
 	if (ret) {
 		pcl_session__abort(s);

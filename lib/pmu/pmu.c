@@ -436,7 +436,7 @@ PCL_API const struct pcl_pmu_ops *pcl_pmu__ops(const struct pcl_pmu *pmu)
 PCL_API int pcl_pmu__nr_aliases(struct pcl_pmu *pmu)
 {
 	if (!pmu)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_pmu__nr_aliases: invalid argument");
 	ensure_loaded(pmu);
 	return pmu->nr_aliases;
 }
@@ -464,7 +464,7 @@ PCL_API const struct pcl_pmu_alias *pcl_pmu__find_alias(struct pcl_pmu *pmu, con
 PCL_API int pcl_pmu__nr_formats(struct pcl_pmu *pmu)
 {
 	if (!pmu)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_pmu__nr_formats: invalid argument");
 	ensure_loaded(pmu);
 	return pmu->nr_formats;
 }
@@ -501,7 +501,7 @@ PCL_API int pcl_pmu_format_encode(uint64_t mask, uint64_t value, uint64_t *confi
 		vbit++;
 	}
 	if (vbit < 64 && (value >> vbit))
-		return -ERANGE;
+		return pcl_err(ERANGE, "pcl_pmu_format_encode: value does not fit");
 	*config = (*config & ~mask) | out;
 	return 0;
 }

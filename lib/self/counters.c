@@ -227,7 +227,7 @@ PCL_API int pcl_counters__open(struct pcl_counters *c)
 	int ret;
 
 	if (!c)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__open: invalid argument");
 	if (c->opened)
 		return pcl_err(EBUSY, "counters already open");
 	/* the kernel maps no ring of an inherited per-thread counter */
@@ -333,7 +333,7 @@ PCL_API int pcl_counters__start(struct pcl_counters *c)
 	int ret;
 
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__start: invalid argument");
 	ret = pcl_evlist__enable(c->el);
 	if (!ret)
 		c->running = true;
@@ -345,7 +345,7 @@ PCL_API int pcl_counters__stop(struct pcl_counters *c)
 	int ret;
 
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__stop: invalid argument");
 	ret = pcl_evlist__disable(c->el);
 	c->running = false;
 	return ret;
@@ -354,7 +354,7 @@ PCL_API int pcl_counters__stop(struct pcl_counters *c)
 PCL_API int pcl_counters__reset(struct pcl_counters *c)
 {
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__reset: invalid argument");
 	return pcl_evlist__reset(c->el);
 }
 
@@ -408,7 +408,7 @@ static int read_one_fast(struct pcl_counters *c, int i, struct pcl_value *v)
 	struct pcl_count cnt;
 	int n;
 
-	if (s->page && pcl_mmap_page_read(s->page, &cnt) == 0) {
+	if (s->page && mmap_page_read(s->page, &cnt) == 0) {
 		set_value(v, s, cnt.val, cnt.ena, cnt.run);
 		return 0;
 	}
@@ -439,7 +439,7 @@ PCL_API int pcl_counters__read(struct pcl_counters *c, struct pcl_value *vals)
 	int ret = 0;
 
 	if (!c || !vals)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__read: invalid argument");
 	for (int i = 0; i < c->nr; i++) {
 		const struct slot *s = &c->slots[i];
 		struct pcl_value *v = &vals[i];
@@ -501,21 +501,21 @@ static int ioctl_all(struct pcl_counters *c, int idx, unsigned long req, unsigne
 PCL_API int pcl_counters__refresh(struct pcl_counters *c, int idx, int n)
 {
 	if (n <= 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__refresh: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_REFRESH, (unsigned long)n, "refresh");
 }
 
 PCL_API int pcl_counters__set_period(struct pcl_counters *c, int idx, uint64_t period)
 {
 	if (!period)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__set_period: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_PERIOD, (unsigned long)&period, "set period");
 }
 
 PCL_API int pcl_counters__set_filter(struct pcl_counters *c, int idx, const char *filter)
 {
 	if (!filter)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__set_filter: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter, "set filter");
 }
 
@@ -530,7 +530,7 @@ PCL_API int pcl_counters__move_breakpoint(struct pcl_counters *c, int idx, uint6
 	struct perf_event_attr a;
 
 	if (bad_idx(c, idx))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__move_breakpoint: invalid argument");
 	a = *pcl_evlist__attr(c->el, idx);
 	if (a.type != PERF_TYPE_BREAKPOINT)
 		return pcl_err(EINVAL, "'%s' is not a breakpoint", pcl_counters__name(c, idx));
@@ -585,7 +585,7 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 PCL_API int pcl_counters__poll(struct pcl_counters *c, int timeout_ms)
 {
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__poll: invalid argument");
 	if (!c->ovs)
 		return 0;
 	return overflow_poll(c->ovs, timeout_ms);

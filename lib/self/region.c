@@ -442,7 +442,7 @@ PCL_API int pcl_region_begin(const char *name)
 	int err, j;
 
 	if (!name)
-		return pcl_err(EINVAL, "region: NULL name");
+		return pcl_err(EINVAL, "pcl_region_begin: no region name");
 	err = td_get(&td);
 	if (err)
 		return err;
@@ -471,7 +471,7 @@ PCL_API int pcl_region_end(const char *name)
 	if (td && td->depth > 0 && name)
 		valid = td_read(td);
 	if (!name)
-		return pcl_err(EINVAL, "region: NULL name");
+		return pcl_err(EINVAL, "pcl_region_end: no region name");
 	if (!td || td->depth == 0)
 		return pcl_err(EINVAL, "region '%s' ended, but no region is open on this thread",
 			       name);

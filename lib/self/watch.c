@@ -243,7 +243,7 @@ PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size)
 	int n = self_maps(&maps), ret = -ENOENT;
 
 	if (!name || !addr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_self_symbol: invalid argument");
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	elf_version(EV_CURRENT);
@@ -312,7 +312,7 @@ PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *o
 	int n = self_maps(&maps), ret = -ENOENT;
 
 	if (!buf || !len)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_self_symbolize: invalid argument");
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	for (int i = 0; i < n; i++) {

@@ -27,10 +27,10 @@ PCL_API int pcl_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 	long fd;
 
 	if (!attr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_perf_event_open: invalid argument");
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags | PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return pcl_err(errno, "pcl_perf_event_open: %m");
 	return (int)fd;
 }
 
@@ -152,7 +152,7 @@ PCL_API int pcl_cpu_topology(int cpu, struct pcl_cpu_topo *topo)
 	size_t i;
 
 	if (!topo || cpu < 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_cpu_topology: invalid argument");
 	fields[0] = &topo->socket;
 	fields[1] = &topo->die;
 	fields[2] = &topo->core;
