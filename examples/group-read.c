@@ -20,11 +20,9 @@
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 100000;
-	struct pcl_counters_opts opts = {
-		.sz = sizeof(opts),
-		.scope = PCL_SCOPE_THREAD, /* this thread: one fd per event */
-		.group = true,		   /* the same as "{a,b}" */
-	};
+	PCL_OPTS(pcl_counters_opts, opts,
+		 .scope = PCL_SCOPE_THREAD, /* this thread: one fd per event */
+		 .group = true);	    /* the same as "{a,b}" */
 	struct pcl_counters *c = pcl_counters__new_open(TRACEPOINTS, &opts);
 	struct pcl_value v[2];
 

@@ -97,7 +97,7 @@ static const char *sym(uint64_t addr, char *buf, size_t len)
 
 int main(void)
 {
-	struct pcl_watch_opts o = { .sz = sizeof(o), .fn = on_hit }; /* write, 8 bytes, signal */
+	PCL_OPTS(pcl_watch_opts, o, .fn = on_hit); /* write, 8 bytes, signal */
 	struct pcl_counters *w = pcl_watch_symbol("shared_total", &o);
 	struct pcl_value v;
 	char name[256];
