@@ -651,12 +651,13 @@ static uint64_t profile_end(const struct ff *f)
 
 int pcl_export_firefox(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	static const struct pcl_export_opts none = { .sz = sizeof(none) };
+	struct pcl_export_opts o;
 	struct ff f = { 0 };
 	int ret;
 
-	if (!opts)
-		opts = &none;
+	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
+		return -EINVAL;
+	opts = &o;
 	if (!pcl_profile__samples(p, &f.nr_samples) && pcl_profile__nr_samples(p))
 		return pcl_err(-EINVAL, "firefox: the profile was built without its timeline");
 	ret = ff_init(&f, fp, p, opts);

@@ -21,10 +21,14 @@ static void print_path(FILE *fp, const struct pcl_flame *f, uint32_t n)
 
 int pcl_export_folded(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
+	struct pcl_export_opts o;
 	struct pcl_flame f;
 	uint32_t n;
-	int ret = pcl_flame__build(&f, p, opts && opts->by_period, -1);
+	int ret = opts_copy(&o, opts, "pcl_export_opts");
 
+	if (ret < 0)
+		return ret;
+	ret = pcl_flame__build(&f, p, o.by_period, -1);
 	if (ret)
 		return ret;
 	/* depth first, children in name order */

@@ -546,10 +546,14 @@ int pcl_export_pprof(FILE *fp, const struct pcl_profile *p, const struct pcl_exp
 	struct builder b;
 	uint8_t *buf = NULL;
 	size_t len;
+	struct pcl_export_opts o;
 	int ret;
 
 	if (!fp || !p)
 		return pcl_err(-EINVAL, "pprof: no output or no profile");
+	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
+		return -EINVAL;
+	opts = &o;
 	memset(&b, 0, sizeof(b));
 	b.prof = (Profile)PERFTOOLS__PROFILES__PROFILE__INIT;
 	ret = builder_alloc(&b, p, opts ? opts->nr_facts : 0);
