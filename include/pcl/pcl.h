@@ -26,6 +26,14 @@
  *     counters but keep the object have another name
  *     (pcl_evlist__close_counters).
  *   - no two public names differ only by underscores.
+ *
+ * Stable and unstable: the headers of abi/stable-headers (common, sys, pmu,
+ * event, evlist, record, ring, data, session, counters, region) are the
+ * stable API, exported symbol by symbol under the version node PCL_0.1 and
+ * checked against abi/libpcl.abi. The others (analysis, profile, export,
+ * report, script, stat, header, machine, symbol, tracepoint) are the pcl
+ * command's own layers, exported under PCL_UNSTABLE_0.1: usable, but they
+ * may change in any release.
  */
 #ifndef PCL_PCL_H
 #define PCL_PCL_H
