@@ -56,10 +56,10 @@ PCL_API const char *pcl_strerror(int err);
  *     -EINVAL otherwise: an option the caller set is never ignored silently;
  *   - a struct the library fills (pcl_sys_caps) is filled up to sz bytes.
  */
-#define PCL_OPTS(TYPE, NAME, ...)                                                              \
-	struct TYPE NAME = ({                                                                  \
-		memset(&NAME, 0, sizeof(struct TYPE));                                         \
-		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                       \
+#define PCL_OPTS(TYPE, NAME, ...)                                                                  \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                           \
 	})
 
 enum pcl_print_level {

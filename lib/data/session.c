@@ -386,7 +386,9 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	if (!ret)
 		ret = opts_copy(&t, target, "pcl_target");
 	if (!ret && (!el || !target || !path || !pcl_evlist__nr(el)))
-		ret = pcl_err(EINVAL, "pcl_session__open: needs an evlist with events, a target and a path");
+		ret = pcl_err(
+			EINVAL,
+			"pcl_session__open: needs an evlist with events, a target and a path");
 	if (ret) {
 		errno = -ret;
 		return NULL;

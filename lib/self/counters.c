@@ -559,7 +559,9 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 		return ret;
 	ov = &o;
 	if (bad_idx(c, idx) || !ov->fn || !ov->period)
-		return pcl_err(EINVAL, "pcl_counters__set_overflow: needs a counter, a period and a function");
+		return pcl_err(
+			EINVAL,
+			"pcl_counters__set_overflow: needs a counter, a period and a function");
 	if (c->opened)
 		return pcl_err(EINVAL, "set overflow functions before open");
 	if (!pcl_pmu__is_kernel(pcl_evlist__event(c->el, idx)->pmu))

@@ -56,7 +56,8 @@ PCL_API int pcl_sys_probe(struct pcl_sys_caps *out)
 		return pcl_err(EINVAL, "pcl_sys_probe: no struct pcl_sys_caps to fill");
 	sz = out->sz;
 	if (sz < sizeof(size_t))
-		return pcl_err(EINVAL, "pcl_sys_probe: struct pcl_sys_caps has sz %zu (set it)", sz);
+		return pcl_err(EINVAL, "pcl_sys_probe: struct pcl_sys_caps has sz %zu (set it)",
+			       sz);
 	memset(caps, 0, sizeof(*caps));
 	caps->perf_event_paranoid =
 		read_int_file("/proc/sys/kernel/perf_event_paranoid", &v) ? 2 : (int)v;

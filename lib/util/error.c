@@ -92,9 +92,10 @@ int pcl_opts_copy(void *dst, size_t dst_sz, const void *src, const char *type, c
 	/* a newer caller's struct: what this library does not know must be unset */
 	for (i = dst_sz; i < sz; i++)
 		if (p[i])
-			return pcl_err(EINVAL,
-				       "%s: struct %s sets byte %zu, beyond the %zu this libpcl knows",
-				       func, type, i, dst_sz);
+			return pcl_err(
+				EINVAL,
+				"%s: struct %s sets byte %zu, beyond the %zu this libpcl knows",
+				func, type, i, dst_sz);
 	memcpy(dst, src, sz < dst_sz ? sz : dst_sz);
 	*(size_t *)dst = dst_sz;
 	return 0;
