@@ -235,8 +235,7 @@ PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct
 	return st;
 err:
 	pcl_stat__free(st);
-	errno = ENOMEM;
-	return NULL;
+	return pcl_err_null(ENOMEM, "pcl_stat__new: out of memory");
 }
 
 PCL_API void pcl_stat__free(struct pcl_stat *st)
@@ -282,7 +281,7 @@ static double event_scale(const struct pcl_event *ev)
 PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user_s, double sys_s)
 {
 	if (!st)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__add_run: invalid argument");
 	/* rows were laid out for the first run's CPUs and threads */
 	if (pcl_evlist__nr_cpus(st->el) != st->ncpus ||
 	    pcl_evlist__nr_threads(st->el) != st->nthreads)
@@ -641,10 +640,10 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 	struct line *lines;
 
 	if (!st || !out)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__print: invalid argument");
 	lines = make_lines(st);
 	if (!lines)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_stat__print: out of memory");
 	for (int i = 0; i < st->nr_ev * st->nr_aggr; i++) {
 		struct row *r = &st->rows[i];
 
@@ -701,10 +700,10 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 	char tsbuf[48];
 
 	if (!st || !out || !ts)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__print_interval: invalid argument");
 	lines = make_lines(st);
 	if (!lines)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_stat__print_interval: out of memory");
 	if (st->cfg.format == PCL_STAT_JSON)
 		snprintf(tsbuf, sizeof(tsbuf), "%lu.%09lu", (unsigned long)ts->tv_sec,
 			 (unsigned long)ts->tv_nsec);

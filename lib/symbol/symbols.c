@@ -171,9 +171,7 @@ PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
 		return s;
 	pcl_symbols__free(s);
 nomem:
-	pcl_err(ENOMEM, "no memory for a symbolizer");
-	errno = ENOMEM;
-	return NULL;
+	return pcl_err_null(ENOMEM, "pcl_symbols__new: no memory for a symbolizer");
 }
 
 PCL_API void pcl_symbols__free(struct pcl_symbols *s)
