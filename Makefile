@@ -43,7 +43,8 @@ WORKLOAD_BINS := $(patsubst %.c,$(BUILD)/%,$(WORKLOAD_SRCS))
 WORKLOAD_LIBS := $(patsubst %.c,$(BUILD)/%.so,$(sort $(wildcard tests/workloads/lib*.c)))
 HEADERS := $(wildcard include/pcl/*.h) $(wildcard lib/*.h lib/*/*.h)
 
-.PHONY: all lib cli tests tests-tsan deps check check-plain check-san demo install clean fuzz bench format
+.PHONY: all lib cli tests tests-tsan deps check check-plain check-san demo install clean fuzz bench format \
+	abi-update abi-check
 
 all: $(BUILD)/pcl $(BUILD)/libpcl.so $(BUILD)/libpcl.a $(BUILD)/libpcl.pc
 
@@ -158,6 +159,16 @@ install: all
 	install -m 644 include/pcl/*.h $(DESTDIR)$(PREFIX)/include/pcl/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' libpcl.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpcl.pc
+
+# The ABI of the stable API (PCL_0.1 of lib/libpcl.map, headers in
+# abi/stable-headers) is kept in abi/libpcl.abi; tests/e2e/t-abi.sh (make check)
+# fails when build/libpcl.so differs from it. After a deliberate change (a new
+# stable function, a struct that grows), `make abi-update` and commit the file.
+abi-update: $(BUILD)/libpcl.so
+	scripts/abi.sh dump $(BUILD)/libpcl.so abi/libpcl.abi
+
+abi-check: $(BUILD)/libpcl.so
+	scripts/abi.sh check $(BUILD)/libpcl.so
 
 format:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) include/pcl/*.h lib/*.h

@@ -129,7 +129,7 @@ static int pcl_open(struct method *m)
 		.started = true,
 	};
 
-	m->c = pcl_counters_open(pcl_names[m->nr > 1], &o);
+	m->c = pcl_counters__new_open(pcl_names[m->nr > 1], &o);
 	if (!m->c) {
 		snprintf(m->why, sizeof(m->why), "%s", pcl_last_error());
 		return -1;
@@ -323,6 +323,6 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	for (int k = 0; k < 6; k++)
-		pcl_counters__close(ms[k].c); /* the hand-opened fds close at exit */
+		pcl_counters__free(ms[k].c); /* the hand-opened fds close at exit */
 	return 0;
 }

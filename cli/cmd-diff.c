@@ -731,7 +731,7 @@ static int diff_flamegraph(struct file *f, const struct diff_opts *o)
 	struct export_req x = {
 		.format = "flamegraph", .event = o->event, .pass = passes, .pass_ctx = o
 	};
-	struct pcl_export_opts eo = { .size = sizeof(eo) };
+	struct pcl_export_opts eo = { .sz = sizeof(eo) };
 	struct pcl_profile *base = NULL, *p = NULL;
 	const char *event, *base_event;
 	struct perf_event_attr match;
@@ -765,12 +765,12 @@ out:
 
 static int diff(struct diff_opts *o)
 {
-	struct pcl_hist_opts ho = { .size = sizeof(ho) };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho) };
 	struct file f[2];
 	int ret = 1;
 
 	memset(f, 0, sizeof(f));
-	o->so.size = sizeof(o->so);
+	o->so.sz = sizeof(o->so);
 	if (!o->files[0])
 		o->files[0] = "perf.data.old";
 	if (!o->files[1])

@@ -655,7 +655,7 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 		       struct pcl_report_opts *ro)
 {
 	struct json_doc d = {
-		.x = { .size = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro
+		.x = { .sz = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro
 	};
 	const char *event = "";
 	int ret;
@@ -678,15 +678,15 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 static int report(struct report_opts *o)
 {
 	struct input in;
-	struct pcl_hist_opts ho = { .size = sizeof(ho) };
-	struct pcl_report_opts ro = { .size = sizeof(ro), .graph = PCL_GRAPH_ABS,
+	struct pcl_hist_opts ho = { .sz = sizeof(ho) };
+	struct pcl_report_opts ro = { .sz = sizeof(ro), .graph = PCL_GRAPH_ABS,
 				      .graph_min_percent = 0.5 };
 	struct event_hist *eh = NULL;
 	bool chains, graph_off = false, any = false;
 	bool json = o->format && !strcmp(o->format, "json");
 	int nr = 0, ret = 1;
 
-	o->so.size = sizeof(o->so);
+	o->so.sz = sizeof(o->so);
 	if (input_open(&in, o->input, &o->so, o->force))
 		goto out;
 	if (o->header || o->header_only) {

@@ -432,8 +432,8 @@ int cmd_script(int argc, char **argv)
 {
 	static char outbuf[OUTBUF_SIZE];
 	struct script_opts o = {
-		.so = { .size = sizeof(struct pcl_script_opts) },
-		.sym = { .size = sizeof(struct pcl_symbol_opts) },
+		.so = { .sz = sizeof(struct pcl_script_opts) },
+		.sym = { .sz = sizeof(struct pcl_symbol_opts) },
 	};
 	struct filter f = { 0 };
 	struct pcl_tracepoints *tp = NULL;

@@ -435,7 +435,7 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 				die_msg("event '%s' is not supported, and the group it leads cannot "
 					"be counted without it (take it out of the braces)",
 					ev->name);
-				pcl_evlist__close(el);
+				pcl_evlist__close_counters(el);
 				pcl_workload__free(r.wl);
 				return -1;
 			}
@@ -506,7 +506,7 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 		return -1;
 	}
 	if (!o->null_run)
-		pcl_evlist__close(el);
+		pcl_evlist__close_counters(el);
 	watch_close(&r.watch);
 	if (r.exited) {
 		if (WIFEXITED(r.status)) {

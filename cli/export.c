@@ -75,7 +75,7 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
-	struct pcl_profile_opts po = { .size = sizeof(po), .timeline = timeline };
+	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline };
 	struct pcl_profile *p = pcl_profile__new(&po);
 	int want = -1, ret;
 
@@ -417,7 +417,7 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 
 int report_export(struct input *in, const struct export_req *x)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .icicle = x->icicle,
+	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = x->icicle,
 				     .by_period = x->by_period };
 	struct pcl_profile *p;
 	const char *event;

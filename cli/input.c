@@ -52,7 +52,7 @@ static int check_owner(const char *path, bool force)
 
 int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force)
 {
-	struct pcl_symbol_opts sym = { .size = sizeof(sym) };
+	struct pcl_symbol_opts sym = { .sz = sizeof(sym) };
 	const void *bids;
 	size_t len;
 	struct stat st;
@@ -63,8 +63,8 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 	if (check_owner(in->path, force))
 		return -1;
 	if (so)
-		memcpy(&sym, so, so->size && so->size < sizeof(sym) ? so->size : sizeof(sym));
-	sym.size = sizeof(sym);
+		memcpy(&sym, so, so->sz && so->sz < sizeof(sym) ? so->sz : sizeof(sym));
+	sym.sz = sizeof(sym);
 	sym.any_owner |= force;
 	in->reader = pcl_data_reader__open(in->path);
 	if (!in->reader) {

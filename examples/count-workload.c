@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-	struct pcl_target target = { .sz = sizeof(target) };
+	PCL_OPTS(pcl_target, target); /* count the workload: no pid, tid or CPU */
 	struct pcl_parse_error err;
 	struct pcl_evlist *el;
 	struct pcl_workload *wl;

@@ -20,17 +20,15 @@
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 100000;
-	struct pcl_counters_opts opts = {
-		.sz = sizeof(opts),
-		.scope = PCL_SCOPE_THREAD, /* this thread: one fd per event */
-		.group = true,		   /* the same as "{a,b}" */
-	};
-	struct pcl_counters *c = pcl_counters_open(TRACEPOINTS, &opts);
+	PCL_OPTS(pcl_counters_opts, opts,
+		 .scope = PCL_SCOPE_THREAD, /* this thread: one fd per event */
+		 .group = true);	    /* the same as "{a,b}" */
+	struct pcl_counters *c = pcl_counters__new_open(TRACEPOINTS, &opts);
 	struct pcl_value v[2];
 
 	if (!c || !pcl_counters__supported(c, 0)) {
-		pcl_counters__close(c);
-		c = pcl_counters_open(SOFTWARE, &opts);
+		pcl_counters__free(c);
+		c = pcl_counters__new_open(SOFTWARE, &opts);
 	}
 	if (!c) {
 		fprintf(stderr, "group-read: %s\n", pcl_last_error());
@@ -52,6 +50,6 @@ int main(int argc, char **argv)
 		       (unsigned long long)v[i].ena, (unsigned long long)v[i].run);
 	printf("values %s, times %s\n", v[0].raw == v[1].raw ? "equal" : "differ",
 	       v[0].ena == v[1].ena && v[0].run == v[1].run ? "identical" : "differ");
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

@@ -87,15 +87,11 @@ static int by_samples(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	double msec = argc > 1 ? atof(argv[1]) : 400, t0;
-	struct pcl_overflow ov = {
-		.sz = sizeof(ov),
-		.period = 1000000, /* cpu-clock counts ns: a sample per ms */
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
-		.notify = PCL_NOTIFY_POLL,
-		.fn = on_sample,
-	};
-	struct pcl_counters_opts opts = { .sz = sizeof(opts), .scope = PCL_SCOPE_THREAD };
-	struct pcl_counters *c = pcl_counters_new("cpu-clock", &opts);
+	PCL_OPTS(pcl_overflow, ov, .period = 1000000, /* cpu-clock counts ns: a sample per ms */
+		 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID, .notify = PCL_NOTIFY_POLL,
+		 .fn = on_sample);
+	PCL_OPTS(pcl_counters_opts, opts, .scope = PCL_SCOPE_THREAD);
+	struct pcl_counters *c = pcl_counters__new("cpu-clock", &opts);
 	static struct func funcs[256];
 	int nf = 0, delivered = 0;
 
@@ -136,6 +132,6 @@ int main(int argc, char **argv)
 	for (int f = 0; f < nf && f < 8; f++)
 		printf("%6.1f%% %6d  %s\n", 100.0 * funcs[f].samples / (nr_ips ? nr_ips : 1),
 		       funcs[f].samples, funcs[f].name);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	int n;
 
 	/* The calling thread (and threads it creates), counting from start(). */
-	c = pcl_counters_open(EVENTS, NULL);
+	c = pcl_counters__new_open(EVENTS, NULL);
 	if (!c) {
 		fprintf(stderr, "self-count: %s\n", pcl_last_error());
 		return 1;
@@ -77,6 +77,6 @@ int main(int argc, char **argv)
 			       pcl_counters__name(c, i),
 			       v[i].ena ? 100.0 * (double)v[i].run / (double)v[i].ena : 0.0);
 	}
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

@@ -56,14 +56,11 @@ NOINLINE static long touch_pages(char *p, long npages, long ps)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, ps = sysconf(_SC_PAGESIZE), touched = 0;
-	struct pcl_overflow ov = {
-		.sz = sizeof(ov),
-		.period = (uint64_t)(n > 0 ? n : 1000),
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
-		.notify = PCL_NOTIFY_SIGNAL, /* SIGIO, to the thread that faulted */
-		.fn = on_overflow,
-	};
-	struct pcl_counters *c = pcl_counters_new("page-faults", NULL);
+	PCL_OPTS(pcl_overflow, ov, .period = (uint64_t)(n > 0 ? n : 1000),
+		 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		 .notify = PCL_NOTIFY_SIGNAL, /* SIGIO, to the thread that faulted */
+		 .fn = on_overflow);
+	struct pcl_counters *c = pcl_counters__new("page-faults", NULL);
 	struct pcl_value v;
 	char func[256];
 	uint64_t off = 0;
@@ -93,6 +90,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.raw, (unsigned long long)ov.period, touched);
 	printf("thread %u was in %s+%#llx (ip %#llx)\n", (unsigned)stop_tid, func,
 	       (unsigned long long)off, (unsigned long long)stop_ip);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	return 0;
 }

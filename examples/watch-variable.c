@@ -97,7 +97,7 @@ static const char *sym(uint64_t addr, char *buf, size_t len)
 
 int main(void)
 {
-	struct pcl_watch_opts o = { .sz = sizeof(o), .fn = on_hit }; /* write, 8 bytes, signal */
+	PCL_OPTS(pcl_watch_opts, o, .fn = on_hit); /* write, 8 bytes, signal */
 	struct pcl_counters *w = pcl_watch_symbol("shared_total", &o);
 	struct pcl_value v;
 	char name[256];
@@ -109,7 +109,7 @@ int main(void)
 	run_day();
 	pcl_counters__poll(w, 0); /* hits whose signal has not come yet */
 	pcl_counters__read(w, &v);
-	pcl_counters__close(w);
+	pcl_counters__free(w);
 
 	printf("shared_total = %ld after %llu writes, %d hits recorded\n", shared_total,
 	       (unsigned long long)v.raw, nr_hits);

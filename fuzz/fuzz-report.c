@@ -131,7 +131,7 @@ static void check_hists(const struct pcl_hists *h)
 static void print(FILE *out, const struct pcl_hists *h, enum pcl_graph_mode graph)
 {
 	struct pcl_report_opts o = {
-		.size = sizeof(o),
+		.sz = sizeof(o),
 		.children = true,
 		.graph = graph,
 		.graph_value = PCL_GRAPH_PERCENT,
@@ -147,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static FILE *out;
-	struct pcl_hist_opts ho = { .size = sizeof(ho), .children = true, .callchain = true };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .children = true, .callchain = true };
 	struct pcl_data_reader *r;
 	struct pcl_machine *m;
 	struct pcl_resolver *res;

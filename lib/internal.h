@@ -13,6 +13,21 @@
 
 /* Record a failure message for pcl_last_error() and return -err (err > 0). */
 int pcl_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * For functions that return a pointer: set errno to @err (> 0), the message
+ * (a NULL @fmt keeps the one a callee set), and return NULL.
+ */
+void *pcl_err_null(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The option-struct policy of common.h, in one place: copy the caller's
+ * struct @src (NULL: all defaults) into @dst, which has this library's
+ * size; @dst is zeroed first, so fields an older caller lacks are zero, and
+ * its sz is set to its own size. -EINVAL (with a message naming @func and
+ * @type) when sz is below sizeof(size_t) or a byte beyond this library's
+ * struct is set.
+ */
+int pcl_opts_copy(void *dst, size_t dst_sz, const void *src, const char *type, const char *func);
+#define opts_copy(dst, src, type) pcl_opts_copy((dst), sizeof(*(dst)), (src), (type), __func__)
 /* Diagnostics through the user's print callback. */
 void pcl_pr(enum pcl_print_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define pr_warn(...)  pcl_pr(PCL_WARN, __VA_ARGS__)

@@ -46,6 +46,9 @@ pkgs=(
 	# pages headless (driven by playwright-core from npm, tests/browser),
 	# with nodejs and npm to fetch and run it (npm below).
 	libxml2-utils python3 python3-jsonschema chromium nodejs
+	# The ABI check of libpcl.so's stable API (tests/e2e/t-abi.sh, make
+	# abi-update): abidw and abidiff of libabigail.
+	abigail-tools
 	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
 	libpapi-dev
 )

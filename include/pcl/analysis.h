@@ -84,7 +84,7 @@ struct pcl_callnode {
 };
 
 struct pcl_hist_opts {
-	size_t size; /* sizeof(struct pcl_hist_opts) */
+	size_t sz; /* sizeof(struct pcl_hist_opts) */
 	enum pcl_sort_key keys[PCL_SORT_MAX];
 	int nr_keys;	   /* 0: comm,dso,sym */
 	bool children;	   /* add each chain entry's accumulated period (perf --children) */

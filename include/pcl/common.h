@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,36 @@ PCL_API const char *pcl_last_error(void);
 
 /* A message for a negative errno returned by libpcl; a static or TLS string. */
 PCL_API const char *pcl_strerror(int err);
+
+/*
+ * Option structs. Every struct a caller hands to libpcl to configure a call
+ * (pcl_counters_opts, pcl_target, pcl_session_opts, pcl_overflow, ...) or
+ * to describe something (pcl_pmu_desc, pcl_pmu_ops) or to be filled
+ * (pcl_sys_caps) starts with `size_t sz`, the size of the struct as the
+ * caller's program was compiled. Declare one with PCL_OPTS, which zeroes the
+ * whole struct (padding included) and sets sz:
+ *
+ *   PCL_OPTS(pcl_counters_opts, opts, .scope = PCL_SCOPE_PROCESS, .group = true);
+ *   c = pcl_counters__new_open("task-clock,page-faults", &opts);
+ *
+ * The rules, the same for every function that takes such a struct:
+ *   - a NULL pointer means every option at its default (all zero), except
+ *     where the struct is the subject of the call (pcl_pmu_register,
+ *     pcl_sys_probe), which then fails with -EINVAL;
+ *   - sz smaller than sizeof(size_t) (sz 0: a struct not set up with
+ *     PCL_OPTS) is refused with -EINVAL;
+ *   - sz smaller than this library's struct (a program built against an
+ *     older libpcl) is accepted: the fields it lacks are zero;
+ *   - sz larger (a program built against a newer libpcl) is accepted when
+ *     every byte this library does not know is zero, and refused with
+ *     -EINVAL otherwise: an option the caller set is never ignored silently;
+ *   - a struct the library fills (pcl_sys_caps) is filled up to sz bytes.
+ */
+#define PCL_OPTS(TYPE, NAME, ...)                                                                  \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                           \
+	})
 
 enum pcl_print_level {
 	PCL_WARN,

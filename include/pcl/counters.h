@@ -2,13 +2,13 @@
 /*
  * Counters a program opens on itself: the self-measurement API.
  *
- *   struct pcl_counters *c = pcl_counters_open("task-clock,page-faults", NULL);
+ *   struct pcl_counters *c = pcl_counters__new_open("task-clock,page-faults", NULL);
  *   pcl_counters__start(c);
  *   work();
  *   pcl_counters__stop(c);
  *   struct pcl_value v[2];
  *   pcl_counters__read(c, v);          // v[i].value scaled, v[i].raw/ena/run as counted
- *   pcl_counters__close(c);
+ *   pcl_counters__free(c);
  *
  * Events are written in pcl stat's syntax (event.h): kernel events,
  * tracepoints, breakpoints and user-space sources (tool/, proc/, psi/,
@@ -99,15 +99,15 @@ struct pcl_value {
  * overflow functions and attributes can be set first. NULL with errno and
  * pcl_last_error() (the parser's message, with a suggestion for a typo).
  */
-PCL_API struct pcl_counters *pcl_counters_new(const char *events,
-					      const struct pcl_counters_opts *opts);
-/* Open what pcl_counters_new() parsed. Returns 0 or a negative errno. */
-PCL_API int pcl_counters__open(struct pcl_counters *c);
-/* pcl_counters_new() and pcl_counters__open() in one call. */
-PCL_API struct pcl_counters *pcl_counters_open(const char *events,
+PCL_API struct pcl_counters *pcl_counters__new(const char *events,
 					       const struct pcl_counters_opts *opts);
+/* Open what pcl_counters__new() parsed. Returns 0 or a negative errno. */
+PCL_API int pcl_counters__open(struct pcl_counters *c);
+/* pcl_counters__new() and pcl_counters__open() in one call. */
+PCL_API struct pcl_counters *pcl_counters__new_open(const char *events,
+						    const struct pcl_counters_opts *opts);
 /* Stop, close every fd, unmap, free. NULL-safe. */
-PCL_API void pcl_counters__close(struct pcl_counters *c);
+PCL_API void pcl_counters__free(struct pcl_counters *c);
 
 /* The events, in the order of the spec. */
 PCL_API int pcl_counters__nr(const struct pcl_counters *c);

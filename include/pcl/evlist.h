@@ -59,7 +59,11 @@ PCL_API struct pcl_evlist *pcl_evlist__new(void);
 /* Close everything and free. NULL-safe. */
 PCL_API void pcl_evlist__free(struct pcl_evlist *el);
 
-/* Parse @spec (event.h syntax) and append; see pcl_parse_events(). */
+/*
+ * Parse @spec (event.h syntax) and append its events; see
+ * pcl_parse_events(). Returns the number of events appended (>= 1), or a
+ * negative errno with nothing appended (-EINVAL also when @el is open).
+ */
 PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_parse_error *err);
 
 /* Events in the list; pointers live as long as @el. */
@@ -99,8 +103,13 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 				  const struct pcl_count *count);
 /* The cgroup event @idx counts in (after open with a target cgroup), or NULL. */
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx);
-/* The errno that made an event unsupported, or 0. */
-PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx);
+/*
+ * Why event @idx did not open: 0 (it opened, or was not tried), or the
+ * negative errno that made it unsupported (-ENODEV, -EOPNOTSUPP, ...), as
+ * every libpcl status is. Not a failure of this call: pcl_last_error() is
+ * left alone.
+ */
+PCL_API int pcl_evlist__open_status(const struct pcl_evlist *el, int idx);
 /*
  * Why event @idx is not supported, in one line ("power/energy-pkg/: no RAPL
  * zone in /sys/class/powercap on this machine"), or NULL.
@@ -131,7 +140,7 @@ PCL_API int pcl_evlist__disable(struct pcl_evlist *el);
 /* Zero every counter (a user-space source's counters start again from zero). */
 PCL_API int pcl_evlist__reset(struct pcl_evlist *el);
 /* Close every counter (counts read so far stay readable). */
-PCL_API void pcl_evlist__close(struct pcl_evlist *el);
+PCL_API void pcl_evlist__close_counters(struct pcl_evlist *el);
 
 /* The CPUs and threads the counters were opened on (after open). */
 PCL_API int pcl_evlist__nr_cpus(const struct pcl_evlist *el);

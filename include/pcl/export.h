@@ -25,7 +25,7 @@ struct pcl_export_fact {
 };
 
 struct pcl_export_opts {
-	size_t size;	   /* sizeof(struct pcl_export_opts) */
+	size_t sz;	   /* sizeof(struct pcl_export_opts) */
 	const char *title; /* NULL: "Flame Graph", "pcl report"... as the format has it */
 	const char *event; /* the sampled event's name ("cpu-clock") */
 	bool by_period;	   /* values are the event's periods; else sample counts */

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 struct pcl_profile_opts {
-	size_t size;   /* sizeof(struct pcl_profile_opts) */
+	size_t sz;     /* sizeof(struct pcl_profile_opts) */
 	bool timeline; /* keep each sample and context switch, for time-based formats */
 };
 
@@ -81,7 +81,7 @@ struct pcl_profile_switch {
 
 struct pcl_profile;
 
-/* NULL with errno (ENOMEM, EINVAL for a bad opts.size). */
+/* NULL with errno (ENOMEM, EINVAL for a bad opts.sz). */
 PCL_API struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts);
 PCL_API void pcl_profile__free(struct pcl_profile *p);
 

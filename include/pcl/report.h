@@ -32,7 +32,7 @@ enum pcl_graph_value {
 };
 
 struct pcl_report_opts {
-	size_t size; /* sizeof(struct pcl_report_opts) */
+	size_t sz; /* sizeof(struct pcl_report_opts) */
 	enum pcl_sort_key keys[PCL_SORT_MAX];
 	int nr_keys;	     /* 0: comm,dso,sym */
 	bool children;	     /* Children and Self columns */

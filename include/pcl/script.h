@@ -69,7 +69,7 @@ enum pcl_script_class {
 };
 
 struct pcl_script_opts {
-	size_t size;		 /* sizeof(struct pcl_script_opts) */
+	size_t sz;		 /* sizeof(struct pcl_script_opts) */
 	bool show_task_events;	 /* COMM, FORK and EXIT lines */
 	bool show_mmap_events;	 /* MMAP and MMAP2 lines */
 	bool show_switch_events; /* SWITCH and SWITCH_CPU_WIDE lines */

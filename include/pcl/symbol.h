@@ -103,7 +103,7 @@ PCL_API char *pcl_demangle(const char *name);
 
 /* Where the symbolizer looks. Zeroed fields take the defaults. */
 struct pcl_symbol_opts {
-	size_t size; /* sizeof(struct pcl_symbol_opts) */
+	size_t sz; /* sizeof(struct pcl_symbol_opts) */
 	/*
 	 * Directory every path is looked up under; NULL: /. As with perf's
 	 * --symfs, the kernel and the vDSO then take no local file (no

@@ -73,11 +73,15 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 {
 	struct pcl_hists *h = calloc(1, sizeof(*h));
 
+	int ret;
+
 	if (!h)
-		return NULL;
-	if (opts)
-		memcpy(&h->opts, opts,
-		       opts->size && opts->size < sizeof(h->opts) ? opts->size : sizeof(h->opts));
+		return pcl_err_null(ENOMEM, "pcl_hists__new: out of memory");
+	ret = opts_copy(&h->opts, opts, "pcl_hist_opts");
+	if (ret < 0) {
+		free(h);
+		return pcl_err_null(-ret, NULL);
+	}
 	if (!h->opts.nr_keys) {
 		h->opts.keys[0] = PCL_SORT_COMM;
 		h->opts.keys[1] = PCL_SORT_DSO;
@@ -369,7 +373,7 @@ PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved
 	int ret;
 
 	if (!h)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_hists__add_hidden: invalid argument");
 	h->hiding = true;
 	ret = pcl_hists__add(h, s, cpu, period);
 	h->hiding = false;
@@ -382,7 +386,7 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 	struct hentry *self = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 
 	if (!self)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_hists__add: out of memory");
 	self->e.self += period;
 	self->e.nr_samples++;
 	if (self->e.member_self)
@@ -404,12 +408,12 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 	struct hentry *e;
 
 	if (!h || member < 0 || member >= h->opts.nr_members || h->opts.nr_members < 2)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_hists__add_member: invalid argument");
 	if (!member)
 		return pcl_hists__add(h, s, cpu, period);
 	e = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!e)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_hists__add_member: out of memory");
 	e->e.member_self[member] += period;
 	return 0;
 }
@@ -792,7 +796,7 @@ PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 	int n = 0;
 
 	if (!s || !keys)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_sort_keys_parse: invalid argument");
 	while (*s) {
 		size_t len = strcspn(s, ",");
 		bool found = false;

@@ -120,17 +120,16 @@ struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts)
 {
 	struct pcl_profile *p;
 
-	if (opts && opts->size < sizeof(size_t)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	int ret;
+
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return NULL;
-	if (opts)
-		memcpy(&p->opts, opts,
-		       opts->size < sizeof(p->opts) ? opts->size : sizeof(p->opts));
-	p->opts.size = sizeof(p->opts);
+		return pcl_err_null(ENOMEM, "pcl_profile__new: out of memory");
+	ret = opts_copy(&p->opts, opts, "pcl_profile_opts");
+	if (ret < 0) {
+		free(p);
+		return pcl_err_null(-ret, NULL);
+	}
 	if (ROOM(p, nodes)) {
 		free(p);
 		errno = ENOMEM;

@@ -161,8 +161,7 @@ PCL_API struct pcl_resolver *pcl_resolver__new(struct pcl_machine *m, struct pcl
 	struct pcl_resolver *r;
 
 	if (!m) {
-		errno = EINVAL;
-		return NULL;
+		return pcl_err_null(EINVAL, "pcl_resolver__new: invalid argument");
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -309,7 +308,7 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 
 	out->thread = pcl_machine__thread(r->m, (int32_t)s->pid, (int32_t)s->tid);
 	if (!out->thread)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_resolver__sample: out of memory");
 	out->chain_id = 0;
 	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		if (s->nr_callchain > MEMO_MAX_CHAIN)

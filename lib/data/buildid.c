@@ -52,12 +52,12 @@ PCL_API int pcl_build_id_read(const char *path, uint8_t id[20])
 	int fd, ret = -ENOENT;
 
 	if (!path || !id)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_build_id_read: invalid argument");
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
+		return pcl_err(ENOSYS, "pcl_build_id_read: %s: no libelf support", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return pcl_err(errno, "pcl_build_id_read: %m");
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		ret = -ENOEXEC;
@@ -87,7 +87,7 @@ PCL_API int pcl_build_id_kernel(uint8_t id[20])
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return pcl_err(errno, "pcl_build_id_kernel: %m");
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n <= 0)
@@ -236,7 +236,7 @@ PCL_API int pcl_dso_hits__write_build_ids(struct pcl_dso_hits *h, struct pcl_dat
 	int n = 0, size;
 
 	if (!h || !w)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_dso_hits__write_build_ids: invalid argument");
 	if (h->kernel_hit && (size = pcl_build_id_kernel(id)) > 0 &&
 	    !pcl_data_writer__add_build_id(w, -1, true, id, (uint8_t)size, "[kernel.kallsyms]"))
 		n++;

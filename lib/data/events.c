@@ -57,10 +57,8 @@ PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, 
 {
 	struct pcl_data_events *e;
 
-	if (!r) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!r)
+		return pcl_err_null(EINVAL, "pcl_data_events__new: invalid argument");
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -424,7 +422,7 @@ static int take(struct pcl_data_events *e, const struct perf_event_header *h,
 PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev)
 {
 	if (!e || !ev)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_events__next: invalid argument");
 	release(e);
 	for (;;) {
 		const struct perf_event_header *h;
@@ -459,7 +457,7 @@ PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_eve
 		h = pcl_data_reader__next(e->r);
 		if (!h) {
 			if (errno)
-				return -errno;
+				return -errno; /* the reader's message stands */
 			e->eof = true;
 			continue;
 		}

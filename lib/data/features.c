@@ -235,7 +235,7 @@ PCL_API int pcl_data_writer__add_host_features(struct pcl_data_writer *w, int ar
 	int ret = 0;
 
 	if (!w)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__add_host_features: invalid argument");
 	if (uname(&u) == 0) {
 		ret = set_string(w, PCL_FEAT_HOSTNAME, u.nodename);
 		ret = ret ? ret : set_string(w, PCL_FEAT_OSRELEASE, u.release);

@@ -302,10 +302,8 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 	uint64_t ph[2];
 	int ret = 0;
 
-	if (!path) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!path)
+		return pcl_err_null(EINVAL, "pcl_data_reader__open: invalid argument");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
@@ -657,10 +655,8 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 			r->skip -= n;
 			if (!r->skip)
 				r->td_capture = false;
-			if (r->skip && !r->eof && refill(r)) {
-				errno = EIO;
-				return NULL;
-			}
+			if (r->skip && !r->eof && refill(r))
+				return pcl_err_null(EIO, NULL); /* refill() said why */
 			if (r->skip && r->eof && r->len == r->at) {
 				r->truncated = true;
 				errno = 0;
@@ -672,10 +668,8 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 		if (left >= sizeof(h))
 			memcpy(&h, r->buf + r->at, sizeof(h));
 		if ((left < sizeof(h) || left < h.size) && !r->eof) {
-			if (refill(r)) {
-				errno = EIO;
-				return NULL;
-			}
+			if (refill(r))
+				return pcl_err_null(EIO, NULL); /* refill() said why */
 			continue; /* a pipe may hand over less than asked: look again */
 		}
 		if (r->len - r->at < sizeof(h)) {
@@ -688,8 +682,7 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 		if (h.size < sizeof(h)) {
 			pcl_err(EBADMSG, "'%s': corrupt record (size %u) at offset %#llx", r->path,
 				h.size, (unsigned long long)(r->pos + r->at));
-			errno = EBADMSG;
-			return NULL;
+			return pcl_err_null(EBADMSG, NULL);
 		}
 		if (r->len - r->at < h.size) {
 			if (!r->pipe && !r->cut) {
@@ -699,8 +692,7 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 					"at "
 					"offset %#llx",
 					r->path, h.size, (unsigned long long)(r->pos + r->at));
-				errno = EBADMSG;
-				return NULL;
+				return pcl_err_null(EBADMSG, NULL);
 			}
 			r->truncated = true; /* the file ends inside this record */
 			errno = 0;
@@ -766,14 +758,14 @@ PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out)
 	char **v;
 
 	if (!data || len < 4 || !out)
-		return -EBADMSG;
+		return pcl_err(EBADMSG, "pcl_feature_parse_strings: malformed record");
 	memcpy(&n, p, 4);
 	p += 4;
 	if (n > len / 4)
-		return -EBADMSG;
+		return pcl_err(EBADMSG, "pcl_feature_parse_strings: malformed record");
 	v = calloc((size_t)n + 1, sizeof(*v));
 	if (!v)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_feature_parse_strings: out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t sl;
 
@@ -782,14 +774,14 @@ PCL_API int pcl_feature_parse_strings(const void *data, size_t len, char ***out)
 			for (uint32_t k = 0; k < i; k++)
 				free(v[k]);
 			free(v);
-			return -EBADMSG;
+			return pcl_err(EBADMSG, "pcl_feature_parse_strings: malformed record");
 		}
 		v[i] = strdup((const char *)p + 4);
 		if (!v[i]) {
 			for (uint32_t k = 0; k < i; k++)
 				free(v[k]);
 			free(v);
-			return -ENOMEM;
+			return pcl_err(ENOMEM, "pcl_feature_parse_strings: out of memory");
 		}
 		p += 4 + sl;
 	}

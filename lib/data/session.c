@@ -215,7 +215,7 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	int ret = 0;
 
 	if (!s)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_session__drain: invalid argument");
 	before = pcl_data_writer__data_size(s->w);
 	for (int c = 0; c < s->nrings && !ret; c++) {
 		const struct perf_event_header *h;
@@ -378,10 +378,10 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 		return ret;
 	for (int i = 0; i < s->nev; i++)
 		if (pcl_evlist__state(s->el, i) != PCL_EVSEL_OK)
-			return pcl_err(pcl_evlist__open_errno(s->el, i),
+			return pcl_err(-pcl_evlist__open_status(s->el, i),
 				       "cannot sample '%s' on this machine: %s",
 				       pcl_evlist__event(s->el, i)->name,
-				       pcl_strerror(pcl_evlist__open_errno(s->el, i)));
+				       pcl_strerror(pcl_evlist__open_status(s->el, i)));
 	ret = map_rings(s);
 	ret = ret ? ret : build_index(s);
 	if (ret)
@@ -403,17 +403,33 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 					      int argc, char *const argv[])
 {
 	struct pcl_sys_caps caps = { .sz = sizeof(caps) };
+	struct pcl_session_opts o;
+	struct pcl_target t;
 	struct pcl_session *s;
 	int ret;
 
-	if (!el || !target || !opts || opts->sz < sizeof(*opts) || !path || !pcl_evlist__nr(el)) {
-		errno = EINVAL;
+	ret = opts_copy(&o, opts, "pcl_session_opts");
+	if (!ret)
+		ret = opts_copy(&t, target, "pcl_target");
+	if (!ret && (!el || !target || !path || !pcl_evlist__nr(el)))
+		ret = pcl_err(
+			EINVAL,
+			"pcl_session__open: needs an evlist with events, a target and a path");
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
+	/* clockid 0 is CLOCK_REALTIME: a caller that did not know the field meant perf's clock */
+	if (!opts || opts->sz < offsetof(struct pcl_session_opts, clockid) + sizeof(o.clockid))
+		o.clockid = -1;
+	target = &t;
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		errno = ENOMEM;
+		pcl_err(ENOMEM, "pcl_session__open: out of memory");
 		return NULL;
-	s->o = *opts;
+	}
+	s->o = o;
 	if (!s->o.mmap_pages)
 		s->o.mmap_pages = DEFAULT_PAGES;
 	s->el = el;
@@ -469,7 +485,7 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 	int ret;
 
 	if (!s)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
 	ret = pcl_session__drain(s);
 	if (ret) {
 		pcl_session__abort(s);

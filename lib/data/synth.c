@@ -117,9 +117,9 @@ PCL_API int pcl_synthesize_kernel_mmap(const struct perf_event_attr *attr, uint6
 	uint64_t start = kernel_text_start();
 
 	if (!attr || !sink)
-		return -EINVAL;
-	if (!start)
-		return -EACCES; /* kptr_restrict hides kernel addresses from us */
+		return pcl_err(EINVAL, "pcl_synthesize_kernel_mmap: invalid argument");
+	if (!start) /* kptr_restrict hides kernel addresses from us */
+		return pcl_err(EACCES, "pcl_synthesize_kernel_mmap: kernel addresses are hidden");
 	rec_init(&r, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
 	rec_u32x2(&r, (uint32_t)-1, 0);
 	rec_u64(&r, start);
@@ -211,11 +211,11 @@ PCL_API int pcl_synthesize_process(pid_t pid, const struct perf_event_attr *attr
 	int ret = 0;
 
 	if (!attr || !sink || pid <= 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_synthesize_process: invalid argument");
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
-		return -ESRCH;
+		return pcl_err(ESRCH, "pcl_synthesize_process: no process %d", (int)pid);
 	/* the main thread first, so its COMM names the process */
 	ret = synth_comm(pid, pid, attr, id, sink, ctx);
 	while (!ret && (de = readdir(d))) {

@@ -431,7 +431,7 @@ PCL_API int pcl_tp_format__fprint(const struct pcl_tp_format *f, const void *raw
 	bool first = true;
 
 	if (!f || !out)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_tp_format__fprint: invalid argument");
 	for (int i = 0; i < f->nr_fields; i++) {
 		const struct pcl_tp_field *fl = &f->fields[i];
 
@@ -622,8 +622,7 @@ PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t 
 	int ret, long_size;
 
 	if (!data) {
-		errno = EINVAL;
-		return NULL;
+		return pcl_err_null(EINVAL, "pcl_tracepoints__parse: invalid argument");
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)

@@ -146,10 +146,10 @@ PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
 	int n = 0, ret;
 
 	if (!w || !attrs)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__add_tracing_data: invalid argument");
 	tps = calloc((size_t)nr + 1, sizeof(*tps));
 	if (!tps)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_data_writer__add_tracing_data: out of memory");
 	for (int i = 0; tfs && i < nr; i++)
 		if (attrs[i]->type == PERF_TYPE_TRACEPOINT &&
 		    find_tracepoint(tfs, attrs[i]->config, tps[n].sys, tps[n].name, 256))

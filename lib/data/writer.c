@@ -339,10 +339,8 @@ pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int
 	struct pcl_data_writer *w;
 	int e;
 
-	if (!path || !attrs || nr_attrs <= 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!path || !attrs || nr_attrs <= 0)
+		return pcl_err_null(EINVAL, "pcl_data_writer__create: invalid argument");
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
@@ -352,8 +350,7 @@ pcl_data_writer__create(const char *path, const struct pcl_data_attr *attrs, int
 	w->buf = malloc(WBUF_SIZE);
 	if (!w->path || !w->buf || copy_attrs(w, attrs, nr_attrs)) {
 		free_writer(w);
-		errno = ENOMEM;
-		return NULL;
+		return pcl_err_null(ENOMEM, "pcl_data_writer__create: out of memory");
 	}
 	if (w->pipe) {
 		w->fd = STDOUT_FILENO;
@@ -381,7 +378,7 @@ PCL_API int pcl_data_writer__write(struct pcl_data_writer *w, const void *record
 	const struct perf_event_header *h = record;
 
 	if (!w || !h || h->size < sizeof(*h))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__write: invalid argument");
 	w->data_size += h->size;
 	return emit(w, h, h->size);
 }
@@ -391,7 +388,7 @@ PCL_API int pcl_data_writer__finish_round(struct pcl_data_writer *w)
 	struct perf_event_header h = { .type = PCL_RECORD_FINISHED_ROUND, .size = sizeof(h) };
 
 	if (!w)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__finish_round: invalid argument");
 	pcl_data_writer__write(w, &h);
 	return flush(w);
 }
@@ -446,13 +443,13 @@ PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, co
 	void *copy;
 
 	if (!w || feat <= 0 || feat >= PCL_FEAT_MAX || (!data && len))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__set_feature: invalid argument");
 	if (w->pipe)
 		return feat == PCL_FEAT_TRACING_DATA ? emit_tracing_data(w, data, len)
 						     : emit_feature(w, feat, data, len);
 	copy = malloc(len ? len : 1);
 	if (!copy)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_data_writer__set_feature: out of memory");
 	memcpy(copy, data, len);
 	free(w->feat[feat].data);
 	w->feat[feat].data = copy;
@@ -532,7 +529,7 @@ PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
 	int ret;
 
 	if (!w)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__close: invalid argument");
 	if (w->build_ids_len)
 		pcl_data_writer__set_feature(w, PCL_FEAT_BUILD_ID, w->build_ids, w->build_ids_len);
 	if (!w->pipe && !w->err && add_event_desc(w))
@@ -582,18 +579,18 @@ PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid
 	struct perf_event_header h;
 
 	if (!w || !build_id || !filename || size > 20)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__add_build_id: invalid argument");
 	flen = (strlen(filename) + 1 + 63) & ~(size_t)63;
 	len = sizeof(struct perf_event_header) + 4 + 24 + flen;
 	if (len > 0xffff)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_data_writer__add_build_id: invalid argument");
 	h.size = (uint16_t)len;
 	h.misc = (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
 		 (1 << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */;
 	h.type = w->pipe ? PCL_RECORD_HEADER_BUILD_ID : 0;
 	rec = calloc(1, len);
 	if (!rec)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_data_writer__add_build_id: out of memory");
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + sizeof(h), &pid, 4);
 	memcpy(rec + sizeof(h) + 4, build_id, size);
@@ -608,7 +605,7 @@ PCL_API int pcl_data_writer__add_build_id(struct pcl_data_writer *w, int32_t pid
 	p = realloc(w->build_ids, w->build_ids_len + len);
 	if (!p) {
 		free(rec);
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_data_writer__add_build_id: out of memory");
 	}
 	memcpy(p + w->build_ids_len, rec, len);
 	w->build_ids = p;

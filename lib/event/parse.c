@@ -863,7 +863,7 @@ PCL_API int pcl_parse_events(struct pcl_events *list, const char *spec, struct p
 		err->pos = -1;
 	}
 	if (!list || !spec)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_parse_events: invalid argument");
 	len = strlen(spec);
 	if (!len)
 		return perr(&p, EINVAL, spec, 0, "empty event list");

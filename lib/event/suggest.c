@@ -106,7 +106,7 @@ PCL_API int pcl_event_probe(const struct perf_event_attr *attr)
 	int fd;
 
 	if (!attr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_event_probe: invalid argument");
 	a = *attr;
 	a.size = sizeof(a);
 	a.disabled = 1;

@@ -69,7 +69,7 @@ PCL_API void pcl_evlist__free(struct pcl_evlist *el)
 {
 	if (!el)
 		return;
-	pcl_evlist__close(el);
+	pcl_evlist__close_counters(el);
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsels[i].ctr);
 		free(el->evsels[i].live);
@@ -91,13 +91,13 @@ PCL_API int pcl_evlist__add(struct pcl_evlist *el, const char *spec, struct pcl_
 	int ret, base;
 
 	if (!el || el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__add: invalid argument");
 	ret = pcl_parse_events(&tmp, spec, err);
 	if (ret < 0)
 		return ret;
 	if (grow_array((void **)&el->evsels, &el->alloc, el->nr + tmp.nr, sizeof(*el->evsels))) {
 		pcl_events__clear(&tmp);
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_evlist__add: out of memory");
 	}
 	base = el->nr;
 	for (int i = 0; i < tmp.nr; i++) {
@@ -133,9 +133,9 @@ PCL_API const char *pcl_evlist__open_error(const struct pcl_evlist *el, int idx)
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].open_msg : NULL;
 }
 
-PCL_API int pcl_evlist__open_errno(const struct pcl_evlist *el, int idx)
+PCL_API int pcl_evlist__open_status(const struct pcl_evlist *el, int idx)
 {
-	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].open_errno : 0;
+	return el && idx >= 0 && idx < el->nr ? -el->evsels[idx].open_errno : 0;
 }
 
 PCL_API int pcl_evlist__user_only_fallback(struct pcl_evlist *el)
@@ -144,7 +144,7 @@ PCL_API int pcl_evlist__user_only_fallback(struct pcl_evlist *el)
 	int changed = 0;
 
 	if (!el)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__user_only_fallback: invalid argument");
 	pcl_sys_probe(&caps);
 	if (caps.can_profile_kernel)
 		return 0;
@@ -550,7 +550,7 @@ static int open_cgroups(struct pcl_evlist *el, const char *list)
 			if (e->cgroup_fd < 0) {
 				int ret = e->cgroup_fd;
 
-				pcl_evlist__close(el);
+				pcl_evlist__close_counters(el);
 				return ret;
 			}
 		}
@@ -570,7 +570,7 @@ PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_for
 {
 	/* a bit the manual does not define would change a layout we cannot parse */
 	if (!el || el->opened || (read_format & ~(uint64_t)READ_FORMAT_KNOWN))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__set_read_format: invalid argument");
 	el->read_format = read_format;
 	el->has_read_format = true;
 	return 0;
@@ -639,17 +639,17 @@ static int size_read_buffers(struct pcl_evlist *el)
 PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *target,
 			     struct pcl_workload *wl)
 {
-	struct pcl_target t = { 0 };
+	struct pcl_target t;
 	int ret, nok = 0;
 
-	/* an older caller's smaller struct: the fields it lacks are zero */
-	if (!el || el->opened ||
-	    (target && target->sz < offsetof(struct pcl_target, ignore_missing)))
-		return -EINVAL;
-	if (target) {
-		memcpy(&t, target, target->sz < sizeof(t) ? target->sz : sizeof(t));
-		target = &t;
-	}
+	if (!el)
+		return pcl_err(EINVAL, "pcl_evlist__open: no evlist");
+	if (el->opened)
+		return pcl_err(EINVAL, "pcl_evlist__open: already open");
+	ret = opts_copy(&t, target, "pcl_target");
+	if (ret < 0)
+		return ret;
+	target = target ? &t : NULL;
 	if (!el->nr)
 		return pcl_err(EINVAL, "no events to open");
 	/* a closed list may be opened again (perf stat -r): start from clean maps */
@@ -683,14 +683,14 @@ PCL_API int pcl_evlist__open(struct pcl_evlist *el, const struct pcl_target *tar
 	for (int i = 0; i < el->nr; i++) {
 		ret = open_evsel(el, &el->evsels[i]);
 		if (ret) {
-			pcl_evlist__close(el);
+			pcl_evlist__close_counters(el);
 			return ret;
 		}
 		nok += el->evsels[i].state == PCL_EVSEL_OK;
 	}
 	ret = size_read_buffers(el);
 	if (ret) {
-		pcl_evlist__close(el);
+		pcl_evlist__close_counters(el);
 		return ret;
 	}
 	/* every event unsupported is not an error: perf still runs and says so per row */
@@ -730,7 +730,7 @@ static int for_each_leader(struct pcl_evlist *el, bool start, bool skip_armed)
 PCL_API int pcl_evlist__enable(struct pcl_evlist *el)
 {
 	if (!el || !el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__enable: invalid argument");
 	el->enabled = true;
 	return for_each_leader(el, true, true);
 }
@@ -738,7 +738,7 @@ PCL_API int pcl_evlist__enable(struct pcl_evlist *el)
 PCL_API int pcl_evlist__disable(struct pcl_evlist *el)
 {
 	if (!el || !el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__disable: invalid argument");
 	el->enabled = false;
 	return for_each_leader(el, false, false);
 }
@@ -746,7 +746,7 @@ PCL_API int pcl_evlist__disable(struct pcl_evlist *el)
 PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
 {
 	if (!el || !el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__reset: invalid argument");
 	int ret = 0;
 
 	for (int i = 0; i < el->nr; i++) {
@@ -769,7 +769,7 @@ PCL_API int pcl_evlist__reset(struct pcl_evlist *el)
 	return ret;
 }
 
-PCL_API void pcl_evlist__close(struct pcl_evlist *el)
+PCL_API void pcl_evlist__close_counters(struct pcl_evlist *el)
 {
 	if (!el)
 		return;
@@ -849,7 +849,7 @@ PCL_API int pcl_evlist__read(struct pcl_evlist *el)
 	int ret = 0;
 
 	if (!el || !el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__read: invalid argument");
 	for (int i = 0; i < el->nr; i++) {
 		struct evsel *e = &el->evsels[i];
 		struct evsel *l = &el->evsels[e->ev.leader];
@@ -884,11 +884,11 @@ PCL_API int pcl_evlist__count(const struct pcl_evlist *el, int idx, int cpu_idx,
 
 	if (!el || idx < 0 || idx >= el->nr || !out || cpu_idx >= el->ncpus ||
 	    thread_idx >= el->nthreads)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__count: invalid argument");
 	e = &el->evsels[idx];
 	memset(out, 0, sizeof(*out));
 	if (e->state != PCL_EVSEL_OK || !e->counts)
-		return -ENOENT;
+		return pcl_err(ENOENT, "pcl_evlist__count: event %d is not open", idx);
 	for (int ci = 0; ci < el->ncpus; ci++) {
 		if (cpu_idx >= 0 && ci != cpu_idx)
 			continue;
@@ -925,9 +925,9 @@ PCL_API int pcl_evlist__add_attr(struct pcl_evlist *el, const struct perf_event_
 	struct evsel *e;
 
 	if (!el || !attr || el->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__add_attr: invalid argument");
 	if (grow_array((void **)&el->evsels, &el->alloc, el->nr + 1, sizeof(*el->evsels)))
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_evlist__add_attr: out of memory");
 	e = &el->evsels[el->nr];
 	memset(e, 0, sizeof(*e));
 	e->ev.attr = *attr;
@@ -948,13 +948,13 @@ PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncp
 
 	if (!el || el->opened || ncpus <= 0 || nthreads <= 0 || ncpus > 65536 ||
 	    nthreads > (1 << 22))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__set_maps: invalid argument");
 	free(el->cpus);
 	free(el->threads);
 	el->cpus = malloc(sizeof(int) * (size_t)ncpus);
 	el->threads = malloc(sizeof(pid_t) * (size_t)nthreads);
 	if (!el->cpus || !el->threads)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_evlist__set_maps: out of memory");
 	memcpy(el->cpus, cpus, sizeof(int) * (size_t)ncpus);
 	memcpy(el->threads, threads, sizeof(pid_t) * (size_t)nthreads);
 	el->ncpus = ncpus;
@@ -971,7 +971,7 @@ PCL_API int pcl_evlist__set_maps(struct pcl_evlist *el, const int *cpus, int ncp
 		e->counts = calloc((size_t)n, sizeof(*e->counts));
 		e->live = calloc((size_t)n, 1);
 		if (!e->counts || !e->live)
-			return -ENOMEM;
+			return pcl_err(ENOMEM, "pcl_evlist__set_maps: out of memory");
 	}
 	return 0;
 }
@@ -983,10 +983,10 @@ PCL_API int pcl_evlist__set_count(struct pcl_evlist *el, int idx, int cpu_idx, i
 
 	if (!el || idx < 0 || idx >= el->nr || cpu_idx < 0 || cpu_idx >= el->ncpus ||
 	    thread_idx < 0 || thread_idx >= el->nthreads || !count)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__set_count: invalid argument");
 	e = &el->evsels[idx];
 	if (!e->counts)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_evlist__set_count: invalid argument");
 	e->counts[cpu_idx * el->nthreads + thread_idx] = *count;
 	e->state = PCL_EVSEL_OK;
 	return 0;

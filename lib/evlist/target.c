@@ -49,7 +49,7 @@ PCL_API int pcl_parse_cpu_list(const char *list, int **cpus)
 	int *v = NULL, n = 0, alloc = 0;
 
 	if (!list || !cpus)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_parse_cpu_list: invalid argument");
 	*cpus = NULL;
 	while (*p) {
 		long lo, hi;
@@ -67,7 +67,7 @@ PCL_API int pcl_parse_cpu_list(const char *list, int **cpus)
 		for (long c = lo; c <= hi; c++) {
 			if (grow_array((void **)&v, &alloc, n + 1, sizeof(*v))) {
 				free(v);
-				return -ENOMEM;
+				return pcl_err(ENOMEM, "pcl_parse_cpu_list: out of memory");
 			}
 			v[n++] = (int)c;
 		}

@@ -62,10 +62,8 @@ PCL_API struct pcl_workload *pcl_workload__prepare(char *const argv[])
 	struct pcl_workload *wl;
 	int go[2], err[2];
 
-	if (!argv || !argv[0]) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!argv || !argv[0])
+		return pcl_err_null(EINVAL, "pcl_workload__prepare: invalid argument");
 	wl = calloc(1, sizeof(*wl));
 	if (!wl)
 		return NULL;
@@ -115,7 +113,7 @@ PCL_API int pcl_workload__start(struct pcl_workload *wl)
 	ssize_t n;
 
 	if (!wl || wl->started)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_workload__start: invalid argument");
 	wl->started = true;
 	n = send(wl->go_fd, &c, 1, MSG_NOSIGNAL);
 	close(wl->go_fd);
@@ -161,15 +159,15 @@ PCL_API int pcl_workload__wait(struct pcl_workload *wl, int *status, int options
 	int st = 0;
 
 	if (!wl)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_workload__wait: invalid argument");
 	if (wl->reaped)
-		return -ECHILD;
+		return pcl_err(ECHILD, "pcl_workload__wait: the workload was not reaped");
 	r = peek_exit(wl, options);
 	if (r <= 0)
 		return r;
 	r = wait4(wl->pid, &st, options, &wl->ru);
 	if (r < 0)
-		return -errno;
+		return pcl_err(errno, "pcl_workload__wait: %m");
 	if (r == 0)
 		return 0; /* WNOHANG and still running */
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
@@ -185,9 +183,9 @@ PCL_API int pcl_workload__wait(struct pcl_workload *wl, int *status, int options
 PCL_API int pcl_workload__rusage(const struct pcl_workload *wl, struct rusage *ru)
 {
 	if (!wl || !ru)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_workload__rusage: invalid argument");
 	if (!wl->reaped)
-		return -ECHILD;
+		return pcl_err(ECHILD, "pcl_workload__rusage: the workload was not reaped");
 	*ru = wl->ru;
 	return 0;
 }

@@ -637,7 +637,7 @@ static int process_mmap(struct pcl_machine *m, const struct pcl_record *rec)
 PCL_API int pcl_machine__process(struct pcl_machine *m, const struct pcl_record *rec)
 {
 	if (!m || !rec)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_machine__process: invalid argument");
 	switch (rec->type) {
 	case PERF_RECORD_COMM:
 		return process_comm(m, rec);
@@ -702,7 +702,7 @@ PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, 
 	const uint8_t *p = data, *end = p + len;
 
 	if (!m || (!data && len))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_machine__set_build_ids: invalid argument");
 	while (end - p >= 8) {
 		struct perf_event_header h;
 		uint8_t size = 20;
@@ -712,14 +712,14 @@ PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, 
 
 		memcpy(&h, p, sizeof(h));
 		if (h.size < 8 + 4 + 24 + 1 || h.size > (size_t)(end - p))
-			return -EBADMSG;
+			return pcl_err(EBADMSG, "pcl_machine__set_build_ids: malformed record");
 		if (h.misc & (1 << 15)) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 			size = p[8 + 4 + 20];
 		if (size > 20)
 			size = 20;
 		fname = (const char *)p + 8 + 4 + 24;
 		if (!memchr(fname, '\0', h.size - (8 + 4 + 24)))
-			return -EBADMSG;
+			return pcl_err(EBADMSG, "pcl_machine__set_build_ids: malformed record");
 		d = pcl_machine__find_dso(m, fname);
 		if (d && !d->build_id_size) {
 			d->build_id_size = size;
@@ -727,11 +727,11 @@ PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, 
 		} else if (!d) {
 			if (grow_array((void **)&m->bids, &m->alloc_bids, m->nr_bids + 1,
 				       sizeof(*m->bids)))
-				return -ENOMEM;
+				return pcl_err(ENOMEM, "pcl_machine__set_build_ids: out of memory");
 			b = &m->bids[m->nr_bids];
 			b->name = strdup(fname);
 			if (!b->name)
-				return -ENOMEM;
+				return pcl_err(ENOMEM, "pcl_machine__set_build_ids: out of memory");
 			b->size = size;
 			memcpy(b->id, p + 12, size);
 			m->nr_bids++;

@@ -204,8 +204,7 @@ static void put_meta(struct ff *f, uint64_t end_ns)
 	else
 		fputc('1', fp);
 	fputs(",\"startTime\":", fp);
-	if (o->size >= offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t) &&
-	    o->has_wall_clock && (int64_t)f->t0 + o->wall_clock_offset > 0)
+	if (o->has_wall_clock && (int64_t)f->t0 + o->wall_clock_offset > 0)
 		put_ms(fp, (uint64_t)((int64_t)f->t0 + o->wall_clock_offset));
 	else
 		put_ms(fp, f->t0);
@@ -664,12 +663,13 @@ static uint64_t profile_end(const struct ff *f)
 
 int pcl_export_firefox(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	static const struct pcl_export_opts none = { .size = sizeof(none) };
+	struct pcl_export_opts o;
 	struct ff f = { 0 };
 	int ret;
 
-	if (!opts)
-		opts = &none;
+	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
+		return -EINVAL;
+	opts = &o;
 	if (!pcl_profile__samples(p, &f.nr_samples) && pcl_profile__nr_samples(p))
 		return pcl_err(-EINVAL, "firefox: the profile was built without its timeline");
 	ret = ff_init(&f, fp, p, opts);

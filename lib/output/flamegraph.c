@@ -578,11 +578,13 @@ static void put_tail(struct fg *g, unsigned int height)
 static int fg_init(struct fg *g, FILE *fp, const struct pcl_profile *p,
 		   const struct pcl_export_opts *opts)
 {
+	int ret;
+
 	memset(g, 0, sizeof(*g));
 	g->fp = fp;
-	if (opts)
-		memcpy(&g->o, opts, opts->size < sizeof(g->o) ? opts->size : sizeof(g->o));
-	g->o.size = sizeof(g->o);
+	ret = opts_copy(&g->o, opts, "pcl_export_opts");
+	if (ret < 0)
+		return ret;
 	if (!g->o.width)
 		g->o.width = 1200;
 	if (g->o.width < MIN_WIDTH || g->o.width > MAX_WIDTH)

@@ -315,9 +315,12 @@ int pcl_export_folded(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 	char **pnames = NULL;
 	uint32_t *path = NULL;
 	size_t ns, nt, nl = 0, alloc = 0;
-	int ret = -ENOMEM;
+	struct pcl_export_opts o;
+	int ret = opts_copy(&o, opts, "pcl_export_opts");
 
-	(void)opts;
+	if (ret < 0)
+		return ret;
+	ret = -ENOMEM;
 	st = pcl_profile__stacks(p, &ns);
 	th = pcl_profile__threads(p, &nt);
 	pnames = calloc(nt + 1, sizeof(*pnames));

@@ -393,12 +393,13 @@ static const char body[] =
 
 int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	struct pcl_export_opts o = { .size = sizeof(o) };
+	struct pcl_export_opts o = { .sz = sizeof(o) };
 	const char *title;
 	int ret;
 
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	ret = opts_copy(&o, opts, "pcl_export_opts");
+	if (ret < 0)
+		return ret;
 	title = o.title && o.title[0] ? o.title : "pcl report";
 	write_head(fp, title);
 	write_facts(fp, p, &o);

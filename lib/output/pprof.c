@@ -263,10 +263,8 @@ static void add_header(struct builder *b, const struct pcl_profile *p,
 	b->prof.period = o ? (int64_t)o->interval : 0;
 	b->prof.default_sample_type = b->types[1].type;
 	if (first) {
-		/* a caller's older, smaller opts has no wall clock */
-		size_t need = offsetof(struct pcl_export_opts, wall_clock_offset) + sizeof(int64_t);
-
-		if (o && o->size >= need && o->has_wall_clock)
+		/* o is the full-size copy: an older caller's has_wall_clock reads 0 */
+		if (o && o->has_wall_clock)
 			b->prof.time_nanos = (int64_t)first + o->wall_clock_offset;
 		b->prof.duration_nanos = (int64_t)(last - first);
 	}
@@ -620,10 +618,14 @@ int pcl_export_pprof(FILE *fp, const struct pcl_profile *p, const struct pcl_exp
 	struct builder b;
 	uint8_t *buf = NULL;
 	size_t len;
+	struct pcl_export_opts o;
 	int ret;
 
 	if (!fp || !p)
 		return pcl_err(-EINVAL, "pprof: no output or no profile");
+	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
+		return -EINVAL;
+	opts = &o;
 	memset(&b, 0, sizeof(b));
 	b.prof = (Profile)PERFTOOLS__PROFILES__PROFILE__INIT;
 	ret = builder_alloc(&b, p, opts ? opts->nr_facts : 0);

@@ -215,7 +215,8 @@ PCL_API int pcl_report__json(FILE *fp, const char *event, const struct pcl_hists
 
 	if (!fp || !h || !opts)
 		return pcl_err(-EINVAL, "report json: no file, histogram or options");
-	memcpy(&o, opts, opts->size && opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if (opts_copy(&o, opts, "pcl_report_opts") < 0)
+		return -EINVAL; /* with opts_copy's message */
 	if (o.nr_keys <= 0 || o.nr_keys > PCL_SORT_MAX) {
 		o.keys[0] = PCL_SORT_COMM;
 		o.keys[1] = PCL_SORT_DSO;

@@ -438,8 +438,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	char buf[4096];
 
 	if (!fp || !h || !opts)
-		return -EINVAL;
-	memcpy(&o, opts, opts->size && opts->size < sizeof(o) ? opts->size : sizeof(o));
+		return pcl_err(EINVAL, "pcl_report__print: invalid argument");
+	if (opts_copy(&o, opts, "pcl_report_opts") < 0)
+		return -EINVAL; /* with opts_copy's message */
 	if (!o.nr_keys) {
 		o.keys[0] = PCL_SORT_COMM;
 		o.keys[1] = PCL_SORT_DSO;

@@ -137,13 +137,11 @@ PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
 	struct pcl_script *s = calloc(1, sizeof(*s));
 
 	if (!s)
-		return NULL;
-	if (opts) {
-		size_t n = opts->size && opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
-
-		memcpy(&s->o, opts, n);
+		return pcl_err_null(ENOMEM, "pcl_script__new: out of memory");
+	if (opts_copy(&s->o, opts, "pcl_script_opts") < 0) {
+		free(s);
+		return pcl_err_null(EINVAL, NULL);
 	}
-	s->o.size = sizeof(s->o);
 	if (!s->o.max_stack)
 		s->o.max_stack = DEFAULT_MAX_STACK;
 	for (int i = 0; i < PCL_SCRIPT_NR_CLASSES; i++) {
@@ -314,10 +312,10 @@ PCL_API int pcl_script__parse_fields(struct pcl_script *s, const char *spec, FIL
 	int cls, ret;
 
 	if (!s || !spec)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_script__parse_fields: invalid argument");
 	str = strdup(spec);
 	if (!str)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_script__parse_fields: out of memory");
 	ret = start_list(s, str, &list, &cls, warn);
 	for (tok = ret ? NULL : strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		enum change now = *tok == '+' ? CH_ADD : *tok == '-' ? CH_REMOVE : CH_SET;
@@ -582,7 +580,7 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 	int ret;
 
 	if (!s || (nr && !attrs) || nr < 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_script__setup: invalid argument");
 	ret = add_attrs(s, attrs, nr);
 	if (ret)
 		return ret;
@@ -1031,7 +1029,7 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 	int ret = 0;
 
 	if (!s || !out || !attr || !rec || !res)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_script__sample: invalid argument");
 	b = &s->buf;
 	f = s->cls[pcl_script_class_of(&attr->attr)].fields;
 	if (!f)
@@ -1207,7 +1205,7 @@ PCL_API int pcl_script__event(struct pcl_script *s, FILE *out, const struct pcl_
 	int ret;
 
 	if (!s || !out || !rec)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_script__event: invalid argument");
 	if (!shown(s, rec->type))
 		return 0;
 	record_task(rec, &pid, &tid, &time);

@@ -158,15 +158,16 @@ static const char *doc_name(const struct pcl_export_opts *opts)
 
 int pcl_export_speedscope(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)
 {
-	static const struct pcl_export_opts none = { .size = sizeof(none) };
+	struct pcl_export_opts o;
 	size_t ns, nt, nn, *order = NULL, *start = NULL, best = 0, nprof = 0, active = 0;
 	const struct pcl_profile_sample *s = pcl_profile__samples(p, &ns);
 	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
 	const struct pcl_profile_node *nodes = pcl_profile__nodes(p, &nn);
 	uint32_t max_depth = 0, *path;
 
-	if (!opts)
-		opts = &none;
+	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
+		return -EINVAL;
+	opts = &o;
 	if (!ns && pcl_profile__nr_samples(p))
 		return pcl_err(-EINVAL, "speedscope: the profile was built without its timeline");
 	for (size_t i = 0; i < nn; i++)

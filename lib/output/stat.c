@@ -201,16 +201,24 @@ static int build_aggr(struct pcl_stat *st)
 
 PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct pcl_evlist *el)
 {
+	struct pcl_stat_config c;
 	struct pcl_stat *st;
+	int ret;
 
-	if (!cfg || cfg->sz < sizeof(*cfg) || !el) {
-		errno = EINVAL;
+	ret = opts_copy(&c, cfg, "pcl_stat_config");
+	if (!ret && !el)
+		ret = pcl_err(EINVAL, "pcl_stat__new: no evlist");
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	st = calloc(1, sizeof(*st));
-	if (!st)
+	if (!st) {
+		errno = ENOMEM;
+		pcl_err(ENOMEM, "pcl_stat__new: out of memory");
 		return NULL;
-	st->cfg = *cfg;
+	}
+	st->cfg = c;
 	if (!st->cfg.csv_sep)
 		st->cfg.csv_sep = ",";
 	st->el = el;
@@ -228,8 +236,7 @@ PCL_API struct pcl_stat *pcl_stat__new(const struct pcl_stat_config *cfg, struct
 	return st;
 err:
 	pcl_stat__free(st);
-	errno = ENOMEM;
-	return NULL;
+	return pcl_err_null(ENOMEM, "pcl_stat__new: out of memory");
 }
 
 PCL_API void pcl_stat__free(struct pcl_stat *st)
@@ -275,7 +282,7 @@ static double event_scale(const struct pcl_event *ev)
 PCL_API int pcl_stat__add_run(struct pcl_stat *st, uint64_t wall_ns, double user_s, double sys_s)
 {
 	if (!st)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__add_run: invalid argument");
 	/* rows were laid out for the first run's CPUs and threads */
 	if (pcl_evlist__nr_cpus(st->el) != st->ncpus ||
 	    pcl_evlist__nr_threads(st->el) != st->nthreads)
@@ -645,10 +652,10 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 	struct line *lines;
 
 	if (!st || !out)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__print: invalid argument");
 	lines = make_lines(st);
 	if (!lines)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_stat__print: out of memory");
 	for (int i = 0; i < st->nr_ev * st->nr_aggr; i++) {
 		struct row *r = &st->rows[i];
 
@@ -705,10 +712,10 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 	char tsbuf[48];
 
 	if (!st || !out || !ts)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_stat__print_interval: invalid argument");
 	lines = make_lines(st);
 	if (!lines)
-		return -ENOMEM;
+		return pcl_err(ENOMEM, "pcl_stat__print_interval: out of memory");
 	if (st->cfg.format == PCL_STAT_JSON)
 		snprintf(tsbuf, sizeof(tsbuf), "%lu.%09lu", (unsigned long)ts->tv_sec,
 			 (unsigned long)ts->tv_nsec);

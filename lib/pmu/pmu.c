@@ -32,6 +32,7 @@ struct pcl_pmu {
 	bool bare_names;
 	bool loaded; /* aliases and formats read */
 	const struct pcl_pmu_ops *ops;
+	struct pcl_pmu_ops own_ops; /* a user-space source's ops, at this library's size */
 	void *ctx;
 	struct pcl_pmu_alias *aliases;
 	int nr_aliases;
@@ -306,31 +307,40 @@ struct pcl_pmu *pmu_register_desc(const struct pcl_pmu_desc *desc)
 {
 	struct pcl_pmu_alias *aliases = NULL;
 	struct pcl_pmu *pmu = NULL;
+	struct pcl_pmu_desc d;
+	struct pcl_pmu_ops ops;
 	size_t n;
+	int ret;
 
-	if (!desc || desc->sz < sizeof(*desc) || !desc->name || !*desc->name || !desc->ops ||
-	    desc->ops->sz < sizeof(struct pcl_pmu_ops) || !desc->ops->add || !desc->ops->read) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!desc)
+		return pcl_err_null(EINVAL, "pcl_pmu_register: no struct pcl_pmu_desc");
+	ret = opts_copy(&d, desc, "pcl_pmu_desc");
+	if (!ret && !d.ops)
+		ret = pcl_err(EINVAL, "pcl_pmu_register: no ops");
+	if (!ret)
+		ret = opts_copy(&ops, d.ops, "pcl_pmu_ops");
+	if (!ret && (!d.name || !*d.name || !ops.add || !ops.read))
+		ret = pcl_err(EINVAL, "pcl_pmu_register: needs a name and the ops add and read");
+	if (ret)
+		return pcl_err_null(-ret, NULL);
+	desc = &d;
 	n = desc->nr_aliases;
 	/* the alias copy comes first: a registered PMU cannot be taken back */
-	if (n && !(aliases = calloc(n, sizeof(*aliases)))) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (n && !(aliases = calloc(n, sizeof(*aliases))))
+		return pcl_err_null(ENOMEM, "pcl_pmu_register: out of memory");
 	pthread_mutex_lock(&lock);
 	if (find_locked(desc->name)) {
-		errno = EEXIST;
+		pcl_err_null(EEXIST, "pcl_pmu_register: a PMU named '%s' exists", desc->name);
 		goto out;
 	}
 	pmu = add_locked(desc->name, next_user_type, false);
 	if (!pmu) {
-		errno = ENOMEM;
+		pcl_err_null(ENOMEM, "pcl_pmu_register: out of memory");
 		goto out;
 	}
 	next_user_type++;
-	pmu->ops = desc->ops;
+	pmu->own_ops = ops;
+	pmu->ops = &pmu->own_ops;
 	pmu->ctx = desc->ctx;
 	pmu->bare_names = desc->bare_names;
 	pmu->loaded = true;
@@ -351,16 +361,14 @@ PCL_API struct pcl_pmu *pcl_pmu__find(const char *name)
 {
 	struct pcl_pmu *pmu;
 
-	if (!name) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!name)
+		return pcl_err_null(EINVAL, "pcl_pmu__find: no name");
 	ensure_init();
 	pthread_mutex_lock(&lock);
 	pmu = find_locked(name);
 	pthread_mutex_unlock(&lock);
 	if (!pmu)
-		errno = ENOENT;
+		return pcl_err_null(ENOENT, "pcl_pmu__find: no PMU named '%s'", name);
 	return pmu;
 }
 
@@ -373,7 +381,7 @@ PCL_API struct pcl_pmu *pcl_pmu__find_by_type(uint32_t type)
 	pmu = find_type_locked(type);
 	pthread_mutex_unlock(&lock);
 	if (!pmu)
-		errno = ENOENT;
+		return pcl_err_null(ENOENT, "pcl_pmu__find_by_type: no PMU of type %u", type);
 	return pmu;
 }
 
@@ -428,7 +436,7 @@ PCL_API const struct pcl_pmu_ops *pcl_pmu__ops(const struct pcl_pmu *pmu)
 PCL_API int pcl_pmu__nr_aliases(struct pcl_pmu *pmu)
 {
 	if (!pmu)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_pmu__nr_aliases: invalid argument");
 	ensure_loaded(pmu);
 	return pmu->nr_aliases;
 }
@@ -456,7 +464,7 @@ PCL_API const struct pcl_pmu_alias *pcl_pmu__find_alias(struct pcl_pmu *pmu, con
 PCL_API int pcl_pmu__nr_formats(struct pcl_pmu *pmu)
 {
 	if (!pmu)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_pmu__nr_formats: invalid argument");
 	ensure_loaded(pmu);
 	return pmu->nr_formats;
 }
@@ -493,7 +501,7 @@ PCL_API int pcl_pmu_format_encode(uint64_t mask, uint64_t value, uint64_t *confi
 		vbit++;
 	}
 	if (vbit < 64 && (value >> vbit))
-		return -ERANGE;
+		return pcl_err(ERANGE, "pcl_pmu_format_encode: value does not fit");
 	*config = (*config & ~mask) | out;
 	return 0;
 }

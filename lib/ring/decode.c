@@ -423,7 +423,7 @@ PCL_API int pcl_record_decode(const struct perf_event_header *hdr, size_t avail,
 
 	if (!hdr || !attr || !out || avail < sizeof(*hdr) || hdr->size < sizeof(*hdr) ||
 	    hdr->size > avail)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_record_decode: invalid argument");
 	memset(out, 0, sizeof(*out));
 	out->type = hdr->type;
 	out->misc = hdr->misc;
@@ -441,7 +441,7 @@ PCL_API int pcl_record_decode(const struct perf_event_header *hdr, size_t avail,
 		struct cursor t = { .p = c.end - tsize, .end = c.end };
 
 		if ((size_t)(c.end - c.p) < tsize)
-			return -EBADMSG;
+			return pcl_err(EBADMSG, "pcl_record_decode: malformed record");
 		sample_id(&t, attr->sample_type, &out->id);
 		out->has_id = true;
 		c.end -= tsize;

@@ -46,10 +46,8 @@ PCL_API struct pcl_ring *pcl_ring__mmap(int fd, unsigned int data_pages, bool ov
 	struct pcl_ring *r;
 	void *map;
 
-	if (fd < 0 || !data_pages || (data_pages & (data_pages - 1))) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (fd < 0 || !data_pages || (data_pages & (data_pages - 1)))
+		return pcl_err_null(EINVAL, "pcl_ring__mmap: invalid argument");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
@@ -120,7 +118,7 @@ PCL_API uint64_t pcl_ring__pending(const struct pcl_ring *r)
 PCL_API int pcl_ring__read_begin(struct pcl_ring *r)
 {
 	if (!r)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_ring__read_begin: invalid argument");
 	r->head = load_head(r);
 	if (r->overwrite) {
 		/* newest first: from head, at most one buffer's worth */
@@ -131,7 +129,7 @@ PCL_API int pcl_ring__read_begin(struct pcl_ring *r)
 	if (r->head - r->pos > r->size) {
 		/* the kernel never passes the tail: a broken page; drop everything */
 		r->pos = r->head;
-		return -EBADMSG;
+		return pcl_err(EBADMSG, "pcl_ring__read_begin: malformed record");
 	}
 	return 0;
 }
@@ -191,8 +189,7 @@ PCL_API const struct perf_event_header *pcl_ring__next(struct pcl_ring *r)
 		return NULL; /* the part of the buffer never written yet */
 	if (h.size < sizeof(h) || h.size > left || h.size & 7) {
 		r->pos = r->overwrite ? r->start + r->size : r->head;
-		errno = EBADMSG;
-		return NULL;
+		return pcl_err_null(EBADMSG, "pcl_ring__next: malformed record");
 	}
 	if ((r->pos & r->mask) + h.size <= r->size) {
 		out = (const void *)(r->data + (r->pos & r->mask));
@@ -216,7 +213,7 @@ PCL_API void pcl_ring__read_end(struct pcl_ring *r)
 PCL_API int pcl_ring__pause(struct pcl_ring *r, bool pause)
 {
 	if (!r)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_ring__pause: invalid argument");
 	return ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
 }
 

@@ -92,8 +92,8 @@ static int fill_target(struct pcl_counters *c)
 	return pcl_err(EINVAL, "unknown scope %d", (int)o->scope);
 }
 
-PCL_API struct pcl_counters *pcl_counters_new(const char *events,
-					      const struct pcl_counters_opts *opts)
+PCL_API struct pcl_counters *pcl_counters__new(const char *events,
+					       const struct pcl_counters_opts *opts)
 {
 	struct pcl_counters *c;
 	struct pcl_parse_error perr;
@@ -105,18 +105,12 @@ PCL_API struct pcl_counters *pcl_counters_new(const char *events,
 		pcl_err(EINVAL, "no events given");
 		return NULL;
 	}
-	if (opts && opts->sz && opts->sz < offsetof(struct pcl_counters_opts, no_rdpmc)) {
-		errno = EINVAL;
-		pcl_err(EINVAL, "struct pcl_counters_opts too small (sz %zu)", opts->sz);
-		return NULL;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto oom;
-	if (opts)
-		memcpy(&c->opts, opts,
-		       opts->sz && opts->sz < sizeof(c->opts) ? opts->sz : sizeof(c->opts));
-	c->opts.sz = sizeof(c->opts);
+	ret = opts_copy(&c->opts, opts, "pcl_counters_opts");
+	if (ret < 0)
+		goto fail;
 	c->el = pcl_evlist__new();
 	if (!c->el)
 		goto oom;
@@ -163,7 +157,7 @@ oom:
 	ret = pcl_err(ENOMEM, "out of memory");
 fail:
 	free(spec);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	errno = -ret;
 	return NULL;
 }
@@ -243,7 +237,7 @@ PCL_API int pcl_counters__open(struct pcl_counters *c)
 	int ret;
 
 	if (!c)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__open: invalid argument");
 	if (c->opened)
 		return pcl_err(EBUSY, "counters already open");
 	/* the kernel maps no ring of an inherited per-thread counter */
@@ -259,17 +253,17 @@ PCL_API int pcl_counters__open(struct pcl_counters *c)
 	if (!ret && c->opts.started)
 		ret = pcl_counters__start(c);
 	if (ret) {
-		pcl_evlist__close(c->el);
+		pcl_evlist__close_counters(c->el);
 		c->opened = false;
 		return ret < 0 ? ret : -ret;
 	}
 	return 0;
 }
 
-PCL_API struct pcl_counters *pcl_counters_open(const char *events,
-					       const struct pcl_counters_opts *opts)
+PCL_API struct pcl_counters *pcl_counters__new_open(const char *events,
+						    const struct pcl_counters_opts *opts)
 {
-	struct pcl_counters *c = pcl_counters_new(events, opts);
+	struct pcl_counters *c = pcl_counters__new(events, opts);
 	int ret;
 
 	if (!c)
@@ -284,13 +278,13 @@ struct pcl_counters *counters_fail(struct pcl_counters *c, int ret)
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), "%s", pcl_last_error());
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	pcl_err(-ret, "%s", msg);
 	errno = -ret;
 	return NULL;
 }
 
-PCL_API void pcl_counters__close(struct pcl_counters *c)
+PCL_API void pcl_counters__free(struct pcl_counters *c)
 {
 	if (!c)
 		return;
@@ -350,7 +344,7 @@ PCL_API int pcl_counters__start(struct pcl_counters *c)
 	int ret;
 
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__start: invalid argument");
 	ret = pcl_evlist__enable(c->el);
 	if (!ret)
 		c->running = true;
@@ -362,7 +356,7 @@ PCL_API int pcl_counters__stop(struct pcl_counters *c)
 	int ret;
 
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__stop: invalid argument");
 	ret = pcl_evlist__disable(c->el);
 	c->running = false;
 	return ret;
@@ -371,7 +365,7 @@ PCL_API int pcl_counters__stop(struct pcl_counters *c)
 PCL_API int pcl_counters__reset(struct pcl_counters *c)
 {
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__reset: invalid argument");
 	return pcl_evlist__reset(c->el);
 }
 
@@ -424,7 +418,7 @@ static int read_one_fast(struct pcl_counters *c, int i, struct pcl_value *v)
 	struct pcl_count cnt;
 	int n;
 
-	if (s->page && pcl_mmap_page_read(s->page, &cnt) == 0) {
+	if (s->page && mmap_page_read(s->page, &cnt) == 0) {
 		set_value(v, s, cnt.val, cnt.ena, cnt.run);
 		return 0;
 	}
@@ -455,7 +449,7 @@ PCL_API int pcl_counters__read(struct pcl_counters *c, struct pcl_value *vals)
 	int ret = 0;
 
 	if (!c || !vals)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__read: invalid argument");
 	for (int i = 0; i < c->nr; i++) {
 		const struct slot *s = &c->slots[i];
 		struct pcl_value *v = &vals[i];
@@ -517,21 +511,21 @@ static int ioctl_all(struct pcl_counters *c, int idx, unsigned long req, unsigne
 PCL_API int pcl_counters__refresh(struct pcl_counters *c, int idx, int n)
 {
 	if (n <= 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__refresh: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_REFRESH, (unsigned long)n, "refresh");
 }
 
 PCL_API int pcl_counters__set_period(struct pcl_counters *c, int idx, uint64_t period)
 {
 	if (!period)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__set_period: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_PERIOD, (unsigned long)&period, "set period");
 }
 
 PCL_API int pcl_counters__set_filter(struct pcl_counters *c, int idx, const char *filter)
 {
 	if (!filter)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__set_filter: invalid argument");
 	return ioctl_all(c, idx, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter, "set filter");
 }
 
@@ -546,7 +540,7 @@ PCL_API int pcl_counters__move_breakpoint(struct pcl_counters *c, int idx, uint6
 	struct perf_event_attr a;
 
 	if (bad_idx(c, idx))
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__move_breakpoint: invalid argument");
 	a = *pcl_evlist__attr(c->el, idx);
 	if (a.type != PERF_TYPE_BREAKPOINT)
 		return pcl_err(EINVAL, "'%s' is not a breakpoint", pcl_counters__name(c, idx));
@@ -565,9 +559,19 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 				       const struct pcl_overflow *ov)
 {
 	struct perf_event_attr *a;
+	struct pcl_overflow o;
+	int ret;
 
-	if (bad_idx(c, idx) || !ov || !ov->fn || !ov->period)
-		return pcl_err(EINVAL, "overflow needs a counter, a period and a function");
+	if (!ov)
+		return pcl_err(EINVAL, "pcl_counters__set_overflow: no struct pcl_overflow");
+	ret = opts_copy(&o, ov, "pcl_overflow");
+	if (ret < 0)
+		return ret;
+	ov = &o;
+	if (bad_idx(c, idx) || !ov->fn || !ov->period)
+		return pcl_err(
+			EINVAL,
+			"pcl_counters__set_overflow: needs a counter, a period and a function");
 	if (c->opened)
 		return pcl_err(EINVAL, "set overflow functions before open");
 	if (!pcl_pmu__is_kernel(pcl_evlist__event(c->el, idx)->pmu))
@@ -576,7 +580,7 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 	if (!c->ovs) {
 		c->ovs = overflow_new(c->nr);
 		if (!c->ovs)
-			return -ENOMEM;
+			return pcl_err(ENOMEM, "pcl_counters__set_overflow: out of memory");
 	}
 	a = pcl_evlist__attr(c->el, idx);
 	a->sample_period = ov->period;
@@ -593,7 +597,7 @@ PCL_API int pcl_counters__set_overflow(struct pcl_counters *c, int idx,
 PCL_API int pcl_counters__poll(struct pcl_counters *c, int timeout_ms)
 {
 	if (!c || !c->opened)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__poll: invalid argument");
 	if (!c->ovs)
 		return 0;
 	return overflow_poll(c->ovs, timeout_ms);

@@ -107,7 +107,7 @@ int mmap_page_read_hw(const struct perf_event_mmap_page *pg, const struct page_h
 	return -EAGAIN;
 }
 
-PCL_API int pcl_mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out)
+int mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out)
 {
 #if HAVE_HW_READS
 	static const struct page_hw hw = { hw_rdpmc, hw_rdtsc, NULL };
@@ -118,6 +118,19 @@ PCL_API int pcl_mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl
 	(void)out;
 	return -EAGAIN;
 #endif
+}
+
+PCL_API int pcl_mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out)
+{
+	int ret = mmap_page_read(pg, out);
+
+	if (ret == -EINVAL)
+		return pcl_err(EINVAL, "pcl_mmap_page_read: no page or no output");
+	if (ret < 0)
+		return pcl_err(-ret,
+			       "pcl_mmap_page_read: the page cannot give the count now "
+			       "(no cap_user_rdpmc, or the counter is off the PMU): use read(2)");
+	return ret;
 }
 
 PCL_API uint64_t pcl_mmap_page_tsc_to_time(const struct perf_event_mmap_page *pg, uint64_t cyc)

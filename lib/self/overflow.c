@@ -68,17 +68,15 @@ struct overflow_set *overflow_new(int nr_events)
 
 int overflow_set(struct overflow_set *s, int idx, const struct pcl_overflow *ov)
 {
-	size_t n = ov->sz && ov->sz < sizeof(*ov) ? ov->sz : sizeof(*ov);
-
+	/* @ov is the caller's struct already brought to this library's size */
 	if (idx < 0 || idx >= s->nr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_counters__set_overflow: bad index %d", idx);
 	if (ov->ring_pages & (ov->ring_pages - 1))
 		return pcl_err(EINVAL, "ring_pages %u is not a power of two", ov->ring_pages);
 	if (ov->notify == PCL_NOTIFY_SIGNAL && (ov->signo < 0 || ov->signo >= _NSIG ||
 						ov->signo == SIGKILL || ov->signo == SIGSTOP))
 		return pcl_err(EINVAL, "bad signal %d", ov->signo);
-	memset(&s->cfg[idx], 0, sizeof(s->cfg[idx]));
-	memcpy(&s->cfg[idx], ov, n);
+	s->cfg[idx] = *ov;
 	s->cfg[idx].sz = sizeof(*ov);
 	return 0;
 }

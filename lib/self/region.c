@@ -125,7 +125,7 @@ static void thread_exit(void *p)
 
 	if (t_td == td)
 		t_td = NULL;
-	pcl_counters__close(td->c);
+	pcl_counters__free(td->c);
 	td->c = NULL;
 	free(td->vals);
 	td->vals = NULL;
@@ -158,7 +158,7 @@ static void atfork_child(void)
 	for (; td; td = next) {
 		next = td->next;
 		if (td == t_td)
-			pcl_counters__close(td->c);
+			pcl_counters__free(td->c);
 		free(td->vals);
 		free(td->slots);
 		free(td->pc);
@@ -240,17 +240,17 @@ static struct pcl_counters *open_counters(const char *spec)
 		.started = true,
 		.group = !strchr(spec, '{'),
 	};
-	struct pcl_counters *c = pcl_counters_open(spec, &o), *alt;
+	struct pcl_counters *c = pcl_counters__new_open(spec, &o), *alt;
 
 	if (!o.group || (c && nr_supported(c) == pcl_counters__nr(c)))
 		return c;
 	o.group = false;
-	alt = pcl_counters_open(spec, &o);
+	alt = pcl_counters__new_open(spec, &o);
 	if (!c || (alt && nr_supported(alt) > nr_supported(c))) {
-		pcl_counters__close(c);
+		pcl_counters__free(c);
 		return alt;
 	}
-	pcl_counters__close(alt);
+	pcl_counters__free(alt);
 	return c;
 }
 
@@ -332,7 +332,7 @@ static int td_get(struct thread_data **out)
 	return 0;
 
 err_out:
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	if (td) {
 		free(td->vals);
 		pthread_mutex_destroy(&td->lock);
@@ -442,7 +442,7 @@ PCL_API int pcl_region_begin(const char *name)
 	int err, j;
 
 	if (!name)
-		return pcl_err(EINVAL, "region: NULL name");
+		return pcl_err(EINVAL, "pcl_region_begin: no region name");
 	err = td_get(&td);
 	if (err)
 		return err;
@@ -471,7 +471,7 @@ PCL_API int pcl_region_end(const char *name)
 	if (td && td->depth > 0 && name)
 		valid = td_read(td);
 	if (!name)
-		return pcl_err(EINVAL, "region: NULL name");
+		return pcl_err(EINVAL, "pcl_region_end: no region name");
 	if (!td || td->depth == 0)
 		return pcl_err(EINVAL, "region '%s' ended, but no region is open on this thread",
 			       name);
@@ -503,10 +503,10 @@ PCL_API int pcl_regions_set_events(const char *events)
 		/* Parse only, so a typo fails here and not in every thread. */
 		struct pcl_counters_opts o = { .sz = sizeof(o), .scope = PCL_SCOPE_THREAD };
 
-		c = pcl_counters_new(events, &o);
+		c = pcl_counters__new(events, &o);
 		if (!c)
 			return errno > 0 ? -errno : -EINVAL;
-		pcl_counters__close(c);
+		pcl_counters__free(c);
 		copy = strdup(events);
 		if (!copy)
 			return pcl_err(ENOMEM, "regions: out of memory");

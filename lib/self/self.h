@@ -20,6 +20,8 @@ struct page_hw {
 /* pcl_mmap_page_read() with the hardware reads of @hw. */
 int mmap_page_read_hw(const struct perf_event_mmap_page *pg, const struct page_hw *hw,
 		      struct pcl_count *out);
+/* pcl_mmap_page_read() without the message: -EAGAIN is routine on the read path. */
+int mmap_page_read(const struct perf_event_mmap_page *pg, struct pcl_count *out);
 
 /* The cycle count @cyc as a delta in ns with the page's time_mult/shift/offset (short too). */
 uint64_t mmap_page_cyc_to_ns(const struct perf_event_mmap_page *pg, uint64_t cyc,

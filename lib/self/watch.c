@@ -43,7 +43,7 @@ static void watch_hit(struct pcl_counters *c, int idx, const struct pcl_sample *
 
 PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_opts *o)
 {
-	struct pcl_watch_opts opt = { 0 };
+	struct pcl_watch_opts opt;
 	struct pcl_counters_opts copts = { .sz = sizeof(copts) };
 	struct pcl_overflow ov = { .sz = sizeof(ov) };
 	struct pcl_counters *c;
@@ -52,11 +52,14 @@ PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_
 	const char *rwx;
 	int ret;
 
-	if (o)
-		memcpy(&opt, o, o->sz && o->sz < sizeof(opt) ? o->sz : sizeof(opt));
+	ret = opts_copy(&opt, o, "pcl_watch_opts");
+	if (ret < 0) {
+		errno = -ret;
+		return NULL;
+	}
 	if (!addr || !opt.fn) {
 		errno = EINVAL;
-		pcl_err(EINVAL, "a watchpoint needs an address and a function");
+		pcl_err(EINVAL, "pcl_watch: a watchpoint needs an address and a function");
 		return NULL;
 	}
 	switch (opt.type ? opt.type : HW_BREAKPOINT_W) {
@@ -89,13 +92,14 @@ PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_
 	copts.scope = opt.scope;
 	copts.pid = opt.pid;
 	copts.started = true;
-	c = pcl_counters_new(spec, &copts);
+	c = pcl_counters__new(spec, &copts);
 	if (!c)
 		return NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		pcl_counters__close(c);
+		pcl_counters__free(c);
 		errno = ENOMEM;
+		pcl_err(ENOMEM, "pcl_watch: out of memory");
 		return NULL;
 	}
 	w->fn = opt.fn;
@@ -120,12 +124,13 @@ PCL_API struct pcl_counters *pcl_watch(const void *addr, const struct pcl_watch_
 PCL_API struct pcl_counters *pcl_watch_symbol(const char *name, const struct pcl_watch_opts *o)
 {
 	uint64_t addr, size;
-	struct pcl_watch_opts opt = { 0 };
+	struct pcl_watch_opts opt;
 	int ret;
 
-	if (o)
-		memcpy(&opt, o, o->sz && o->sz < sizeof(opt) ? o->sz : sizeof(opt));
-	ret = name ? pcl_self_symbol(name, &addr, &size) : -EINVAL;
+	ret = opts_copy(&opt, o, "pcl_watch_opts");
+	if (!ret)
+		ret = name ? pcl_self_symbol(name, &addr, &size)
+			   : pcl_err(EINVAL, "pcl_watch_symbol: no symbol name");
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -238,7 +243,7 @@ PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size)
 	int n = self_maps(&maps), ret = -ENOENT;
 
 	if (!name || !addr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_self_symbol: invalid argument");
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	elf_version(EV_CURRENT);
@@ -307,7 +312,7 @@ PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *o
 	int n = self_maps(&maps), ret = -ENOENT;
 
 	if (!buf || !len)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_self_symbolize: invalid argument");
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	for (int i = 0; i < n; i++) {

@@ -154,12 +154,10 @@ PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
 
 	if (!s)
 		goto nomem;
-	if (opts) {
-		size_t n = opts->size && opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
-
-		memcpy(&s->o, opts, n);
+	if (opts_copy(&s->o, opts, "pcl_symbol_opts") < 0) {
+		free(s);
+		return pcl_err_null(EINVAL, NULL);
 	}
-	s->o.size = sizeof(s->o);
 	/* An empty symfs is no symfs; "/" is the same as none too. */
 	if (s->o.symfs && *s->o.symfs && strcmp(s->o.symfs, "/"))
 		s->symfs = dup_opt(s->o.symfs, &oom);
@@ -174,9 +172,7 @@ PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
 		return s;
 	pcl_symbols__free(s);
 nomem:
-	pcl_err(ENOMEM, "no memory for a symbolizer");
-	errno = ENOMEM;
-	return NULL;
+	return pcl_err_null(ENOMEM, "pcl_symbols__new: no memory for a symbolizer");
 }
 
 PCL_API void pcl_symbols__free(struct pcl_symbols *s)

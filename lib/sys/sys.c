@@ -27,10 +27,10 @@ PCL_API int pcl_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 	long fd;
 
 	if (!attr)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_perf_event_open: invalid argument");
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags | PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return pcl_err(errno, "pcl_perf_event_open: %m");
 	return (int)fd;
 }
 
@@ -45,15 +45,20 @@ static bool has_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-PCL_API int pcl_sys_probe(struct pcl_sys_caps *caps)
+PCL_API int pcl_sys_probe(struct pcl_sys_caps *out)
 {
+	struct pcl_sys_caps all, *caps = &all;
 	long long v;
 	const char *tfs;
+	size_t sz;
 
-	if (!caps || caps->sz < sizeof(*caps))
-		return -EINVAL;
+	if (!out)
+		return pcl_err(EINVAL, "pcl_sys_probe: no struct pcl_sys_caps to fill");
+	sz = out->sz;
+	if (sz < sizeof(size_t))
+		return pcl_err(EINVAL, "pcl_sys_probe: struct pcl_sys_caps has sz %zu (set it)",
+			       sz);
 	memset(caps, 0, sizeof(*caps));
-	caps->sz = sizeof(*caps);
 	caps->perf_event_paranoid =
 		read_int_file("/proc/sys/kernel/perf_event_paranoid", &v) ? 2 : (int)v;
 	caps->kptr_restrict = read_int_file("/proc/sys/kernel/kptr_restrict", &v) ? 2 : (int)v;
@@ -68,6 +73,11 @@ PCL_API int pcl_sys_probe(struct pcl_sys_caps *caps)
 	tfs = pcl_tracefs(false);
 	if (tfs)
 		snprintf(caps->tracefs, sizeof(caps->tracefs), "%s", tfs);
+	/* an older caller's struct gets the fields it knows; a newer one's extra bytes zeroes */
+	if (sz > sizeof(all))
+		memset((char *)out + sizeof(all), 0, sz - sizeof(all));
+	all.sz = sz < sizeof(all) ? sz : sizeof(all);
+	memcpy(out, &all, all.sz);
 	return 0;
 }
 
@@ -143,7 +153,7 @@ PCL_API int pcl_cpu_topology(int cpu, struct pcl_cpu_topo *topo)
 	size_t i;
 
 	if (!topo || cpu < 0)
-		return -EINVAL;
+		return pcl_err(EINVAL, "pcl_cpu_topology: invalid argument");
 	fields[0] = &topo->socket;
 	fields[1] = &topo->die;
 	fields[2] = &topo->core;

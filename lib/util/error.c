@@ -4,6 +4,7 @@
  * a thread-local message for pcl_last_error(), and warnings go through the
  * caller's print callback, which is NULL (silent) by default.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,19 @@ int pcl_err(int err, const char *fmt, ...)
 	return err > 0 ? -err : err;
 }
 
+void *pcl_err_null(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(last_error, sizeof(last_error), fmt, ap);
+		va_end(ap);
+	}
+	errno = err < 0 ? -err : err;
+	return NULL;
+}
+
 void pcl_pr(enum pcl_print_level level, const char *fmt, ...)
 {
 	va_list ap;
@@ -59,4 +73,30 @@ void pcl_pr(enum pcl_print_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	print_fn(level, fmt, ap);
 	va_end(ap);
+}
+
+int pcl_opts_copy(void *dst, size_t dst_sz, const void *src, const char *type, const char *func)
+{
+	const unsigned char *p = src;
+	size_t sz, i;
+
+	memset(dst, 0, dst_sz);
+	if (!src) {
+		*(size_t *)dst = dst_sz;
+		return 0;
+	}
+	sz = *(const size_t *)src;
+	if (sz < sizeof(size_t))
+		return pcl_err(EINVAL, "%s: struct %s has sz %zu (declare it with PCL_OPTS)", func,
+			       type, sz);
+	/* a newer caller's struct: what this library does not know must be unset */
+	for (i = dst_sz; i < sz; i++)
+		if (p[i])
+			return pcl_err(
+				EINVAL,
+				"%s: struct %s sets byte %zu, beyond the %zu this libpcl knows",
+				func, type, i, dst_sz);
+	memcpy(dst, src, sz < dst_sz ? sz : dst_sz);
+	*(size_t *)dst = dst_sz;
+	return 0;
 }

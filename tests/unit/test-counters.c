@@ -81,20 +81,20 @@ static void drop(struct pcl_counters *c)
 	for (size_t i = 0; i < ARRAY_SIZE(live); i++)
 		if (live[i] == c)
 			live[i] = NULL;
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 }
 
 static void cleanup(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(live); i++) {
-		pcl_counters__close(live[i]);
+		pcl_counters__free(live[i]);
 		live[i] = NULL;
 	}
 }
 
 static struct pcl_counters *open_ok(const char *events, const struct pcl_counters_opts *o)
 {
-	struct pcl_counters *c = pcl_counters_open(events, o);
+	struct pcl_counters *c = pcl_counters__new_open(events, o);
 
 	if (!c)
 		print_message("'%s' does not open: %s (%s)\n", events, strerror(errno),
@@ -363,7 +363,7 @@ static void test_bad_specs(void **state)
 		const char *name = rows[i].spec ? rows[i].spec : "(null)";
 
 		errno = 0;
-		c = pcl_counters_open(rows[i].spec, NULL);
+		c = pcl_counters__new_open(rows[i].spec, NULL);
 		if (c) {
 			print_message("'%s' opened\n", name);
 			drop(track(c));
@@ -382,19 +382,19 @@ static void test_bad_specs(void **state)
 
 	/* options: too small, a CPU scope without a CPU, no such scope */
 	o.sz = 4;
-	assert_null(pcl_counters_open("page-faults", &o));
+	assert_null(pcl_counters__new_open("page-faults", &o));
 	assert_int_equal(errno, EINVAL);
 	o.sz = sizeof(o);
 	o.scope = PCL_SCOPE_CPU;
 	o.cpu = -1;
-	assert_null(pcl_counters_open("page-faults", &o));
+	assert_null(pcl_counters__new_open("page-faults", &o));
 	assert_int_equal(errno, EINVAL);
 	o.scope = (enum pcl_scope)99;
-	assert_null(pcl_counters_open("page-faults", &o));
+	assert_null(pcl_counters__new_open("page-faults", &o));
 	assert_int_equal(errno, EINVAL);
 
 	/* before open: nothing runs, reads say not open */
-	c = track(pcl_counters_new("page-faults", NULL));
+	c = track(pcl_counters__new("page-faults", NULL));
 	assert_non_null(c);
 	assert_int_equal(pcl_counters__nr(c), 1);
 	assert_false(pcl_counters__supported(c, 0));
@@ -412,7 +412,7 @@ static void test_bad_specs(void **state)
 	drop(c);
 
 	/* NULL and bad indices */
-	pcl_counters__close(NULL);
+	pcl_counters__free(NULL);
 	assert_int_equal(pcl_counters__nr(NULL), 0);
 	assert_int_equal(pcl_counters__open(NULL), -EINVAL);
 	assert_int_equal(pcl_counters__start(NULL), -EINVAL);
@@ -636,7 +636,7 @@ static void test_group_and_braces(void **state)
 
 	(void)state;
 	errno = 0;
-	assert_null(pcl_counters_open("{page-faults,task-clock}", &o));
+	assert_null(pcl_counters__new_open("{page-faults,task-clock}", &o));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(pcl_last_error(), "braces"));
 }
@@ -948,7 +948,7 @@ static struct pcl_counters *open_overflow(const char *events, int idx,
 		.fn = ov_fn,
 		.arg = log,
 	};
-	struct pcl_counters *c = pcl_counters_new(events, o);
+	struct pcl_counters *c = pcl_counters__new(events, o);
 	int ret;
 
 	assert_non_null(c);
@@ -1224,7 +1224,7 @@ static void test_overflow_signal_wrap(void **state)
 	ov.arg = &log;
 	for (int round = 0; round < 2; round++) {
 		memset(&log, 0, sizeof(log));
-		c = track(pcl_counters_new("page-faults", &o));
+		c = track(pcl_counters__new("page-faults", &o));
 		assert_int_equal(pcl_counters__set_overflow(c, 0, &ov), 0);
 		assert_int_equal(pcl_counters__open(c), 0);
 		p = fresh_pages(n);
@@ -1288,7 +1288,7 @@ static void test_overflow_errors(void **state)
 
 	(void)state;
 	ov.arg = &log;
-	c = track(pcl_counters_new("page-faults,duration_time", NULL));
+	c = track(pcl_counters__new("page-faults,duration_time", NULL));
 	assert_non_null(c);
 	ov.period = 0;
 	assert_int_equal(pcl_counters__set_overflow(c, 0, &ov), -EINVAL);

@@ -165,7 +165,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void test_basic(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .event = "cpu-clock" };
+	struct pcl_export_opts o = { .sz = sizeof(o), .event = "cpu-clock" };
 	char buf[2048];
 	const char *l;
 
@@ -276,7 +276,7 @@ static void test_kernel_colour(void **state)
 /* Root at the bottom by default, at the top with icicle; the same frames. */
 static void test_icicle(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o) };
+	struct pcl_export_opts o = { .sz = sizeof(o) };
 	char buf[2048], *flame;
 	double root_y, leaf_y;
 
@@ -307,7 +307,7 @@ static void test_icicle(void **state)
 /* Grown frames red, shrunk blue, unchanged white, new ones grown; tooltips give the points. */
 static void test_differential(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .title = "Before and after" };
+	struct pcl_export_opts o = { .sz = sizeof(o), .title = "Before and after" };
 	unsigned int rgb[3];
 	char buf[2048];
 	const char *l;
@@ -371,7 +371,7 @@ static void test_differential(void **state)
 /* Frames under min_width pixels are left out, and what they call. */
 static void test_min_width(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o) };
+	struct pcl_export_opts o = { .sz = sizeof(o) };
 	char buf[2048];
 
 	(void)state;
@@ -400,7 +400,7 @@ static void test_min_width(void **state)
 /* Names are escaped everywhere; long ones are cut with "..." in the label only. */
 static void test_names(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .width = 200, .title = "<x & y>" };
+	struct pcl_export_opts o = { .sz = sizeof(o), .width = 200, .title = "<x & y>" };
 	char buf[2048];
 	const char *l;
 
@@ -466,7 +466,7 @@ static void test_size(void **state)
 
 static void test_empty_and_errors(void **state)
 {
-	struct pcl_export_opts o = { .size = sizeof(o), .width = 50 };
+	struct pcl_export_opts o = { .sz = sizeof(o), .width = 50 };
 	FILE *fp;
 
 	(void)state;

@@ -540,12 +540,12 @@ static void report_of(bool use_ids, bool children, char **out)
 	const uint64_t c2[] = { FOO + 0x20, MAIN + 0x20 };
 	const uint64_t c3[] = { BAR + 0x10, FOO + 0x10, BAR + 0x10, MAIN + 0x10 };
 	/* by thread too: one chain id makes entries of two threads */
-	struct pcl_hist_opts o = { .size = sizeof(o),
+	struct pcl_hist_opts o = { .sz = sizeof(o),
 				   .keys = { PCL_SORT_PID, PCL_SORT_DSO, PCL_SORT_SYM },
 				   .nr_keys = 3,
 				   .children = children,
 				   .callchain = true };
-	struct pcl_report_opts ro = { .size = sizeof(ro), .graph = PCL_GRAPH_ABS };
+	struct pcl_report_opts ro = { .sz = sizeof(ro), .graph = PCL_GRAPH_ABS };
 	const uint64_t *chains[] = { c1, c2, c3, c1, c1, c3, c2, c1 };
 	const size_t lens[] = { 3, 2, 4, 3, 3, 4, 2, 3 };
 	const uint32_t tids[] = { 100, 100, 101, 101, 100, 100, 100, 101 };
@@ -617,7 +617,7 @@ static void add_flat(void)
 
 static void setup_flat(void)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o) };
+	struct pcl_hist_opts o = { .sz = sizeof(o) };
 
 	setup_machine(true);
 	rec_fork(200, 100, 200, 100);
@@ -691,7 +691,7 @@ static void test_hist_flat(void **state)
 /* Other sort keys merge and split differently. */
 static void test_hist_keys(void **state)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o),
+	struct pcl_hist_opts o = { .sz = sizeof(o),
 				   .nr_keys = 2,
 				   .keys = { PCL_SORT_COMM, PCL_SORT_DSO } };
 	static const struct entry_want by_dso[] = {
@@ -775,7 +775,7 @@ static const uint64_t chain3[] = { PERF_CONTEXT_USER, BAR + 0x20, FOO + 0x30, BA
 
 static void add_chains(bool children, bool callchain, bool caller)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o),
+	struct pcl_hist_opts o = { .sz = sizeof(o),
 				   .children = children,
 				   .callchain = callchain,
 				   .caller_order = caller };
@@ -919,7 +919,7 @@ static void test_children_no_callchain(void **state)
 /* Children mode with samples that have no chain (a file recorded without -g). */
 static void test_children_without_chains(void **state)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o), .children = true, .callchain = true };
+	struct pcl_hist_opts o = { .sz = sizeof(o), .children = true, .callchain = true };
 
 	(void)state;
 	setup_machine(true);
@@ -940,7 +940,7 @@ static void test_children_without_chains(void **state)
 static void test_tree_min_percent(void **state)
 {
 	struct pcl_hist_opts o = {
-		.size = sizeof(o), .children = true, .callchain = true, .tree_min_percent = 80
+		.sz = sizeof(o), .children = true, .callchain = true, .tree_min_percent = 80
 	};
 
 	(void)state;
@@ -1002,7 +1002,7 @@ static void add_wide(void)
 /* A node with thousands of children (frames with no symbol, one per address). */
 static void test_tree_wide(void **state)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o), .callchain = true, .caller_order = true };
+	struct pcl_hist_opts o = { .sz = sizeof(o), .callchain = true, .caller_order = true };
 	const struct pcl_hist_entry *e;
 	const struct pcl_callnode *n, *c;
 	uint64_t sum = 0, prev = UINT64_MAX, kids = 0;
@@ -1041,7 +1041,7 @@ static void test_tree_wide(void **state)
 /* The same in callee order from main's side: main's tree has WIDE children. */
 static void test_tree_wide_children(void **state)
 {
-	struct pcl_hist_opts o = { .size = sizeof(o), .children = true, .callchain = true,
+	struct pcl_hist_opts o = { .sz = sizeof(o), .children = true, .callchain = true,
 				   .caller_order = true };
 	const struct pcl_callnode *n, *c;
 	uint64_t prev = UINT64_MAX, kids = 0, sum = 0;
@@ -1068,7 +1068,7 @@ static void test_tree_wide_children(void **state)
 static void test_recursion(void **state)
 {
 	const uint64_t deep[] = { PERF_CONTEXT_USER, FOO, FOO + 1, FOO + 2, FOO + 3, MAIN };
-	struct pcl_hist_opts o = { .size = sizeof(o), .children = true, .callchain = true };
+	struct pcl_hist_opts o = { .sz = sizeof(o), .children = true, .callchain = true };
 	const struct pcl_callnode *n;
 
 	(void)state;
@@ -1143,7 +1143,7 @@ static void test_hists_null(void **state)
 
 static void test_report_flat(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o) };
+	struct pcl_report_opts o = { .sz = sizeof(o) };
 
 	(void)state;
 	setup_flat();
@@ -1189,10 +1189,10 @@ static void test_report_flat(void **state)
 
 static void test_report_keys(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o),
+	struct pcl_report_opts o = { .sz = sizeof(o),
 				     .nr_keys = 2,
 				     .keys = { PCL_SORT_COMM, PCL_SORT_DSO } };
-	struct pcl_hist_opts ho = { .size = sizeof(ho),
+	struct pcl_hist_opts ho = { .sz = sizeof(ho),
 				    .nr_keys = 2,
 				    .keys = { PCL_SORT_COMM, PCL_SORT_DSO } };
 
@@ -1246,8 +1246,8 @@ static void test_report_keys(void **state)
 /* Address 0 prints as perf prints it with "%-#.*llx": no 0x. */
 static void test_report_zero_address(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o) };
-	struct pcl_hist_opts ho = { .size = sizeof(ho) };
+	struct pcl_report_opts o = { .sz = sizeof(o) };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho) };
 
 	(void)state;
 	setup_machine(true);
@@ -1267,7 +1267,7 @@ static void test_report_zero_address(void **state)
 /* Children columns and perf's graph: "---" for a single root, "|--XX.XX%--" branches. */
 static void test_report_children_graph(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o), .children = true, .graph = PCL_GRAPH_ABS };
+	struct pcl_report_opts o = { .sz = sizeof(o), .children = true, .graph = PCL_GRAPH_ABS };
 
 	(void)state;
 	add_chains(true, true, false);
@@ -1321,7 +1321,7 @@ static void test_report_children_graph(void **state)
 /* No children: one Overhead column; the entry's tree is its own samples'. */
 static void test_report_self_graph(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o), .graph = PCL_GRAPH_ABS };
+	struct pcl_report_opts o = { .sz = sizeof(o), .graph = PCL_GRAPH_ABS };
 
 	(void)state;
 	add_chains(false, true, false);
@@ -1348,11 +1348,11 @@ static void test_report_self_graph(void **state)
 
 static void test_report_folded(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o),
+	struct pcl_report_opts o = { .sz = sizeof(o),
 				     .children = true,
 				     .graph = PCL_GRAPH_FOLDED };
 	const uint64_t chain[] = { PERF_CONTEXT_USER, MAIN + 1, LSTART + 1, 0xdead };
-	struct pcl_hist_opts ho = { .size = sizeof(ho), .callchain = true };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .callchain = true };
 
 	(void)state;
 	add_chains(true, true, false);
@@ -1424,7 +1424,7 @@ static void test_report_folded(void **state)
 /* An entry whose every chain is under graph_min_percent prints no chain line. */
 static void test_report_folded_hidden_leaves(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o),
+	struct pcl_report_opts o = { .sz = sizeof(o),
 				     .children = true,
 				     .graph = PCL_GRAPH_FOLDED,
 				     .graph_min_percent = 70 };
@@ -1445,7 +1445,7 @@ static void test_report_folded_hidden_leaves(void **state)
 
 static void test_report_errors(void **state)
 {
-	struct pcl_report_opts o = { .size = sizeof(o) };
+	struct pcl_report_opts o = { .sz = sizeof(o) };
 	FILE *ro;
 
 	(void)state;

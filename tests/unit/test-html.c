@@ -110,7 +110,7 @@ static void test_escaping(void **state)
 	struct pcl_profile *p = fixture();
 	const struct pcl_export_fact facts[] = { { "command", "app <i>\"v\"&</i>" },
 						 { "hostname", "box" } };
-	struct pcl_export_opts o = { .size = sizeof(o),
+	struct pcl_export_opts o = { .sz = sizeof(o),
 				     .title = TITLE,
 				     .event = "cpu-clock",
 				     .period_is_ns = true,
@@ -218,7 +218,7 @@ static void test_unknown(void **state)
 static void test_empty(void **state)
 {
 	struct pcl_profile *p = pcl_profile__new(NULL);
-	struct pcl_export_opts o = { .size = sizeof(o), .icicle = true, .by_period = true };
+	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = true, .by_period = true };
 
 	(void)state;
 	assert_non_null(p);

@@ -63,7 +63,7 @@ static void add(struct pcl_profile *p, struct pcl_thread *t, uint64_t time, uint
 /* The fixture's samples: 8 of them, 3 threads. */
 static struct pcl_profile *fixture(bool timeline)
 {
-	struct pcl_profile_opts o = { .size = sizeof(o), .timeline = timeline };
+	struct pcl_profile_opts o = { .sz = sizeof(o), .timeline = timeline };
 	struct pcl_profile *p = pcl_profile__new(&o);
 
 	assert_non_null(p);
@@ -135,7 +135,7 @@ static void test_tables(void **state)
 
 static void test_timeline(void **state)
 {
-	struct pcl_profile_opts o = { .size = sizeof(o), .timeline = true };
+	struct pcl_profile_opts o = { .sz = sizeof(o), .timeline = true };
 	struct pcl_profile *p = pcl_profile__new(&o);
 	const struct pcl_profile_sample *s;
 	const struct pcl_profile_switch *sw;
@@ -217,7 +217,7 @@ static void test_flame(void **state)
 static void test_folded(void **state)
 {
 	struct pcl_profile *p = fixture(false);
-	struct pcl_export_opts o = { .size = sizeof(o) };
+	struct pcl_export_opts o = { .sz = sizeof(o) };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);

@@ -107,10 +107,10 @@ static void test_events(void **state)
 	assert_int_equal(event_index(TP) >= 0, have_tp);
 	{
 		struct pcl_counters_opts o = { .sz = sizeof(o), .scope = PCL_SCOPE_THREAD };
-		struct pcl_counters *c = pcl_counters_open("cycles", &o);
+		struct pcl_counters *c = pcl_counters__new_open("cycles", &o);
 		bool hw = c && pcl_counters__supported(c, 0);
 
-		pcl_counters__close(c);
+		pcl_counters__free(c);
 		assert_int_equal(event_index("cycles") >= 0, hw);
 	}
 	assert_null(pcl_regions_event(pcl_regions_nr_events()));

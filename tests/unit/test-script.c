@@ -542,7 +542,7 @@ static void test_sample_lines(void **state)
 	struct pcl_record rg = make_sample(&ag, fr_leaf.ip);
 	struct pcl_resolved res = { &thr_hot, fr_leaf, NULL, 0 };
 	struct pcl_resolved resg = { &thr_hot, fr_leaf, chain, 3 };
-	struct pcl_script_opts o = { .size = sizeof(o) };
+	struct pcl_script_opts o = { .sz = sizeof(o) };
 	const struct {
 		const char *row, *fields;
 		const struct pcl_data_attr *a;
@@ -621,7 +621,7 @@ static void test_sample_lines(void **state)
 	}
 	/* -G: no chain, comm padded again; --max-stack 1; --ns */
 	{
-		struct pcl_script_opts og = { .size = sizeof(og), .hide_call_graph = true };
+		struct pcl_script_opts og = { .sz = sizeof(og), .hide_call_graph = true };
 		char *got = sample_line(&og, NULL, &ag, &r, &resg, NULL);
 
 		bad += differ_str(
@@ -629,7 +629,7 @@ static void test_sample_lines(void **state)
 			"             hot  9459  7524.333569:    1001001 cpu-clock:ppp:      "
 			"561d456081a0 hot_leaf+0x17 (/work/hot)\n");
 		free(got);
-		og = (struct pcl_script_opts){ .size = sizeof(og), .max_stack = 1, .ns = true };
+		og = (struct pcl_script_opts){ .sz = sizeof(og), .max_stack = 1, .ns = true };
 		got = sample_line(&og, NULL, &ag, &rg, &resg, NULL);
 		bad += differ_str("max-stack 1, ns", "line", got,
 				  "hot  9459  7524.333569123:    1001001 cpu-clock:ppp: \n"
@@ -720,7 +720,7 @@ static void test_tracepoint_callchain(void **state)
 			  "syscalls:sys_enter_write");
 	struct pcl_record r = make_sample(&a, fr_start.ip);
 	struct pcl_resolved res = { &thr_hot, fr_start, chain, 1 };
-	struct pcl_script_opts o = { .size = sizeof(o) };
+	struct pcl_script_opts o = { .sz = sizeof(o) };
 	char *got;
 
 	(void)state;
@@ -875,7 +875,7 @@ static void test_event_lines(void **state)
 	struct pcl_data_attr ac =
 		make_attr(PERF_TYPE_SOFTWARE, 0,
 			  ST_DEFAULT | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN, "cpu-clock");
-	struct pcl_script_opts o = { .size = sizeof(o),
+	struct pcl_script_opts o = { .sz = sizeof(o),
 				     .show_task_events = true,
 				     .show_mmap_events = true,
 				     .show_switch_events = true,

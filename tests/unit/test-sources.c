@@ -502,9 +502,9 @@ static void test_proc_self_api(void **state)
 	snprintf(file, sizeof(file), "%s/api", scratch);
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
-	c = pcl_counters_open("proc/syscw/,proc/wchar/,task-clock", NULL);
+	c = pcl_counters__new_open("proc/syscw/,proc/wchar/,task-clock", NULL);
 	if (!c)
-		fail_msg("pcl_counters_open: %s", pcl_last_error());
+		fail_msg("pcl_counters__new_open: %s", pcl_last_error());
 	assert_int_equal(pcl_counters__nr(c), 3);
 	assert_true(pcl_counters__supported(c, 0));
 	assert_string_equal(pcl_counters__unit(c, 1), "bytes");
@@ -527,7 +527,7 @@ static void test_proc_self_api(void **state)
 	assert_int_equal(pcl_counters__read(c, v), 0);
 	assert_int_equal(v[0].raw, 4);
 	assert_int_equal(v[1].raw, 8);
-	pcl_counters__close(c);
+	pcl_counters__free(c);
 	close(fd);
 }
 
@@ -719,7 +719,7 @@ static void test_proc_not_supported_system_wide(void **state)
 	assert_true(pcl_evlist__add(el, "proc/wchar/,cpu-clock", NULL) > 0);
 	assert_int_equal(pcl_evlist__open(el, &t, NULL), 0);
 	assert_int_equal(pcl_evlist__state(el, 0), PCL_EVSEL_NOT_SUPPORTED);
-	assert_int_equal(pcl_evlist__open_errno(el, 0), EOPNOTSUPP);
+	assert_int_equal(pcl_evlist__open_status(el, 0), -EOPNOTSUPP);
 	assert_int_equal(pcl_evlist__state(el, 1), PCL_EVSEL_OK);
 	if (!strstr(pcl_last_error(), "proc/wchar/") || !strstr(pcl_last_error(), "system-wide"))
 		fail_msg("reason: '%s'", pcl_last_error());
@@ -905,7 +905,7 @@ static void test_power_here(void **state)
 		return;
 	}
 	assert_int_equal(pcl_evlist__state(el, 0), PCL_EVSEL_NOT_SUPPORTED);
-	assert_int_equal(pcl_evlist__open_errno(el, 0), ENODEV);
+	assert_int_equal(pcl_evlist__open_status(el, 0), -ENODEV);
 	snprintf(want, sizeof(want),
 		 "%s/energy-pkg/: no RAPL zone in /sys/class/powercap on this machine",
 		 power_name());
@@ -1070,7 +1070,7 @@ static int fake_powercap_checks(bool kernel_power)
 	/* the malformed dram zone and the missing uncore one: not supported, with a reason */
 	bad += differ("energy-ram", "state", pcl_evlist__state(el, 3), PCL_EVSEL_NOT_SUPPORTED);
 	bad += differ("energy-gpu", "state", pcl_evlist__state(el, 4), PCL_EVSEL_NOT_SUPPORTED);
-	bad += differ("energy-gpu", "errno", (uint64_t)pcl_evlist__open_errno(el, 4), ENODEV);
+	bad += differ("energy-gpu", "errno", (uint64_t)-pcl_evlist__open_status(el, 4), ENODEV);
 	snprintf(want, sizeof(want),
 		 "%s/energy-gpu/: no 'uncore' RAPL zone in /sys/class/powercap on this machine",
 		 name);

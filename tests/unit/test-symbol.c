@@ -663,7 +663,7 @@ static struct pcl_symbols *symbols_new(const char *symfs, bool ignore)
 {
 	/* No build-id cache: results must not depend on what perf cached here. */
 	struct pcl_symbol_opts o = {
-		.size = sizeof(o), .symfs = symfs, .ignore_build_ids = ignore, .buildid_dir = ""
+		.sz = sizeof(o), .symfs = symfs, .ignore_build_ids = ignore, .buildid_dir = ""
 	};
 	struct pcl_symbols *s = pcl_symbols__new(&o);
 
@@ -895,7 +895,7 @@ static void test_symbols_vdso(void **state)
 static void test_symbols_kernel(void **state)
 {
 	char path[PATH_MAX];
-	struct pcl_symbol_opts o = { .size = sizeof(o), .buildid_dir = "" };
+	struct pcl_symbol_opts o = { .sz = sizeof(o), .buildid_dir = "" };
 	struct pcl_symbols *s;
 	struct pcl_dso k = { .name = "[kernel.kallsyms]", .kind = PCL_DSO_KERNEL };
 	struct pcl_dso m = { .name = "[mymod]", .kind = PCL_DSO_MODULE };
@@ -952,7 +952,7 @@ static void test_symbols_kernel(void **state)
 /* --vmlinux: an ELF with absolute addresses (a non-PIE stands in for one). */
 static void test_symbols_vmlinux(void **state)
 {
-	struct pcl_symbol_opts o = { .size = sizeof(o), .buildid_dir = "" };
+	struct pcl_symbol_opts o = { .sz = sizeof(o), .buildid_dir = "" };
 	struct pcl_symbols *s;
 	struct pcl_dso k = { .name = "[kernel.kallsyms]", .kind = PCL_DSO_KERNEL };
 	uint64_t v, sz;
@@ -1007,7 +1007,7 @@ static void test_symbols_jit(void **state)
  */
 static void test_symbols_jit_owner(void **state)
 {
-	struct pcl_symbol_opts o = { .size = sizeof(o), .buildid_dir = "", .any_owner = true };
+	struct pcl_symbol_opts o = { .sz = sizeof(o), .buildid_dir = "", .any_owner = true };
 	int pid = 4194304 + 2000 + (int)(getpid() % 1000);
 	const struct pcl_dso fresh = { .name = "//anon", .kind = PCL_DSO_JIT, .pid = pid };
 	struct pcl_dso d = fresh;
@@ -1046,7 +1046,7 @@ static void test_symbols_jit_owner(void **state)
 static void test_symbols_buildid_cache(void **state)
 {
 	char cache[PATH_MAX], hexid[41], kid[41], dir[PATH_MAX * 2];
-	struct pcl_symbol_opts o = { .size = sizeof(o), .buildid_dir = "" };
+	struct pcl_symbol_opts o = { .sz = sizeof(o), .buildid_dir = "" };
 	struct pcl_symbols *s;
 	struct pcl_dso d = { .name = "/no/such/dir/prog", .kind = PCL_DSO_USER };
 	struct pcl_dso k = { .name = "[kernel.kallsyms]", .kind = PCL_DSO_KERNEL };
@@ -1119,7 +1119,7 @@ static void test_symbols_buildid_cache(void **state)
 static void test_symbols_symfs_kernel(void **state)
 {
 	char root[PATH_MAX], dir[PATH_MAX * 2], hexid[41];
-	struct pcl_symbol_opts o = { .size = sizeof(o) };
+	struct pcl_symbol_opts o = { .sz = sizeof(o) };
 	struct pcl_symbols *s;
 	struct pcl_dso k = { .name = "[kernel.kallsyms]", .kind = PCL_DSO_KERNEL };
 	struct pcl_dso v = { .name = "[vdso]", .kind = PCL_DSO_VDSO };
