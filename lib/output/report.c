@@ -319,8 +319,13 @@ static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
 			if (n == end)
 				break;
 		}
-		graph_level(p, end->first, p->o->graph == PCL_GRAPH_REL ? block_children(top) : total,
-			    block_children(top), 1, 1, left);
+		/*
+		 * perf's fractal shares under the one root are of the entry, not of
+		 * the root's children: the chains that end in the root block are the
+		 * "[...]" remainder. Its branches are pruned against the block's
+		 * children all the same.
+		 */
+		graph_level(p, end->first, total, block_children(top), 1, 1, left);
 	} else {
 		graph_level(p, root->first, total, root->total - root->self, 1, 1, left);
 	}
