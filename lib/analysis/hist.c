@@ -245,10 +245,16 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	return e;
 }
 
-/* What a call-tree node is merged by: perf's match_chain with the function key. */
+/*
+ * What a call-tree node is merged by: perf's match_chain with the function
+ * key, which falls back to the ip as recorded when there is no symbol. Not
+ * the DSO-relative address: two processes of one stripped PIE put the same
+ * offset at different ips, and perf keeps those apart (in the trees, and in
+ * the entries children mode makes from chains).
+ */
 static uint64_t frame_ident(const struct pcl_frame *f)
 {
-	return f->sym ? f->sym->start : f->addr;
+	return f->sym ? f->sym->start : f->ip;
 }
 
 static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
