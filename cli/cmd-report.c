@@ -47,6 +47,11 @@ struct report_opts {
 	const char *graph; /* -g's argument */
 	bool graph_off;
 	double percent_limit;
+	/*
+	 * --percent-limit given, and after the last -g: perf's limit is also
+	 * the call graph's minimum, unless a later -g names its own.
+	 */
+	bool has_percent_limit, limit_after_graph;
 	struct sample_lists lists;
 	bool cpus[4096];
 	bool has_cpu_filter;
@@ -161,13 +166,16 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'g':
 			o->graph = optarg;
+			o->limit_after_graph = false;
 			break;
 		case 'G':
 			o->graph = "caller";
+			o->limit_after_graph = false;
 			break;
 		case OPT_PERCENT_LIMIT:
 			if (parse_percent(optarg, &o->percent_limit))
 				return -1;
+			o->has_percent_limit = o->limit_after_graph = true;
 			break;
 		case OPT_PERCENTAGE:
 			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute")) {
@@ -375,12 +383,43 @@ static void print_filters(const struct report_opts *o)
 		printf("# symbol: %s\n", o->lists.symbols.v[0]);
 }
 
+/*
+ * --percentage relative: perf's totals are those of the entries the filters
+ * keep (each entry's own samples and period), in the header as in the
+ * entries' percentages.
+ */
+static void kept_totals(const struct pcl_hists *h, uint64_t *nr, uint64_t *period)
+{
+	*nr = *period = 0;
+	for (size_t i = 0; i < pcl_hists__nr_entries(h); i++) {
+		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
+
+		if (!e->hidden) {
+			*nr += e->nr_samples;
+			*period += e->self;
+		}
+	}
+}
+
+/* Percentages of @eh (finished) into @ro: of all its samples, or with @relative of those kept. */
+static void set_totals(const struct event_hist *eh, bool relative, struct pcl_report_opts *ro,
+		       uint64_t *nr)
+{
+	ro->total_period = eh->total_period;
+	ro->graph_total = 0;
+	*nr = eh->nr_samples;
+	if (relative && ro->nr_members <= 1) {
+		kept_totals(eh->h, nr, &ro->total_period);
+		ro->graph_total = eh->total_period; /* perf: branches keep their share of all */
+	}
+}
+
 static int print_section(const struct input *in, const struct event_hist *eh, int idx,
-			 const struct pcl_report_opts *ro)
+			 const struct pcl_report_opts *ro, uint64_t nr)
 {
 	const struct pcl_data_attr *a = pcl_data_reader__attr(in->reader, idx);
 	char cnt[32];
-	uint64_t nr = eh->nr_samples, total = eh->total_period;
+	uint64_t total = ro->total_period;
 
 	if (ro->quiet)
 		goto body;
@@ -616,6 +655,7 @@ struct json_doc {
 	const struct event_hist *eh;
 	int nr;
 	struct pcl_report_opts *ro;
+	bool relative;
 };
 
 static int json_write(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *x)
@@ -632,10 +672,11 @@ static int json_write(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 	fputs(",\n\"events\":[", fp);
 	for (int i = 0; i < d->nr; i++) {
 		const char *name = pcl_data_reader__attr(d->in->reader, i)->name;
+		uint64_t nr;
 
 		if (!d->eh[i].nr_samples)
 			continue;
-		d->ro->total_period = d->eh[i].total_period;
+		set_totals(&d->eh[i], d->relative, d->ro, &nr);
 		fputs(first ? "\n" : ",\n", fp);
 		first = false;
 		ret = pcl_report__json(fp, name && name[0] ? name : "unknown", d->eh[i].h, d->ro);
@@ -650,7 +691,8 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 		       struct pcl_report_opts *ro)
 {
 	struct json_doc d = {
-		.x = { .size = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro
+		.x = { .size = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro,
+		.relative = o->relative,
 	};
 	const char *event = "";
 	int ret;
@@ -708,8 +750,12 @@ static int report(struct report_opts *o)
 	ho.caller_order = o->children != 0 && (chains || pcl_data_reader__is_pipe(in.reader));
 	if (o->children < 0)
 		o->children = chains && !pcl_data_reader__is_pipe(in.reader);
+	if (o->has_percent_limit && !o->limit_after_graph)
+		ro.graph_min_percent = o->percent_limit; /* a -g after it may name its own */
 	if (o->graph && parse_graph(o->graph, &ro, &ho, &graph_off))
 		goto out;
+	if (o->has_percent_limit && o->limit_after_graph)
+		ro.graph_min_percent = o->percent_limit;
 	if (setup_keys(o, &ho, &ro))
 		goto out;
 	if (json) {
@@ -724,10 +770,13 @@ static int report(struct report_opts *o)
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;
 	ro.percent_limit = o->percent_limit;
-	/* fractal shares are of the parent: a light entry can show its branches */
-	if (ro.graph != PCL_GRAPH_REL)
-		ho.tree_min_percent = ro.graph_min_percent > o->percent_limit ? ro.graph_min_percent
-									     : o->percent_limit;
+	/*
+	 * fractal shares are of the parent: a light entry can show its
+	 * branches; and a relative share of an entry is larger than the
+	 * absolute one the histogram would gate trees by
+	 */
+	if (ro.graph != PCL_GRAPH_REL && !o->relative)
+		ho.tree_min_percent = ro.graph_min_percent;
 	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
 	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
 		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
@@ -774,11 +823,13 @@ sections:
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
 			continue;
+		uint64_t nr_shown;
+
 		pcl_hists__finish(eh[i].h);
-		ro.total_period = eh[i].total_period;
 		ro.nr_members = o->group ? eh[i].nr_members : 0;
 		ro.member_totals = eh[i].member_totals;
-		if (print_section(&in, &eh[i], i, &ro))
+		set_totals(&eh[i], o->relative, &ro, &nr_shown);
+		if (print_section(&in, &eh[i], i, &ro, nr_shown))
 			goto out;
 	}
 	ret = fflush(stdout) ? 1 : 0;

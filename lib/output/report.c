@@ -28,8 +28,9 @@ struct col {
 struct printer {
 	FILE *fp;
 	const struct pcl_report_opts *o;
-	uint64_t total;	  /* percentages of this */
-	uint64_t min_hit; /* graph: branches lighter than this are hidden */
+	uint64_t total;	      /* percentages of this */
+	uint64_t graph_total; /* call-graph (not fractal) percentages of this */
+	uint64_t min_hit;     /* graph: branches lighter than this are hidden */
 	struct col cols[PCL_SORT_MAX];
 	int nr_cols;
 	char *buf;
@@ -292,7 +293,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
 {
 	const struct pcl_callnode *root = e->root, *top, *end, *n;
-	uint64_t total = p->o->graph == PCL_GRAPH_REL ? entry_value(p, e) : p->total;
+	uint64_t total = p->o->graph == PCL_GRAPH_REL ? entry_value(p, e) : p->graph_total;
 	bool printed = false;
 	int left = 0, i = 0;
 
@@ -391,11 +392,11 @@ static void print_leaves(struct printer *p, const struct pcl_hist_entry *e)
 		bool first = true;
 
 		if (folded) {
-			print_value(p, n->self, n->count, p->total);
+			print_value(p, n->self, n->count, p->graph_total);
 			fputc(' ', p->fp);
 		} else {
 			fputs("           ", p->fp);
-			print_value(p, n->total, n->count, p->total);
+			print_value(p, n->total, n->count, p->graph_total);
 			fputc('\n', p->fp);
 		}
 		print_path(p, n, folded, &first);
@@ -454,7 +455,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	p.buf = buf;
 	p.buflen = sizeof(buf);
 	p.total = o.total_period ? o.total_period : pcl_hists__total_period(h);
-	p.min_hit = (uint64_t)((double)pcl_hists__total_period(h) * (o.graph_min_percent / 100.0));
+	p.graph_total = o.graph_total ? o.graph_total : p.total;
+	/* perf: of the entries' total, the one --percentage relative makes smaller */
+	p.min_hit = (uint64_t)((double)p.total * (o.graph_min_percent / 100.0));
 	p.nr_cols = o.nr_keys;
 	for (int i = 0; i < o.nr_keys; i++) {
 		p.cols[i].title = pcl_report__key_title(o.keys[i]);
