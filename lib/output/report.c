@@ -258,7 +258,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 			uint64_t parent_children, int depth, unsigned int mask, int left)
 {
 	const struct pcl_callnode *c = next_shown(p, first, parent_children);
-	uint64_t remaining = total;
+	uint64_t remaining = total, shown_count = 0;
 	unsigned int new_mask = mask;
 
 	if (depth > 30)
@@ -268,6 +268,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		int idx = 0;
 
 		remaining -= c->total;
+		shown_count += c->count;
 		if (!next && (p->o->graph != PCL_GRAPH_REL || !remaining))
 			new_mask &= ~(1u << (depth - 1));
 		graph_line(p, depth, mask, left);
@@ -284,9 +285,20 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		c = next;
 	}
 	if (p->o->graph == PCL_GRAPH_REL && remaining && remaining != total) {
+		uint64_t all_count = 0;
+
+		/*
+		 * perf counts the remainder's samples as those of the parent's
+		 * hidden branches, and with -g ...,count shows none if that is 0
+		 */
+		for (c = first; c; c = c->next)
+			all_count += c->count;
+		if (p->o->graph_value == PCL_GRAPH_COUNT && all_count <= shown_count)
+			return;
 		new_mask &= ~(1u << (depth - 1));
 		/* perf 6.1 sometimes adds " (inlined)" here: an unset flag, not data */
-		graph_frame(p, "[...]", remaining, 0, depth, new_mask, 0, total, left);
+		graph_frame(p, "[...]", remaining, all_count - shown_count, depth, new_mask, 0,
+			    total, left);
 	}
 }
 

@@ -180,6 +180,8 @@ else
 	if record perf gcc -g -F 4000 -o "$TMP/gcc.data" -- gcc -O2 -c "$TMP/gen.c" -o "$TMP/gen.o"; then
 		opt gcc-g-fractal "$TMP/gcc.data" "rows text" --no-children -g fractal
 		opt gcc-children-g-fractal "$TMP/gcc.data" "rows text" --children -g fractal
+		# with counts, the '[...]' remainder is the hidden branches' samples, if any
+		opt gcc-g-fractal-count "$TMP/gcc.data" "rows text" --no-children -g fractal,5,callee,function,count
 	fi
 fi
 

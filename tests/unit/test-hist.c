@@ -1526,6 +1526,22 @@ static void test_report_fractal_remainder(void **state)
 		      "               |--25.00%--main\n"
 		      "                --75.00%--[...]\n"
 		      "\n");
+
+	/*
+	 * counting samples, perf's remainder is the hidden branches': none
+	 * here; its '|' stays, as perf decides it by the periods
+	 */
+	o.graph_value = PCL_GRAPH_COUNT;
+	print_report(&o);
+	expect_report("# Overhead  Command  Shared Object  Symbol \n"
+		      "# ........  .......  .............  .......\n"
+		      "#\n"
+		      "   100.00%  hot      hot            [.] foo\n"
+		      "            |\n"
+		      "            ---foo\n"
+		      "               |          \n"
+		      "               |--1--main\n"
+		      "\n");
 }
 
 /*
