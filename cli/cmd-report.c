@@ -407,10 +407,12 @@ static void set_totals(const struct event_hist *eh, bool relative, struct pcl_re
 {
 	ro->total_period = eh->total_period;
 	ro->graph_total = 0;
+	ro->nr_samples = 0;
 	*nr = eh->nr_samples;
 	if (relative && ro->nr_members <= 1) {
 		kept_totals(eh->h, nr, &ro->total_period);
 		ro->graph_total = eh->total_period; /* perf: branches keep their share of all */
+		ro->nr_samples = *nr;
 	}
 }
 

@@ -53,6 +53,8 @@ struct pcl_report_opts {
 	 * graph_min_percent of total_period all the same.
 	 */
 	uint64_t graph_total;
+	/* The sample count pcl_report__json gives as "samples"; 0: the histogram's. */
+	uint64_t nr_samples;
 };
 
 /*
