@@ -75,9 +75,11 @@ my (%p, %c, @bad);
 push @{$p{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @p;
 push @{$c{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @c;
 my %all = map { $_ => 1 } keys %p, keys %c;
+# entries of one key (two symbols of one name) in order of all their numbers
+sub bynums { for my $i (0 .. $#$a) { my $c = ($b->[$i] // 0) <=> ($a->[$i] // 0); return $c if $c; } return 0; }
 for my $k (sort keys %all) {
-	my @a = sort { $b->[0] <=> $a->[0] } @{$p{$k} || []};
-	my @b = sort { $b->[0] <=> $a->[0] } @{$c{$k} || []};
+	my @a = sort bynums @{$p{$k} || []};
+	my @b = sort bynums @{$c{$k} || []};
 	if (@a != @b) {
 		push @bad, sprintf("%s: perf has %d entr%s (%s), pcl %d (%s)", $k, scalar @a, @a == 1 ? 'y' : 'ies',
 			join(' ', map { join('/', @$_) } @a), scalar @b, join(' ', map { join('/', @$_) } @b));
