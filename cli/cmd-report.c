@@ -373,13 +373,22 @@ static void print_stats(const struct input *in, struct event_hist *eh, int nr)
 	}
 }
 
-static void print_filters(const struct report_opts *o)
+static bool has_key(const struct pcl_hist_opts *ho, enum pcl_sort_key k)
 {
-	if (o->lists.comm.n == 1)
+	for (int i = 0; i < ho->nr_keys; i++)
+		if (ho->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* A one-item filter of a sort key's column, which perf then leaves out: it says so here. */
+static void print_filters(const struct report_opts *o, const struct pcl_hist_opts *ho)
+{
+	if (o->lists.comm.n == 1 && has_key(ho, PCL_SORT_COMM))
 		printf("# comm: %s\n", o->lists.comm.v[0]);
-	if (o->lists.dso.n == 1)
+	if (o->lists.dso.n == 1 && has_key(ho, PCL_SORT_DSO))
 		printf("# dso: %s\n", o->lists.dso.v[0]);
-	if (o->lists.symbols.n == 1)
+	if (o->lists.symbols.n == 1 && has_key(ho, PCL_SORT_SYM))
 		printf("# symbol: %s\n", o->lists.symbols.v[0]);
 }
 
@@ -473,6 +482,10 @@ static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
 		    (ho->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
 			continue;
 		ro->keys[ro->nr_keys++] = ho->keys[i];
+	}
+	if (!ro->nr_keys) { /* perf: eliding every column makes no sense, it shows them all */
+		memcpy(ro->keys, ho->keys, sizeof(ro->keys));
+		ro->nr_keys = n;
 	}
 	ro->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
 	return 0;
@@ -817,7 +830,7 @@ static int report(struct report_opts *o)
 		ret = fflush(stdout) ? 1 : 0; /* perf prints no more for a file without samples */
 		goto out;
 	}
-	print_filters(o);
+	print_filters(o, &ho);
 	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n",
 	       pcl_data_events__stats(in.events)->total_lost_samples);
 sections:

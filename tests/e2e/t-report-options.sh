@@ -86,6 +86,11 @@ for by in perf pcl; do
 		[ "$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && opt "$id-cpu1" "$F" "rows text empty" --no-children --cpu 1
 		opt "$id-percent-limit" "$F" "rows text" --no-children --percent-limit 5
 		opt "$id-sort-filter" "$F" "rows text" --no-children --sort comm,dso --comm "$comm" --percent-limit 1
+		# a filter of a key not sorted by: no '# comm:' line; of the only key: its column stays
+		# (perf shows none when the thread forked before its exec: its entry was made filtered)
+		opt "$id-sort-pid-comm" "$F" "rows text empty" --no-children --sort pid --comm "$comm"
+		opt "$id-sort-dso-dso" "$F" "rows text" --no-children --sort dso --dso "$(basename "$exe")"
+		opt "$id-relative-comm" "$F" "rows text header" --no-children --comm "$comm" --percentage relative
 		opt "$id-kallsyms" "$F" "rows text" --no-children --kallsyms /proc/kallsyms
 		# -q: no comment lines, so no columns to cut: the text alone
 		opt "$id-quiet" "$F" text --no-children -q
