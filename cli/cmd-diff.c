@@ -359,10 +359,13 @@ static char *entry_key(const struct table *t, const struct pcl_hist_entry *e)
 			fputs(dso_name(&e->frame), m);
 			break;
 		case PCL_SORT_SYM:
+			/*
+			 * perf diff matches symbols by name (the files may come from
+			 * different builds), and every address without one is the
+			 * same "no symbol": one row per value of the other keys.
+			 */
 			if (e->frame.sym)
-				fprintf(m, "%s", e->frame.sym->name);
-			else
-				fprintf(m, "%#llx", (unsigned long long)e->frame.addr);
+				fprintf(m, "=%s", e->frame.sym->name);
 			break;
 		default:
 			break;
@@ -386,7 +389,9 @@ static int keyed_cmp(const void *pa, const void *pb)
 
 /*
  * The shown entries of @s by key, sorted, entries of equal key (a name
- * twice in one DSO) summed into the first. *@nr gets their number.
+ * twice in one DSO, the addresses with no symbol) summed into the first.
+ * The addresses with no symbol show as their lowest, as perf's do: the
+ * first of them in its tree of entries. *@nr gets their number.
  */
 static struct keyed *keyed_entries(const struct table *t, const struct side *s, size_t *nr)
 {
@@ -409,7 +414,11 @@ static struct keyed *keyed_entries(const struct table *t, const struct side *s, 
 	qsort(v, k, sizeof(*v), keyed_cmp);
 	for (size_t i = 0; i < k; i++) {
 		if (*nr && !strcmp(v[*nr - 1].key, v[i].key)) {
-			v[*nr - 1].period += v[i].period;
+			struct keyed *u = &v[*nr - 1];
+
+			u->period += v[i].period;
+			if (!u->e->frame.sym && v[i].e->frame.addr < u->e->frame.addr)
+				u->e = v[i].e;
 			free(v[i].key);
 		} else {
 			v[(*nr)++] = v[i];

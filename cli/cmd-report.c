@@ -47,6 +47,11 @@ struct report_opts {
 	const char *graph; /* -g's argument */
 	bool graph_off;
 	double percent_limit;
+	/*
+	 * --percent-limit given, and after the last -g: perf's limit is also
+	 * the call graph's minimum, unless a later -g names its own.
+	 */
+	bool has_percent_limit, limit_after_graph;
 	struct sample_lists lists;
 	bool cpus[4096];
 	bool has_cpu_filter;
@@ -163,13 +168,16 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'g':
 			o->graph = optarg;
+			o->limit_after_graph = false;
 			break;
 		case 'G':
 			o->graph = "caller";
+			o->limit_after_graph = false;
 			break;
 		case OPT_PERCENT_LIMIT:
 			if (parse_percent(optarg, &o->percent_limit))
 				return -1;
+			o->has_percent_limit = o->limit_after_graph = true;
 			break;
 		case OPT_PERCENTAGE:
 			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute")) {
@@ -370,22 +378,64 @@ static void print_stats(const struct input *in, struct event_hist *eh, int nr)
 	}
 }
 
-static void print_filters(const struct report_opts *o)
+static bool has_key(const struct pcl_hist_opts *ho, enum pcl_sort_key k)
 {
-	if (o->lists.comm.n == 1)
+	for (int i = 0; i < ho->nr_keys; i++)
+		if (ho->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* A one-item filter of a sort key's column, which perf then leaves out: it says so here. */
+static void print_filters(const struct report_opts *o, const struct pcl_hist_opts *ho)
+{
+	if (o->lists.comm.n == 1 && has_key(ho, PCL_SORT_COMM))
 		printf("# comm: %s\n", o->lists.comm.v[0]);
-	if (o->lists.dso.n == 1)
+	if (o->lists.dso.n == 1 && has_key(ho, PCL_SORT_DSO))
 		printf("# dso: %s\n", o->lists.dso.v[0]);
-	if (o->lists.symbols.n == 1)
+	if (o->lists.symbols.n == 1 && has_key(ho, PCL_SORT_SYM))
 		printf("# symbol: %s\n", o->lists.symbols.v[0]);
 }
 
+/*
+ * --percentage relative: perf's totals are those of the entries the filters
+ * keep (each entry's own samples and period), in the header as in the
+ * entries' percentages.
+ */
+static void kept_totals(const struct pcl_hists *h, uint64_t *nr, uint64_t *period)
+{
+	*nr = *period = 0;
+	for (size_t i = 0; i < pcl_hists__nr_entries(h); i++) {
+		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
+
+		if (!e->hidden) {
+			*nr += e->nr_samples;
+			*period += e->self;
+		}
+	}
+}
+
+/* Percentages of @eh (finished) into @ro: of all its samples, or with @relative of those kept. */
+static void set_totals(const struct event_hist *eh, bool relative, struct pcl_report_opts *ro,
+		       uint64_t *nr)
+{
+	ro->total_period = eh->total_period;
+	ro->graph_total = 0;
+	ro->nr_samples = 0;
+	*nr = eh->nr_samples;
+	if (relative && ro->nr_members <= 1) {
+		kept_totals(eh->h, nr, &ro->total_period);
+		ro->graph_total = eh->total_period; /* perf: branches keep their share of all */
+		ro->nr_samples = *nr;
+	}
+}
+
 static int print_section(const struct input *in, const struct event_hist *eh, int idx,
-			 const struct pcl_report_opts *ro)
+			 const struct pcl_report_opts *ro, uint64_t nr)
 {
 	const struct pcl_data_attr *a = pcl_data_reader__attr(in->reader, idx);
 	char cnt[32];
-	uint64_t nr = eh->nr_samples, total = eh->total_period;
+	uint64_t total = ro->total_period;
 
 	if (ro->quiet)
 		goto body;
@@ -437,6 +487,10 @@ static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
 		    (ho->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
 			continue;
 		ro->keys[ro->nr_keys++] = ho->keys[i];
+	}
+	if (!ro->nr_keys) { /* perf: eliding every column makes no sense, it shows them all */
+		memcpy(ro->keys, ho->keys, sizeof(ro->keys));
+		ro->nr_keys = n;
 	}
 	ro->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
 	return 0;
@@ -621,6 +675,7 @@ struct json_doc {
 	const struct event_hist *eh;
 	int nr;
 	struct pcl_report_opts *ro;
+	bool relative;
 };
 
 static int json_write(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *x)
@@ -637,10 +692,11 @@ static int json_write(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 	fputs(",\n\"events\":[", fp);
 	for (int i = 0; i < d->nr; i++) {
 		const char *name = pcl_data_reader__attr(d->in->reader, i)->name;
+		uint64_t nr;
 
 		if (!d->eh[i].nr_samples)
 			continue;
-		d->ro->total_period = d->eh[i].total_period;
+		set_totals(&d->eh[i], d->relative, d->ro, &nr);
 		fputs(first ? "\n" : ",\n", fp);
 		first = false;
 		ret = pcl_report__json(fp, name && name[0] ? name : "unknown", d->eh[i].h, d->ro);
@@ -655,7 +711,8 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 		       struct pcl_report_opts *ro)
 {
 	struct json_doc d = {
-		.x = { .sz = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro
+		.x = { .sz = sizeof(d.x) }, .in = in, .eh = eh, .nr = nr, .ro = ro,
+		.relative = o->relative,
 	};
 	const char *event = "";
 	int ret;
@@ -713,8 +770,12 @@ static int report(struct report_opts *o)
 	ho.caller_order = o->children != 0 && (chains || pcl_data_reader__is_pipe(in.reader));
 	if (o->children < 0)
 		o->children = chains && !pcl_data_reader__is_pipe(in.reader);
+	if (o->has_percent_limit && !o->limit_after_graph)
+		ro.graph_min_percent = o->percent_limit; /* a -g after it may name its own */
 	if (o->graph && parse_graph(o->graph, &ro, &ho, &graph_off))
 		goto out;
+	if (o->has_percent_limit && o->limit_after_graph)
+		ro.graph_min_percent = o->percent_limit;
 	if (setup_keys(o, &ho, &ro))
 		goto out;
 	if (json) {
@@ -729,10 +790,13 @@ static int report(struct report_opts *o)
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;
 	ro.percent_limit = o->percent_limit;
-	/* fractal shares are of the parent: a light entry can show its branches */
-	if (ro.graph != PCL_GRAPH_REL)
-		ho.tree_min_percent = ro.graph_min_percent > o->percent_limit ? ro.graph_min_percent
-									     : o->percent_limit;
+	/*
+	 * fractal shares are of the parent: a light entry can show its
+	 * branches; and a relative share of an entry is larger than the
+	 * absolute one the histogram would gate trees by
+	 */
+	if (ro.graph != PCL_GRAPH_REL && !o->relative)
+		ho.tree_min_percent = ro.graph_min_percent;
 	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
 	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
 		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
@@ -771,7 +835,7 @@ static int report(struct report_opts *o)
 		ret = fflush(stdout) ? 1 : 0; /* perf prints no more for a file without samples */
 		goto out;
 	}
-	print_filters(o);
+	print_filters(o, &ho);
 	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n",
 	       pcl_data_events__stats(in.events)->total_lost_samples);
 sections:
@@ -779,11 +843,13 @@ sections:
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
 			continue;
+		uint64_t nr_shown;
+
 		pcl_hists__finish(eh[i].h);
-		ro.total_period = eh[i].total_period;
 		ro.nr_members = o->group ? eh[i].nr_members : 0;
 		ro.member_totals = eh[i].member_totals;
-		if (print_section(&in, &eh[i], i, &ro))
+		set_totals(&eh[i], o->relative, &ro, &nr_shown);
+		if (print_section(&in, &eh[i], i, &ro, nr_shown))
 			goto out;
 	}
 	ret = fflush(stdout) ? 1 : 0;

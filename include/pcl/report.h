@@ -45,6 +45,16 @@ struct pcl_report_opts {
 	bool quiet;		  /* no column header lines (perf report -q) */
 	int nr_members;		  /* > 1: one Overhead column per group member (--group) */
 	const uint64_t *member_totals; /* each member's total period */
+	/*
+	 * What graph, flat and folded call-graph percentages are of; 0: the
+	 * same as the entries'. perf --percentage relative gives the entries
+	 * the share of what the filters keep (total_period) and leaves the
+	 * branches their share of the whole; branches are hidden by
+	 * graph_min_percent of total_period all the same.
+	 */
+	uint64_t graph_total;
+	/* The sample count pcl_report__json gives as "samples"; 0: the histogram's. */
+	uint64_t nr_samples;
 };
 
 /*

@@ -249,10 +249,16 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	return e;
 }
 
-/* What a call-tree node is merged by: perf's match_chain with the function key. */
+/*
+ * What a call-tree node is merged by: perf's match_chain with the function
+ * key, which falls back to the ip as recorded when there is no symbol. Not
+ * the DSO-relative address: two processes of one stripped PIE put the same
+ * offset at different ips, and perf keeps those apart (in the trees, and in
+ * the entries children mode makes from chains).
+ */
 static uint64_t frame_ident(const struct pcl_frame *f)
 {
-	return f->sym ? f->sym->start : f->addr;
+	return f->sym ? f->sym->start : f->ip;
 }
 
 static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
@@ -503,9 +509,15 @@ static int tree_add(struct pcl_hists *h, struct pcl_hist_entry *e, const struct 
 	return 0;
 }
 
-/* A thread-like view of a self entry, to make the entries of its chain's frames. */
+/*
+ * A thread-like view of a self entry, to make the entries of its chain's
+ * frames. @level: what perf's entry for a frame in no map shows, the level
+ * of the frame before it in the chain's display order that has a map (or
+ * of the sample): perf fills one location frame by frame, and a frame in
+ * no map leaves its level as it was.
+ */
 static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self,
-				  const struct pcl_frame *f)
+				  const struct pcl_frame *f, char level)
 {
 	struct pcl_thread t = { .pid = self->e.pid, .tid = self->e.tid, .comm = self->e.comm };
 	struct pcl_frame raw = *f;
@@ -513,6 +525,8 @@ static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self
 
 	/* perf's entries made from a chain keep the ip itself as their address */
 	raw.addr = f->ip;
+	if (!f->map)
+		raw.level = level;
 	/* and those of a sample the filters left out stay hidden */
 	h->hiding = self->e.hidden;
 	e = entry_findnew(h, &t, (uint32_t)self->e.cpu, &raw, self->e.thread);
@@ -535,6 +549,7 @@ static int credit_chain(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 			const struct pcl_frame **path)
 {
 	size_t n = u->n;
+	char level = u->self->e.frame.level;
 
 	if (n > u->self->e.max_depth)
 		u->self->e.max_depth = (uint32_t)n;
@@ -543,7 +558,11 @@ static int credit_chain(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 	u->self->stamp = stamp;
 	u->self->e.children += u->period;
 	for (size_t p = 0; p < n; p++) {
-		struct hentry *e = frame_entry(h, u->self, path[p]);
+		struct hentry *e;
+
+		if (path[p]->map)
+			level = path[p]->level;
+		e = frame_entry(h, u->self, path[p], level);
 
 		if (!e)
 			return -ENOMEM;
@@ -578,7 +597,8 @@ static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
 		return 0;
 	u->self->stamp = stamp;
 	for (size_t p = 0; p < n; p++) {
-		struct hentry *e = frame_entry(h, u->self, path[p]);
+		/* the entry exists (credit_chain made it): its level does not matter */
+		struct hentry *e = frame_entry(h, u->self, path[p], path[p]->level);
 
 		if (!e)
 			return -ENOMEM;

@@ -165,6 +165,7 @@ PCL_API const char *pcl_machine__intern(struct pcl_machine *m, const char *s)
 static const char *dso_short_name(const char *name, enum pcl_dso_kind kind, char *buf, size_t len)
 {
 	const char *b = strrchr(name, '/');
+	int pid;
 
 	if (kind == PCL_DSO_MODULE && name[0] == '/') {
 		/* /lib/modules/.../e1000e.ko.xz -> [e1000e], with '-' as '_' as the kernel names it */
@@ -174,6 +175,11 @@ static const char *dso_short_name(const char *name, enum pcl_dso_kind kind, char
 		for (char *p = buf; *p; p++)
 			if (*p == '-')
 				*p = '_';
+		return buf;
+	}
+	/* perf names a JIT region's /tmp/perf-PID.map "[JIT] tid PID", map file or not */
+	if (kind == PCL_DSO_JIT && sscanf(name, "/tmp/perf-%d.map", &pid) == 1) {
+		snprintf(buf, len, "[JIT] tid %d", pid);
 		return buf;
 	}
 	return b && name[0] != '[' ? b + 1 : name;

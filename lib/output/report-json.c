@@ -224,11 +224,11 @@ PCL_API int pcl_report__json(FILE *fp, const char *event, const struct pcl_hists
 		o.nr_keys = 3;
 	}
 	w.total = o.total_period ? o.total_period : pcl_hists__total_period(h);
-	w.min_hit = (uint64_t)((double)pcl_hists__total_period(h) * (o.graph_min_percent / 100.0));
+	w.min_hit = (uint64_t)((double)w.total * (o.graph_min_percent / 100.0));
 	fputs("{\"name\":", fp);
 	json_str(fp, event ? event : "");
 	fprintf(fp, ",\"samples\":%" PRIu64 ",\"event_count\":%" PRIu64 ",\"sort\":[",
-		pcl_hists__nr_samples(h), w.total);
+		o.nr_samples ? o.nr_samples : pcl_hists__nr_samples(h), w.total);
 	for (int i = 0; i < o.nr_keys; i++) {
 		fputs(i ? "," : "", fp);
 		json_str(fp, key_name(o.keys[i]));

@@ -28,8 +28,9 @@ struct col {
 struct printer {
 	FILE *fp;
 	const struct pcl_report_opts *o;
-	uint64_t total;	  /* percentages of this */
-	uint64_t min_hit; /* graph: branches lighter than this are hidden */
+	uint64_t total;	      /* percentages of this */
+	uint64_t graph_total; /* call-graph (not fractal) percentages of this */
+	uint64_t min_hit;     /* graph: branches lighter than this are hidden */
 	struct col cols[PCL_SORT_MAX];
 	int nr_cols;
 	char *buf;
@@ -257,7 +258,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 			uint64_t parent_children, int depth, unsigned int mask, int left)
 {
 	const struct pcl_callnode *c = next_shown(p, first, parent_children);
-	uint64_t remaining = total;
+	uint64_t remaining = total, shown_count = 0;
 	unsigned int new_mask = mask;
 
 	if (depth > 30)
@@ -267,6 +268,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		int idx = 0;
 
 		remaining -= c->total;
+		shown_count += c->count;
 		if (!next && (p->o->graph != PCL_GRAPH_REL || !remaining))
 			new_mask &= ~(1u << (depth - 1));
 		graph_line(p, depth, mask, left);
@@ -283,16 +285,27 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		c = next;
 	}
 	if (p->o->graph == PCL_GRAPH_REL && remaining && remaining != total) {
+		uint64_t all_count = 0;
+
+		/*
+		 * perf counts the remainder's samples as those of the parent's
+		 * hidden branches, and with -g ...,count shows none if that is 0
+		 */
+		for (c = first; c; c = c->next)
+			all_count += c->count;
+		if (p->o->graph_value == PCL_GRAPH_COUNT && all_count <= shown_count)
+			return;
 		new_mask &= ~(1u << (depth - 1));
 		/* perf 6.1 sometimes adds " (inlined)" here: an unset flag, not data */
-		graph_frame(p, "[...]", remaining, 0, depth, new_mask, 0, total, left);
+		graph_frame(p, "[...]", remaining, all_count - shown_count, depth, new_mask, 0,
+			    total, left);
 	}
 }
 
 static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
 {
 	const struct pcl_callnode *root = e->root, *top, *end, *n;
-	uint64_t total = p->o->graph == PCL_GRAPH_REL ? entry_value(p, e) : p->total;
+	uint64_t total = p->o->graph == PCL_GRAPH_REL ? entry_value(p, e) : p->graph_total;
 	bool printed = false;
 	int left = 0, i = 0;
 
@@ -319,8 +332,13 @@ static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
 			if (n == end)
 				break;
 		}
-		graph_level(p, end->first, p->o->graph == PCL_GRAPH_REL ? block_children(top) : total,
-			    block_children(top), 1, 1, left);
+		/*
+		 * perf's fractal shares under the one root are of the entry, not of
+		 * the root's children: the chains that end in the root block are the
+		 * "[...]" remainder. Its branches are pruned against the block's
+		 * children all the same.
+		 */
+		graph_level(p, end->first, total, block_children(top), 1, 1, left);
 	} else {
 		graph_level(p, root->first, total, root->total - root->self, 1, 1, left);
 	}
@@ -386,11 +404,11 @@ static void print_leaves(struct printer *p, const struct pcl_hist_entry *e)
 		bool first = true;
 
 		if (folded) {
-			print_value(p, n->self, n->count, p->total);
+			print_value(p, n->self, n->count, p->graph_total);
 			fputc(' ', p->fp);
 		} else {
 			fputs("           ", p->fp);
-			print_value(p, n->total, n->count, p->total);
+			print_value(p, n->total, n->count, p->graph_total);
 			fputc('\n', p->fp);
 		}
 		print_path(p, n, folded, &first);
@@ -450,7 +468,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	p.buf = buf;
 	p.buflen = sizeof(buf);
 	p.total = o.total_period ? o.total_period : pcl_hists__total_period(h);
-	p.min_hit = (uint64_t)((double)pcl_hists__total_period(h) * (o.graph_min_percent / 100.0));
+	p.graph_total = o.graph_total ? o.graph_total : p.total;
+	/* perf: of the entries' total, the one --percentage relative makes smaller */
+	p.min_hit = (uint64_t)((double)p.total * (o.graph_min_percent / 100.0));
 	p.nr_cols = o.nr_keys;
 	for (int i = 0; i < o.nr_keys; i++) {
 		p.cols[i].title = pcl_report__key_title(o.keys[i]);

@@ -75,9 +75,11 @@ my (%p, %c, @bad);
 push @{$p{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @p;
 push @{$c{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @c;
 my %all = map { $_ => 1 } keys %p, keys %c;
+# entries of one key (two symbols of one name) in order of all their numbers
+sub bynums { for my $i (0 .. $#$a) { my $c = ($b->[$i] // 0) <=> ($a->[$i] // 0); return $c if $c; } return 0; }
 for my $k (sort keys %all) {
-	my @a = sort { $b->[0] <=> $a->[0] } @{$p{$k} || []};
-	my @b = sort { $b->[0] <=> $a->[0] } @{$c{$k} || []};
+	my @a = sort bynums @{$p{$k} || []};
+	my @b = sort bynums @{$c{$k} || []};
 	if (@a != @b) {
 		push @bad, sprintf("%s: perf has %d entr%s (%s), pcl %d (%s)", $k, scalar @a, @a == 1 ? 'y' : 'ies',
 			join(' ', map { join('/', @$_) } @a), scalar @b, join(' ', map { join('/', @$_) } @b));
@@ -107,7 +109,8 @@ PL
 #   a call graph) of equal first overhead sorted among themselves; and an
 #   entry of pcl's whose call graph differs from perf's only in the order of
 #   sibling branches of equal percentage taken as perf's: those orders are
-#   free too.
+#   free too. (A branch's value may also be a sample count or a period:
+#   -g ...,count or ...,period; then equal values are free likewise.)
 cat >"$TMP/canon.pl" <<'PL'
 use strict;
 use warnings;
@@ -115,7 +118,7 @@ use warnings;
 # sibling branches of equal percentage: '|' drawn away, each branch
 # ('--NN.NN%--' at some column) with the lines and branches under it,
 # runs of siblings of equal percentage sorted.
-sub pct { return $_[0] =~ /^--(\d+\.\d+)%--/ ? $1 : -1; }
+sub pct { return $_[0] =~ /^--(\d+(?:\.\d+%)?)--/ ? $1 =~ s/%$//r : -1; }
 my $ties;    # set by ser: the graph has sibling branches of equal percentage
 sub ser {
 	my ($n) = @_;
@@ -139,7 +142,7 @@ sub tree {
 		my $ind = length(($n =~ /^(\s*)/)[0]);
 		pop @stack while @stack > 1 && $ind <= $stack[-1]{m};
 		(my $t = $n) =~ s/^\s+|\s+$//g;
-		if ($t =~ /^--\d+\.\d+%--/) {
+		if ($t =~ /^--\d+(?:\.\d+%)?--/) {
 			my $node = { m => $ind, text => [$t], kids => [] };
 			push @{$stack[-1]{kids}}, $node;
 			push @stack, $node;

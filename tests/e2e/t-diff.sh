@@ -7,7 +7,8 @@
 # with the same baseline and delta (within 0.01 points; -c delta and -c
 # ratio too). PLT slots are left out of the comparison: perf names them
 # NAME@plt or _init from one run to the next (see report-lib.sh). Also:
-# perf's default files, --format=flamegraph (func_b's frame red, func_a's
+# a stripped binary's addresses (one row per DSO, as perf diff), perf's
+# default files, --format=flamegraph (func_b's frame red, func_a's
 # blue), and a missing file (one line naming it, non-zero exit).
 . "$(dirname "$0")/lib.sh"
 
@@ -193,6 +194,24 @@ PY
 		fi
 	fi
 }
+# A stripped binary: perf diff matches symbols by name and makes every
+# address with no symbol one row per DSO (shown as its lowest address); two
+# runs of a stripped hot, by pcl and by perf, against perf diff.
+if ! command -v strip >/dev/null 2>&1; then
+	skip diff-stripped "strip (binutils) is not installed"
+elif ! have_perf; then
+	skip diff-stripped "perf is not installed"
+else
+	cp "$(workload hot)" "$TMP/hot-stripped" && strip "$TMP/hot-stripped"
+	for by in pcl perf; do
+		record_to diff "$by" "sa-$by" -F 2000 -o "$TMP/sa-$by.data" -- "$TMP/hot-stripped" 300 &&
+			record_to diff "$by" "sb-$by" -F 2000 -o "$TMP/sb-$by.data" -- "$TMP/hot-stripped" 300 || continue
+		compare "diff-stripped-$by" "$TMP/sa-$by.data" "$TMP/sb-$by.data" 0.01
+		compare "diff-stripped-$by-sort-sym" "$TMP/sa-$by.data" "$TMP/sb-$by.data" 0.01 --sort sym
+		compare "diff-stripped-$by-ratio" "$TMP/sa-$by.data" "$TMP/sb-$by.data" 0.0001 -c ratio
+	done
+fi
+
 OLD=$TMP/a-pcl.data NEW=$TMP/b-pcl.data
 if [ -s "$OLD" ] && [ -s "$NEW" ]; then
 	# no file named: OLD perf.data.old, NEW perf.data, as perf

@@ -237,7 +237,7 @@ chown nobody "$TMP/pub/nobody.stream"
 owner stdin 0 sh -c "\"\$0\" report --stdio -i - <'$TMP/pub/nobody.stream'" "$PCL"
 
 # --- a JIT map another user owns gives no symbols, said once; -f trusts it ------------------
-jit=$(workload jit)
+jit=$(workload jitmap)
 run_long rec-jit 30 "$PCL" record -q -o "$TMP/jit.data" -- "$jit"
 read -r jpid jaddr <"$TMP/rec-jit.out" 2>/dev/null
 if [ "$RC" -eq 77 ] || [ -z "${jaddr:-}" ]; then

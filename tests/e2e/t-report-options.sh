@@ -9,7 +9,9 @@
 # pipe, a zstd-compressed (perf record -z) file, a two-event file (one
 # section per event) and an event group with --group, --stats (the record
 # type counts), --header-only (the lines pcl prints must be perf's) and
-# --header. Each comparison, as in t-report-perf.sh: NAME the entries
+# --header; code with no symbols (a JIT region, a stripped binary run
+# twice, gcc), --percent-limit pruning call graphs and --percentage
+# relative with filters. Each comparison, as in t-report-perf.sh: NAME the entries
 # (overheads within 0.01), NAME-text the whole text with the overheads
 # masked, entries of equal overhead and call-graph branches of equal
 # percentage in any order, perf's '# (Tip: ...)' trailer dropped.
@@ -84,6 +86,11 @@ for by in perf pcl; do
 		[ "$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && opt "$id-cpu1" "$F" "rows text empty" --no-children --cpu 1
 		opt "$id-percent-limit" "$F" "rows text" --no-children --percent-limit 5
 		opt "$id-sort-filter" "$F" "rows text" --no-children --sort comm,dso --comm "$comm" --percent-limit 1
+		# a filter of a key not sorted by: no '# comm:' line; of the only key: its column stays
+		# (perf shows none when the thread forked before its exec: its entry was made filtered)
+		opt "$id-sort-pid-comm" "$F" "rows text empty" --no-children --sort pid --comm "$comm"
+		opt "$id-sort-dso-dso" "$F" "rows text" --no-children --sort dso --dso "$(basename "$exe")"
+		opt "$id-relative-comm" "$F" "rows text header" --no-children --comm "$comm" --percentage relative
 		opt "$id-kallsyms" "$F" "rows text" --no-children --kallsyms /proc/kallsyms
 		# -q: no comment lines, so no columns to cut: the text alone
 		opt "$id-quiet" "$F" text --no-children -q
@@ -109,6 +116,78 @@ else
 		cp "$hotfp" "$TMP/symfs$hotfp"
 		opt "$id-symfs" "$F" "rows text" --no-children --symfs "$TMP/symfs"
 	done
+fi
+
+# --- code with no symbols; --percent-limit and --percentage relative on call graphs -------
+# jit: machine code in an anonymous executable mapping (perf's "[JIT] tid PID"
+# DSO), entered half of the time with the frame pointer cleared: an entry's one
+# root block has chains ending in it, so fractal shares are of the entry, the
+# rest a '[...]' remainder. strip2: hot stripped of its symbols, run twice
+# under one shell (two load addresses, one comm): each ip of a chain is its own
+# children entry and call-graph node, not merged by DSO offset. gcc: a compile
+# (chains without frame pointers, ending anywhere), where the fractal case was
+# found. fp: --percent-limit 30 prunes hot's 20% warm_helper branch as perf's
+# does (a later -g number wins). thrg: the threads workload with -g, filtered
+# to one thread, --percentage relative: the header's counts and the entries'
+# shares of what the filter keeps, the branches' of all.
+jitwl=$(workload jit) || { not_ok report-options-workload "cannot build tests/workloads/jit.c"; jitwl=; }
+for by in perf pcl; do
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "report-options-jit-$by" "the jit workload's machine code is x86-64"
+	elif [ -n "$jitwl" ] && record $by "jit-$by" -g -F 4000 -o "$TMP/jit-$by.data" -- "$jitwl" 300; then
+		F=$TMP/jit-$by.data
+		opt "jit-$by-g-fractal" "$F" "rows text" --no-children -g fractal
+		opt "jit-$by-children-g-fractal" "$F" "rows text" --children -g fractal
+		opt "jit-$by-children" "$F" "rows text" --children
+		opt "jit-$by-g-caller" "$F" "rows text" --no-children -g caller
+	fi
+	if ! command -v strip >/dev/null 2>&1; then
+		skip "report-options-strip2-$by" "strip (binutils) is not installed"
+	else
+		cp "$hot" "$TMP/hot-stripped" && strip "$TMP/hot-stripped" &&
+			record $by "strip2-$by" -g -F 4000 -o "$TMP/strip2-$by.data" -- \
+				sh -c "'$TMP/hot-stripped' 150; '$TMP/hot-stripped' 150" &&
+			for args in "--children" "--no-children" "--children -g fractal"; do
+				name=$(echo "$args" | sed 's/^--//; s/ -*/-/g')
+				# shellcheck disable=SC2086 # the words of args
+				opt "strip2-$by-$name" "$TMP/strip2-$by.data" "rows text" $args
+			done
+	fi
+	if [ -n "${hotfp:-}" ] && [ -s "$TMP/fp-$by.data" ]; then
+		F=$TMP/fp-$by.data
+		opt "fp-$by-children-percent-limit" "$F" "rows text" --children --percent-limit 30
+		opt "fp-$by-fractal-percent-limit" "$F" "rows text" --children -g fractal --percent-limit 30
+		opt "fp-$by-percent-limit-g-caller" "$F" "rows text" --percent-limit 30 --children -g caller
+		opt "fp-$by-percent-limit-g-min" "$F" "rows text" --percent-limit 30 --children -g graph,0.5
+	fi
+	if record $by "thrg-$by" -g -F 4000 -o "$TMP/thrg-$by.data" -- "$threads" 2 300; then
+		F=$TMP/thrg-$by.data
+		tid=$(perf script -F comm,tid -i "$F" 2>/dev/null | awk '$1 == "wl-thread-0" { print $2; exit }')
+		opt "thrg-$by-relative-comm" "$F" "rows text header" --children --comm wl-thread-1 --percentage relative
+		opt "thrg-$by-relative-dso" "$F" "rows text header" --no-children --dso "$(basename "$threads")" \
+			--percentage relative -g flat
+		if [ -n "$tid" ]; then
+			opt "thrg-$by-relative-tid" "$F" "rows text header" --no-children --tid "$tid" --percentage relative
+			opt "thrg-$by-relative-tid-fractal" "$F" "rows text header" --children --tid "$tid" \
+				--percentage relative -g fractal --percent-limit 1
+		else
+			not_ok "report-options-thrg-$by-relative-tid" "oracle: perf script -F comm,tid finds no sample of 'wl-thread-0'"
+		fi
+	fi
+done
+if ! command -v gcc >/dev/null 2>&1; then
+	skip report-options-gcc "gcc is not installed"
+else
+	for i in $(seq 0 149); do
+		echo "int f$i(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i] * $i + (s >> 3);" \
+			"if (s & 1) s += f$((i ? i - 1 : 0))(a, n / 2); return s; }"
+	done >"$TMP/gen.c"
+	if record perf gcc -g -F 4000 -o "$TMP/gcc.data" -- gcc -O2 -c "$TMP/gen.c" -o "$TMP/gen.o"; then
+		opt gcc-g-fractal "$TMP/gcc.data" "rows text" --no-children -g fractal
+		opt gcc-children-g-fractal "$TMP/gcc.data" "rows text" --children -g fractal
+		# with counts, the '[...]' remainder is the hidden branches' samples, if any
+		opt gcc-g-fractal-count "$TMP/gcc.data" "rows text" --no-children -g fractal,5,callee,function,count
+	fi
 fi
 
 # --- pipe mode, compressed, several events ----------------------------------------------

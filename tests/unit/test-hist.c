@@ -1498,6 +1498,91 @@ static void remove_tmpdir(void)
 	unit_remove_dir(tmpdir);
 }
 
+/*
+ * -g fractal under a lone root with chains ending in it (perf's [...]): the
+ * shares are of the entry, the chains that end in the root the remainder.
+ */
+static void test_report_fractal_remainder(void **state)
+{
+	static const uint64_t alone[] = { PERF_CONTEXT_USER, FOO + 0x10 };
+	static const uint64_t called[] = { PERF_CONTEXT_USER, FOO + 0x10, MAIN + 0x10 };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .callchain = true };
+	struct pcl_report_opts o = { .sz = sizeof(o), .graph = PCL_GRAPH_REL };
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&ho);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, FOO + 0x10, alone, 2, 30);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, FOO + 0x10, called, 3, 10);
+	pcl_hists__finish(fx.h);
+	print_report(&o);
+	expect_report("# Overhead  Command  Shared Object  Symbol \n"
+		      "# ........  .......  .............  .......\n"
+		      "#\n"
+		      "   100.00%  hot      hot            [.] foo\n"
+		      "            |\n"
+		      "            ---foo\n"
+		      "               |          \n"
+		      "               |--25.00%--main\n"
+		      "                --75.00%--[...]\n"
+		      "\n");
+
+	/*
+	 * counting samples, perf's remainder is the hidden branches': none
+	 * here; its '|' stays, as perf decides it by the periods
+	 */
+	o.graph_value = PCL_GRAPH_COUNT;
+	print_report(&o);
+	expect_report("# Overhead  Command  Shared Object  Symbol \n"
+		      "# ........  .......  .............  .......\n"
+		      "#\n"
+		      "   100.00%  hot      hot            [.] foo\n"
+		      "            |\n"
+		      "            ---foo\n"
+		      "               |          \n"
+		      "               |--1--main\n"
+		      "\n");
+}
+
+/*
+ * Frames with no symbol are told apart by their ip, as perf's: one offset
+ * of one DSO at two load addresses (two processes) is two children
+ * entries. Such a frame in no map takes the level of the mapped frame
+ * before it (the user part of a kernel sample's chain: '.').
+ */
+static void test_children_unresolved(void **state)
+{
+	static const uint64_t c1[] = { PERF_CONTEXT_USER, MAIN + 0x10, HOT + 0x3000 };
+	static const uint64_t c2[] = { PERF_CONTEXT_USER, 0x501010, 0x503000 };
+	static const uint64_t ck[] = { PERF_CONTEXT_KERNEL, KSYSCALL + 0x10, PERF_CONTEXT_USER,
+				       MAIN + 0x10, 0x10 };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .children = true, .callchain = true };
+	int unresolved = 0;
+	char zero_level = 0;
+
+	(void)state;
+	setup_machine(true);
+	rec_comm(200, 200, "hot");
+	rec_mmap(PERF_RECORD_MISC_USER, 200, 0x500000, 0x10000, 0, "/usr/bin/hot");
+	new_hists(&ho);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, MAIN + 0x10, c1, 3, 10);
+	add(PERF_RECORD_MISC_USER, 200, 200, 0, 0x501010, c2, 3, 10);
+	add(PERF_RECORD_MISC_KERNEL, 100, 100, 0, KSYSCALL + 0x10, ck, 5, 10);
+	pcl_hists__finish(fx.h);
+	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++) {
+		const struct pcl_hist_entry *e = pcl_hists__entry(fx.h, i);
+
+		if (e->frame.sym)
+			continue;
+		if (e->frame.map)
+			unresolved++;
+		else if (e->frame.addr == 0x10)
+			zero_level = e->frame.level;
+	}
+	assert_int_equal(unresolved, 2);
+	assert_int_equal(zero_level, '.');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1529,6 +1614,8 @@ int main(void)
 		UNIT_TEST(test_report_folded),
 		UNIT_TEST(test_report_errors),
 		UNIT_TEST(test_report_count),
+		UNIT_TEST(test_report_fractal_remainder),
+		UNIT_TEST(test_children_unresolved),
 		/* last: under UBSan it stops the run while report.c passes qsort a NULL */
 		UNIT_TEST(test_report_folded_hidden_leaves),
 	};

@@ -519,7 +519,7 @@ static void test_special_maps(void **state)
 	map = umap(m, t, 0x7f0000000100ULL);
 	assert_non_null(map);
 	assert_string_equal(map->dso->name, "/tmp/perf-100.map");
-	assert_string_equal(map->dso->short_name, "perf-100.map");
+	assert_string_equal(map->dso->short_name, "[JIT] tid 100");
 	assert_int_equal(map->dso->kind, PCL_DSO_JIT);
 	assert_int_equal(map->dso->pid, 100);
 	assert_int_equal(pcl_map__map_ip(map, 0x7f0000000100ULL), 0x7f0000000100ULL);
