@@ -352,7 +352,8 @@ static FILE *out_open(struct out_file *f, const char *output)
 	}
 	if (!f->real || asprintf(&f->tmp, "%s.XXXXXX", f->real) < 0) {
 		die_msg("cannot write '%s': %s", output, strerror(f->real ? ENOMEM : errno));
-		f->tmp = NULL;
+		free(f->real);
+		f->real = f->tmp = NULL;
 		return NULL;
 	}
 	fd = mkstemp(f->tmp);
@@ -362,6 +363,9 @@ static FILE *out_open(struct out_file *f, const char *output)
 			close(fd);
 			unlink(f->tmp);
 		}
+		free(f->tmp);
+		free(f->real);
+		f->real = f->tmp = NULL;
 		return NULL;
 	}
 	return fp;

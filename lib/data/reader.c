@@ -67,6 +67,7 @@ struct pcl_data_reader {
 	bool held, held_rec;
 	bool td_capture; /* the bytes being skipped are the stream's tracing data */
 	int held_errno;
+	char *held_msg; /* the held failure's message, set again when it is handed out */
 	uint64_t nr_compressed;
 };
 
@@ -340,6 +341,8 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 		 */
 		r->held_rec = pcl_data_reader__next(r) != NULL;
 		r->held_errno = r->held_rec ? 0 : errno;
+		if (r->held_errno)
+			r->held_msg = strdup(pcl_last_error());
 		r->held = true;
 		return r;
 	}
@@ -369,6 +372,7 @@ PCL_API void pcl_data_reader__close(struct pcl_data_reader *r)
 	free(r->dbuf);
 	ZSTD_freeDStream(r->zds);
 	free(r->buf);
+	free(r->held_msg);
 	free(r);
 }
 
@@ -630,6 +634,12 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 		return NULL;
 	if (r->held) {
 		r->held = false;
+		if (r->held_msg) {
+			/* calls in between (feature parsers) may have set their own message */
+			pcl_err(0, "%s", r->held_msg);
+			free(r->held_msg);
+			r->held_msg = NULL;
+		}
 		errno = r->held_errno;
 		return r->held_rec ? (const struct perf_event_header *)r->rec : NULL;
 	}
