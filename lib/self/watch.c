@@ -240,10 +240,11 @@ static bool elf_find_symbol(Elf *e, Elf64_Word type, const char *name, GElf_Sym 
 PCL_API int pcl_self_symbol(const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct self_map *maps;
-	int n = self_maps(&maps), ret = -ENOENT;
+	int n, ret = -ENOENT;
 
 	if (!name || !addr)
 		return pcl_err(EINVAL, "pcl_self_symbol: invalid argument");
+	n = self_maps(&maps);
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	elf_version(EV_CURRENT);
@@ -309,10 +310,11 @@ static struct pcl_symtab *symtab_for(const struct self_map *m)
 PCL_API int pcl_self_symbolize(uint64_t addr, char *buf, size_t len, uint64_t *off)
 {
 	struct self_map *maps;
-	int n = self_maps(&maps), ret = -ENOENT;
+	int n, ret = -ENOENT;
 
 	if (!buf || !len)
 		return pcl_err(EINVAL, "pcl_self_symbolize: invalid argument");
+	n = self_maps(&maps);
 	if (n < 0)
 		return pcl_err(-n, "cannot read /proc/self/maps: %s", pcl_strerror(n));
 	for (int i = 0; i < n; i++) {
