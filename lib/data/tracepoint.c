@@ -2,7 +2,8 @@
 /*
  * Tracepoint formats (contract in include/pcl/tracepoint.h): parsing of
  * tracefs format files and of the TRACING_DATA section that carries them,
- * and printing of a sample's raw data field by field.
+ * and printing of a sample's raw data, through libtraceevent as perf does,
+ * or field by field where libtraceevent cannot read a format.
  *
  * TRACING_DATA, as perf writes it (tools/perf/util/trace-event-info.c) and
  * lib/data/tracing.c copies it; numbers in the file's byte order:
@@ -13,13 +14,28 @@
  *   u32 nr systems { "system\0" u32 nr { u64 size, bytes } }
  *   u32 kallsyms size, bytes; u32 printk size, bytes
  *   (version >= 0.6) u64 saved_cmdlines size, bytes
- * Only the event formats are kept; what follows them is not read. Every
- * size is checked against the bytes left before it is used.
+ * Every size is checked against the bytes left before it is used.
+ *
+ * libtraceevent gets what perf's trace-event-read.c gives it: the header
+ * page (whose commit field sets the long size), the ftrace and event
+ * formats, the printk formats and the saved cmdlines; not kallsyms, which
+ * perf skips too (kernel functions come from the caller's resolver, as
+ * perf's come from its machine). What is after the event formats is
+ * optional: a section cut there still has its formats.
+ *
+ * libtraceevent trusts a record's bytes: it reads fields at the format's
+ * offsets and __data_loc data wherever the record's u16 offset and length
+ * point, without checking them against the record's size. So a record is
+ * copied into a zeroed scratch buffer that covers every byte those can
+ * name (the format's end plus 2 * 64 KiB), and zeroed again after.
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 #include "internal.h"
 
 #define MAX_FIELDS 1024 /* a format with more lines than this is not a tracefs one */
@@ -451,9 +467,22 @@ PCL_API int pcl_tp_format__fprint(const struct pcl_tp_format *f, const void *raw
 
 /* ---- the TRACING_DATA section ---- */
 
+/* Bytes past a format's end that a __data_loc or __rel_loc can name: u16 offset + u16 length. */
+#define DYN_REACH (2 * 65536)
+
 struct pcl_tracepoints {
 	struct pcl_tp_format **f;
 	size_t n, alloc;
+	struct tep_handle *tep; /* NULL: libtraceevent did not take the section */
+	size_t nr_unformatted;	/* formats of f that tep cannot print */
+	uint32_t max_end;	/* the largest offset + size of a field of any format */
+	pcl_tp_func_resolver_t resolve;
+	void *resolve_ctx;
+	/* printing state, under lock: tep_print_event is not reentrant */
+	pthread_mutex_t lock;
+	struct trace_seq seq;
+	uint8_t *scratch; /* all zero between prints */
+	size_t scratch_size;
 };
 
 struct cursor {
@@ -506,10 +535,10 @@ static const char *take_string(struct cursor *c)
 	return take(c, (size_t)(nul - c->p) + 1);
 }
 
-/* A u64 size and that many bytes; *len set. */
-static const char *take_blob(struct cursor *c, size_t *len)
+/* A size (u64, or u32 when @small) and that many bytes; *len set. */
+static const char *take_sized(struct cursor *c, size_t *len, bool small)
 {
-	uint64_t n = take_u64(c);
+	uint64_t n = small ? take_u32(c) : take_u64(c);
 
 	if (c->bad || n > (uint64_t)(c->end - c->p)) {
 		c->bad = true;
@@ -519,6 +548,11 @@ static const char *take_blob(struct cursor *c, size_t *len)
 	return take(c, (size_t)n);
 }
 
+static const char *take_blob(struct cursor *c, size_t *len)
+{
+	return take_sized(c, len, false);
+}
+
 PCL_API void pcl_tracepoints__free(struct pcl_tracepoints *t)
 {
 	if (!t)
@@ -526,6 +560,12 @@ PCL_API void pcl_tracepoints__free(struct pcl_tracepoints *t)
 	for (size_t i = 0; i < t->n; i++)
 		pcl_tp_format__free(t->f[i]);
 	free(t->f);
+	if (t->tep) {
+		trace_seq_destroy(&t->seq);
+		tep_free(t->tep);
+	}
+	pthread_mutex_destroy(&t->lock);
+	free(t->scratch);
 	free(t);
 }
 
@@ -541,6 +581,12 @@ static int tp_add(struct pcl_tracepoints *t, struct pcl_tp_format *f)
 		t->alloc = na;
 	}
 	t->f[t->n++] = f;
+	for (int i = 0; i < f->nr_fields; i++) {
+		uint64_t end = (uint64_t)f->fields[i].offset + f->fields[i].size;
+
+		if (end > t->max_end)
+			t->max_end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+	}
 	return 0;
 }
 
@@ -552,15 +598,64 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The header up to the event formats; the file's long size or -EBADMSG. */
-static int read_preamble(struct cursor *c)
+/*
+ * libtraceevent's messages, which it prints to stderr unless the program
+ * overrides this (its documented hook, a weak symbol): they go to the
+ * print callback instead. A shared libpcl keeps the symbol local (version
+ * script), so there libtraceevent's own log level (critical only, by
+ * default) is what keeps it quiet.
+ */
+__attribute__((visibility("default"))) int tep_vprint(const char *name, enum tep_loglevel level,
+						      bool print_err, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)print_err;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	pcl_pr(level <= TEP_LOG_WARNING ? PCL_WARN : level == TEP_LOG_INFO ? PCL_INFO : PCL_DEBUG,
+	       "%s: %s\n", name ? name : "libtraceevent", msg);
+	return 0;
+}
+
+/* A libtraceevent handle for the section's byte order and sizes; NULL when out of memory. */
+static struct tep_handle *tep_new(bool big, int long_size, uint32_t page_size)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	tep_set_flag(tep, TEP_NSEC_OUTPUT);
+	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									    : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, long_size);
+	tep_set_page_size(tep, (int)page_size);
+	return tep;
+}
+
+/* A header page: its commit field's size is the kernel's long, as perf takes it. */
+static void tep_header_page(struct tep_handle *tep, const char *d, size_t len, int long_size)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return;
+	memcpy(copy, d, len);
+	copy[len] = '\0';
+	if (!tep_parse_header_page(tep, copy, len, long_size))
+		tep_set_long_size(tep, tep_get_header_page_size(tep));
+	free(copy);
+}
+
+/* The header up to the event formats, into t->tep too; the file's long size or -EBADMSG. */
+static int read_preamble(struct cursor *c, struct pcl_tracepoints *t)
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const uint8_t *m = take(c, sizeof(magic)), *b;
-	const char *s;
+	const char *s, *d;
 	size_t len;
 	int long_size;
-	uint32_t n;
+	uint32_t n, page_size;
 
 	if (!m || memcmp(m, magic, sizeof(magic)))
 		return -EBADMSG;
@@ -570,18 +665,25 @@ static int read_preamble(struct cursor *c)
 		return -EBADMSG;
 	c->swap = (b[0] != 0) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	long_size = b[1];
-	take_u32(c); /* page size */
+	page_size = take_u32(c);
+	if (!c->bad && page_size && (long_size == 4 || long_size == 8))
+		t->tep = tep_new(b[0] != 0, long_size, page_size);
 	s = take_string(c);
 	if (!s || strcmp(s, "header_page"))
 		return -EBADMSG;
-	take_blob(c, &len);
+	d = take_blob(c, &len);
+	if (d && t->tep)
+		tep_header_page(t->tep, d, len, long_size);
 	s = take_string(c);
 	if (!s || strcmp(s, "header_event"))
 		return -EBADMSG;
 	take_blob(c, &len);
 	n = take_u32(c); /* ftrace's own formats */
-	for (uint32_t i = 0; i < n && !c->bad; i++)
-		take_blob(c, &len);
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		d = take_blob(c, &len);
+		if (d && t->tep)
+			tep_parse_event(t->tep, d, len, "ftrace");
+	}
 	return c->bad ? -EBADMSG : long_size;
 }
 
@@ -600,6 +702,8 @@ static int read_systems(struct cursor *c, struct pcl_tracepoints *t, int long_si
 
 			if (!text)
 				break;
+			if (t->tep)
+				tep_parse_event(t->tep, text, len, sys);
 			f = pcl_tp_format__parse(sys, text, len, long_size);
 			if (!f) {
 				if (errno == ENOMEM)
@@ -615,10 +719,65 @@ static int read_systems(struct cursor *c, struct pcl_tracepoints *t, int long_si
 	return c->bad ? -EBADMSG : 0;
 }
 
+/* @len bytes at @d as a C string, for libtraceevent's text parsers; NULL when out of memory. */
+static char *cstr(const char *d, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s) {
+		memcpy(s, d, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+/*
+ * What follows the event formats: kallsyms (skipped, as perf does), the
+ * printk formats (strings that trace_printk and tracepoint_string fields
+ * point at) and the saved cmdlines. Any of it may be missing.
+ */
+static void read_tail(struct cursor *c, struct tep_handle *tep, const char *version)
+{
+	const char *d;
+	char *s;
+	size_t len;
+
+	take_sized(c, &len, true); /* kallsyms */
+	d = take_sized(c, &len, true);
+	if (d && len && (s = cstr(d, len))) {
+		tep_parse_printk_formats(tep, s);
+		free(s);
+	}
+	if (!version || strtod(version, NULL) < 0.6)
+		return;
+	d = take_blob(c, &len);
+	if (d && len && (s = cstr(d, len))) {
+		tep_parse_saved_cmdlines(tep, s);
+		free(s);
+	}
+}
+
+/* The formats libtraceevent cannot print: not parsed, or with a print fmt it did not follow. */
+static void count_unformatted(struct pcl_tracepoints *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct tep_event *e = t->tep && t->f[i]->id <= INT32_MAX
+					      ? tep_find_event(t->tep, (int)t->f[i]->id)
+					      : NULL;
+
+		if (!e || (e->flags & TEP_EVENT_FL_FAILED)) {
+			t->nr_unformatted++;
+			pcl_pr(PCL_DEBUG, "tracepoint %s:%s: libtraceevent cannot print its format\n",
+			       t->f[i]->system, t->f[i]->name);
+		}
+	}
+}
+
 PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t len)
 {
 	struct cursor c = { data, (const uint8_t *)data + len, false, false };
 	struct pcl_tracepoints *t;
+	const char *version = NULL;
 	int ret, long_size;
 
 	if (!data) {
@@ -628,7 +787,11 @@ PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t 
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	long_size = read_preamble(&c);
+	pthread_mutex_init(&t->lock, NULL);
+	if (len > 10 && !memcmp((const uint8_t *)data + 3, "tracing", 7))
+		version = memchr((const uint8_t *)data + 10, '\0', len - 10) ? (const char *)data + 10
+									      : NULL;
+	long_size = read_preamble(&c, t);
 	ret = long_size < 0 ? long_size : read_systems(&c, t, long_size);
 	if (ret) {
 		if (ret == -EBADMSG)
@@ -637,7 +800,12 @@ PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t 
 		errno = -ret;
 		return NULL;
 	}
+	if (t->tep) {
+		read_tail(&c, t->tep, version);
+		trace_seq_init(&t->seq);
+	}
 	qsort(t->f, t->n, sizeof(*t->f), cmp_id);
+	count_unformatted(t);
 	return t;
 }
 
@@ -667,4 +835,95 @@ PCL_API const struct pcl_tp_format *pcl_tracepoints__find(const struct pcl_trace
 			hi = mid;
 	}
 	return NULL;
+}
+
+PCL_API size_t pcl_tracepoints__nr_unformatted(const struct pcl_tracepoints *t)
+{
+	return t ? t->nr_unformatted : 0;
+}
+
+/* libtraceevent's resolver, over the caller's. */
+static char *tep_resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct pcl_tracepoints *t = priv;
+	uint64_t addr = *addrp;
+	const char *mod = NULL, *name;
+
+	name = t->resolve(t->resolve_ctx, &addr, &mod);
+	if (!name)
+		return NULL;
+	*addrp = addr;
+	*modp = (char *)mod;
+	return (char *)name;
+}
+
+PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t,
+					       pcl_tp_func_resolver_t fn, void *ctx)
+{
+	if (!t)
+		return -EINVAL;
+	if (!t->tep)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	t->resolve = fn;
+	t->resolve_ctx = ctx;
+	if (fn && tep_set_function_resolver(t->tep, tep_resolve, t)) {
+		pthread_mutex_unlock(&t->lock);
+		return -ENOMEM;
+	}
+	if (!fn)
+		tep_reset_function_resolver(t->tep);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* The scratch buffer, grown to @need bytes (zeroed); false when out of memory. */
+static bool scratch_fit(struct pcl_tracepoints *t, size_t need)
+{
+	uint8_t *p;
+
+	if (need <= t->scratch_size)
+		return true;
+	p = calloc(1, need);
+	if (!p)
+		return false;
+	free(t->scratch);
+	t->scratch = p;
+	t->scratch_size = need;
+	return true;
+}
+
+PCL_API int pcl_tracepoints__fprint(const struct pcl_tracepoints *ct, uint64_t id, int cpu,
+				    const void *raw, size_t size, FILE *out)
+{
+	struct pcl_tracepoints *t = (struct pcl_tracepoints *)ct; /* the lock and the scratch */
+	struct tep_record rec = { 0 };
+	struct tep_event *e;
+	int ret = 0;
+
+	if (!t || !out || (!raw && size) || size > INT32_MAX)
+		return -EINVAL;
+	e = t->tep && id <= INT32_MAX ? tep_find_event(t->tep, (int)id) : NULL;
+	if (!e || (e->flags & TEP_EVENT_FL_FAILED))
+		return -ENOENT;
+	pthread_mutex_lock(&t->lock);
+	if (!scratch_fit(t, (size > t->max_end ? size : t->max_end) + DYN_REACH + 16)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (size)
+		memcpy(t->scratch, raw, size);
+	rec.cpu = cpu;
+	rec.size = (int)size;
+	rec.data = t->scratch;
+	trace_seq_reset(&t->seq);
+	tep_print_event(t->tep, &t->seq, &rec, "%s", TEP_PRINT_INFO);
+	memset(t->scratch, 0, size);
+	if (t->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED)
+		ret = -ENOMEM;
+	else if (fwrite(t->seq.buffer, 1, t->seq.len, out) != t->seq.len || ferror(out))
+		ret = -EIO;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return ret;
 }
