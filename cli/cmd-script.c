@@ -369,7 +369,8 @@ static struct pcl_tracepoints *load_tracepoints(struct input *in)
 		fprintf(stderr,
 			"pcl: warning: '%s': libtraceevent cannot parse the format of %zu "
 			"tracepoint%s; %s payload%s printed as name=value fields\n",
-			in->path, n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "" : "s");
+			in->path, n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+			n == 1 ? "" : "s");
 	return tp;
 }
 

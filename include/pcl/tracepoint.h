@@ -89,8 +89,8 @@ struct pcl_tracepoints;
  * format are skipped; a section that is itself malformed (bad magic, sizes
  * past its end, up to the event formats) fails. libtraceevent reads the
  * same bytes (header page, formats, printk formats, saved cmdlines) for
- * pcl_tracepoints__fprint; its messages go to the print callback. NULL with errno (EBADMSG, ENOMEM) and
- * pcl_last_error().
+ * pcl_tracepoints__fprint; its messages go to the print callback. NULL
+ * with errno (EBADMSG, ENOMEM) and pcl_last_error().
  */
 PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t len);
 /* NULL-safe. Frees the formats too. */
@@ -130,8 +130,8 @@ typedef const char *(*pcl_tp_func_resolver_t)(void *ctx, uint64_t *addr, const c
  * perf resolves them with the kernel symbols of its session. 0, -EINVAL,
  * -ENOMEM.
  */
-PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t,
-					       pcl_tp_func_resolver_t fn, void *ctx);
+PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t, pcl_tp_func_resolver_t fn,
+					       void *ctx);
 
 #ifdef __cplusplus
 }

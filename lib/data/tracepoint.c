@@ -612,7 +612,9 @@ __attribute__((visibility("default"))) int tep_vprint(const char *name, enum tep
 
 	(void)print_err;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	pcl_pr(level <= TEP_LOG_WARNING ? PCL_WARN : level == TEP_LOG_INFO ? PCL_INFO : PCL_DEBUG,
+	pcl_pr(level <= TEP_LOG_WARNING ? PCL_WARN
+	       : level == TEP_LOG_INFO	? PCL_INFO
+					: PCL_DEBUG,
 	       "%s: %s\n", name ? name : "libtraceevent", msg);
 	return 0;
 }
@@ -668,6 +670,8 @@ static int read_preamble(struct cursor *c, struct pcl_tracepoints *t)
 	page_size = take_u32(c);
 	if (!c->bad && page_size && (long_size == 4 || long_size == 8))
 		t->tep = tep_new(b[0] != 0, long_size, page_size);
+	if (t->tep)
+		trace_seq_init(&t->seq); /* pcl_tracepoints__free destroys it with the handle */
 	s = take_string(c);
 	if (!s || strcmp(s, "header_page"))
 		return -EBADMSG;
@@ -732,6 +736,40 @@ static char *cstr(const char *d, size_t len)
 }
 
 /*
+ * The printk formats' lines ("ADDR : FORMAT") that libtraceevent can take:
+ * it reads one byte past the first ':' of a line without checking that
+ * there is one, so a line without ':', or with nothing after its first
+ * ':' (leading ones skipped, as its strtok does), is left out. NUL-ended;
+ * NULL when out of memory.
+ */
+static char *printk_lines(const char *d, size_t len)
+{
+	char *out = malloc(len + 2), *o = out; /* a newline may be added to the last line */
+	const char *end = d + len, *nul = memchr(d, '\0', len);
+
+	if (!out)
+		return NULL;
+	if (nul)
+		end = nul;
+	while (d < end) {
+		const char *nl = memchr(d, '\n', (size_t)(end - d)), *le = nl ? nl : end;
+		const char *p = d, *colon;
+
+		while (p < le && *p == ':')
+			p++;
+		colon = p < le ? memchr(p, ':', (size_t)(le - p)) : NULL;
+		if (colon && colon + 1 < le) {
+			memcpy(o, d, (size_t)(le - d));
+			o += le - d;
+			*o++ = '\n';
+		}
+		d = nl ? nl + 1 : end;
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
  * What follows the event formats: kallsyms (skipped, as perf does), the
  * printk formats (strings that trace_printk and tracepoint_string fields
  * point at) and the saved cmdlines. Any of it may be missing.
@@ -744,8 +782,9 @@ static void read_tail(struct cursor *c, struct tep_handle *tep, const char *vers
 
 	take_sized(c, &len, true); /* kallsyms */
 	d = take_sized(c, &len, true);
-	if (d && len && (s = cstr(d, len))) {
-		tep_parse_printk_formats(tep, s);
+	if (d && len && (s = printk_lines(d, len))) {
+		if (*s)
+			tep_parse_printk_formats(tep, s);
 		free(s);
 	}
 	if (!version || strtod(version, NULL) < 0.6)
@@ -767,7 +806,8 @@ static void count_unformatted(struct pcl_tracepoints *t)
 
 		if (!e || (e->flags & TEP_EVENT_FL_FAILED)) {
 			t->nr_unformatted++;
-			pcl_pr(PCL_DEBUG, "tracepoint %s:%s: libtraceevent cannot print its format\n",
+			pcl_pr(PCL_DEBUG,
+			       "tracepoint %s:%s: libtraceevent cannot print its format\n",
 			       t->f[i]->system, t->f[i]->name);
 		}
 	}
@@ -789,8 +829,9 @@ PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t 
 		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
 	if (len > 10 && !memcmp((const uint8_t *)data + 3, "tracing", 7))
-		version = memchr((const uint8_t *)data + 10, '\0', len - 10) ? (const char *)data + 10
-									      : NULL;
+		version = memchr((const uint8_t *)data + 10, '\0', len - 10)
+				  ? (const char *)data + 10
+				  : NULL;
 	long_size = read_preamble(&c, t);
 	ret = long_size < 0 ? long_size : read_systems(&c, t, long_size);
 	if (ret) {
@@ -800,11 +841,10 @@ PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t 
 		errno = -ret;
 		return NULL;
 	}
-	if (t->tep) {
+	if (t->tep)
 		read_tail(&c, t->tep, version);
-		trace_seq_init(&t->seq);
-	}
-	qsort(t->f, t->n, sizeof(*t->f), cmp_id);
+	if (t->n)
+		qsort(t->f, t->n, sizeof(*t->f), cmp_id);
 	count_unformatted(t);
 	return t;
 }
@@ -857,8 +897,8 @@ static char *tep_resolve(void *priv, unsigned long long *addrp, char **modp)
 	return (char *)name;
 }
 
-PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t,
-					       pcl_tp_func_resolver_t fn, void *ctx)
+PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t, pcl_tp_func_resolver_t fn,
+					       void *ctx)
 {
 	if (!t)
 		return -EINVAL;

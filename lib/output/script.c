@@ -1046,8 +1046,16 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 	if (!f)
 		return 0;
 	chain = s->use_callchain && has_callchain(attr);
+	/*
+	 * A task's last events after it was unhashed (its final sched_switch)
+	 * carry pid and tid -1: perf's thread for tid -1 is ":-1", where the
+	 * machine gives the idle task.
+	 */
 	st = (struct start){
-		.comm = res->thread ? res->thread->comm : ":-1",
+		.comm = res->thread && !((sm->sample_type & PERF_SAMPLE_TID) &&
+					 (int32_t)sm->tid == -1)
+				? res->thread->comm
+				: ":-1",
 		.unpadded = (f & PCL_SCRIPT_IP) && chain,
 		.pid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->pid : -1,
 		.tid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->tid : -1,

@@ -745,11 +745,11 @@ static void test_tracepoint_callchain(void **state)
 
 /* ---- printing through libtraceevent ---- */
 
-#define COMMON_FIELDS                                                               \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"      \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"      \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                  \
+#define COMMON_FIELDS                                                                              \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
 	"\n"
 
 /*
@@ -768,7 +768,8 @@ static const char fmt_misc[] =
 	"\n"
 	"print fmt: \"%s ip=%pS vec=%u [action=%s] flags=%s (%lx, %lx)\", REC->s, (void *)REC->ip, "
 	"REC->vec, __print_symbolic(REC->vec, { 0, \"HI\" }, { 9, \"RCU\" }), "
-	"__print_flags(REC->flags, \"|\", { 1, \"A\" }, { 4, \"C\" }), REC->args[0], REC->args[1]\n";
+	"__print_flags(REC->flags, \"|\", { 1, \"A\" }, { 4, \"C\" }), REC->args[0], "
+	"REC->args[1]\n";
 
 /* A print fmt libtraceevent cannot follow: a helper it does not know. */
 static const char fmt_odd[] = "name: odd\nID: 902\nformat:\n" COMMON_FIELDS
@@ -900,8 +901,8 @@ static void test_tracepoint_tep(void **state)
 static void test_tracepoint_fallback_line(void **state)
 {
 	static const char *const fmts[] = { fmt_odd };
-	struct pcl_data_attr a = make_attr(PERF_TYPE_TRACEPOINT, 902,
-					   PERF_SAMPLE_TID | PERF_SAMPLE_RAW, "test:odd");
+	struct pcl_data_attr a =
+		make_attr(PERF_TYPE_TRACEPOINT, 902, PERF_SAMPLE_TID | PERF_SAMPLE_RAW, "test:odd");
 	struct pcl_record r = make_sample(&a, 0);
 	struct pcl_resolved res = { &thr_hot, fr_nomap, NULL, 0 };
 	struct pcl_script_opts o = { .size = sizeof(o) };
@@ -927,8 +928,12 @@ static void test_tracepoint_fallback_line(void **state)
 	assert_int_equal(pcl_script__setup(s, one(&a), 1, false), 0);
 	m = open_memstream(&buf, &len);
 	assert_int_equal(pcl_script__sample(s, m, &a, &r, &res), 0);
+	/* a task's last switch, after it was unhashed: tid -1, shown as perf's ":-1" */
+	r.sample.pid = r.sample.tid = (uint32_t)-1;
+	assert_int_equal(pcl_script__sample(s, m, &a, &r, &res), 0);
 	fclose(m);
-	assert_string_equal(buf, "             hot  9459 test:odd: v=-7\n");
+	assert_string_equal(buf, "             hot  9459 test:odd: v=-7\n"
+				 "             :-1    -1 test:odd: v=-7\n");
 	free(buf);
 	pcl_script__free(s);
 	pcl_tracepoints__free(t);
@@ -1240,12 +1245,18 @@ static void test_event_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		UNIT_TEST(test_format_parse),	      UNIT_TEST(test_format_malformed),
-		UNIT_TEST(test_format_print),	      UNIT_TEST(test_tracing_data),
-		UNIT_TEST(test_sample_lines),	      UNIT_TEST(test_tracepoint_line),
-		UNIT_TEST(test_tracepoint_callchain), UNIT_TEST(test_fields_errors),
-		UNIT_TEST(test_event_names),	      UNIT_TEST(test_event_lines),
-		UNIT_TEST(test_tracepoint_tep),	      UNIT_TEST(test_tracepoint_fallback_line),
+		UNIT_TEST(test_format_parse),
+		UNIT_TEST(test_format_malformed),
+		UNIT_TEST(test_format_print),
+		UNIT_TEST(test_tracing_data),
+		UNIT_TEST(test_sample_lines),
+		UNIT_TEST(test_tracepoint_line),
+		UNIT_TEST(test_tracepoint_callchain),
+		UNIT_TEST(test_fields_errors),
+		UNIT_TEST(test_event_names),
+		UNIT_TEST(test_event_lines),
+		UNIT_TEST(test_tracepoint_tep),
+		UNIT_TEST(test_tracepoint_fallback_line),
 		UNIT_TEST(test_tracepoint_tep_messages),
 	};
 
