@@ -619,6 +619,49 @@ __attribute__((visibility("default"))) int tep_vprint(const char *name, enum tep
 	return 0;
 }
 
+/*
+ * Whether libtraceevent may parse @text, the format @f was parsed from:
+ * every REC->NAME of its print fmt must name a field of @f. libtraceevent
+ * 1.7 dereferences NULL on some references to fields a format lacks (an
+ * array element of one, in a __print_flags); tracefs never writes those.
+ */
+static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_t len)
+{
+	const char *end = text + len, *p = NULL;
+
+	for (const char *q = text; q + 10 <= end; q++) {
+		if ((q == text || q[-1] == '\n') && !memcmp(q, "print fmt:", 10)) {
+			p = q + 10;
+			break;
+		}
+	}
+	while (p && p + 5 <= end && (p = memmem(p, (size_t)(end - p), "REC->", 5))) {
+		const char *n = p + 5, *e = n;
+		bool found = false;
+
+		while (e < end && (isalnum((unsigned char)*e) || *e == '_'))
+			e++;
+		for (int i = 0; i < f->nr_fields && !found; i++)
+			found = strlen(f->fields[i].name) == (size_t)(e - n) &&
+				!memcmp(f->fields[i].name, n, (size_t)(e - n));
+		if (!found)
+			return false;
+		p = e;
+	}
+	return true;
+}
+
+/* @text (@len bytes) to libtraceevent, when pcl's own parse finds it sound. */
+static void tep_add_format(struct tep_handle *tep, const char *sys, const char *text, size_t len,
+			   int long_size)
+{
+	struct pcl_tp_format *f = pcl_tp_format__parse(sys, text, len, long_size);
+
+	if (f && tep_may_parse(f, text, len))
+		tep_parse_event(tep, text, len, sys);
+	pcl_tp_format__free(f);
+}
+
 /* A libtraceevent handle for the section's byte order and sizes; NULL when out of memory. */
 static struct tep_handle *tep_new(bool big, int long_size, uint32_t page_size)
 {
@@ -686,7 +729,7 @@ static int read_preamble(struct cursor *c, struct pcl_tracepoints *t)
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		d = take_blob(c, &len);
 		if (d && t->tep)
-			tep_parse_event(t->tep, d, len, "ftrace");
+			tep_add_format(t->tep, "ftrace", d, len, long_size);
 	}
 	return c->bad ? -EBADMSG : long_size;
 }
@@ -706,14 +749,14 @@ static int read_systems(struct cursor *c, struct pcl_tracepoints *t, int long_si
 
 			if (!text)
 				break;
-			if (t->tep)
-				tep_parse_event(t->tep, text, len, sys);
 			f = pcl_tp_format__parse(sys, text, len, long_size);
 			if (!f) {
 				if (errno == ENOMEM)
 					return -ENOMEM;
 				continue; /* one bad format does not spoil the others */
 			}
+			if (t->tep && tep_may_parse(f, text, len))
+				tep_parse_event(t->tep, text, len, sys);
 			if (tp_add(t, f)) {
 				pcl_tp_format__free(f);
 				return -ENOMEM;
