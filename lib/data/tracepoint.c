@@ -620,6 +620,51 @@ __attribute__((visibility("default"))) int tep_vprint(const char *name, enum tep
 }
 
 /*
+ * A print fmt as tracefs writes it: one line (a string may hold a newline),
+ * then only blank space; a string first, quotes closed, and (), [] and {}
+ * nested properly outside them. libtraceevent's expression parser crashes on some that are not
+ * (a format cut in the middle of an expression, for one).
+ */
+static bool print_fmt_balanced(const char *p, const char *end)
+{
+	char stack[64];
+	int depth = 0;
+	char quote = 0;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '"')
+		return false;
+	for (; p < end && (quote || *p != '\n'); p++) {
+		char ch = *p;
+
+		if ((unsigned char)ch < 0x20 && ch != '\t' && ch != '\n')
+			return false;
+		if (quote) {
+			if (ch == '\\' && p + 1 < end)
+				p++;
+			else if (ch == quote)
+				quote = 0;
+		} else if (ch == '"' || ch == '\'') {
+			quote = ch;
+		} else if (ch == '(' || ch == '[' || ch == '{') {
+			if (depth == (int)sizeof(stack))
+				return false;
+			stack[depth++] = ch == '(' ? ')' : ch == '[' ? ']' : '}';
+		} else if (ch == ')' || ch == ']' || ch == '}') {
+			if (!depth || stack[--depth] != ch)
+				return false;
+		}
+	}
+	if (quote || depth)
+		return false;
+	for (; p < end; p++)
+		if (!isspace((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/*
  * Whether libtraceevent may parse @text, the format @f was parsed from:
  * every REC->NAME of its print fmt must name a field of @f. libtraceevent
  * 1.7 dereferences NULL on some references to fields a format lacks (an
@@ -635,6 +680,8 @@ static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_
 			break;
 		}
 	}
+	if (!p || !print_fmt_balanced(p, end))
+		return false;
 	while (p && p + 5 <= end && (p = memmem(p, (size_t)(end - p), "REC->", 5))) {
 		const char *n = p + 5, *e = n;
 		bool found = false;
