@@ -777,6 +777,22 @@ static const char fmt_odd[] = "name: odd\nID: 902\nformat:\n" COMMON_FIELDS
 			      "\n"
 			      "print fmt: \"v=%d\", __no_such_helper(REC->v)\n";
 
+/*
+ * Print fmts pcl keeps from libtraceevent and prints field by field: an
+ * element of a field the format does not have (libtraceevent 1.7 crashes
+ * on it; found by fuzz-tracing), and an expression cut short (a longer
+ * cut one, in fuzz/corpus/tracing/print-cut-expression, crashes it too).
+ */
+static const char fmt_no_field[] =
+	"name: nofield\nID: 903\nformat:\n" COMMON_FIELDS
+	"\tfield:unsigned long args[2];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"f=%s\", __print_flags(REC->irgs[1], \"|\", { 1, \"A\" })\n";
+static const char fmt_cut[] = "name: cut\nID: 904\nformat:\n" COMMON_FIELDS
+			      "\tfield:long state;\toffset:8;\tsize:8;\tsigned:1;\n"
+			      "\n"
+			      "print fmt: \"s=%s\", (REC->state & ((((0x00000000 | 0x0000\n";
+
 /* A section of system "test" with @fmts, and @printk as its printk formats. */
 static void build_test_section(struct sect *s, const char *const *fmts, int n, const char *printk)
 {
@@ -831,7 +847,7 @@ static char *tep_text(const struct pcl_tracepoints *t, uint64_t id, const void *
 
 static void test_tracepoint_tep(void **state)
 {
-	static const char *const fmts[] = { fmt_misc, fmt_odd, fmt_write };
+	static const char *const fmts[] = { fmt_misc, fmt_odd, fmt_write, fmt_no_field, fmt_cut };
 	struct sect sec;
 	struct pcl_tracepoints *t;
 	uint8_t raw[56] = { 0 };
@@ -841,13 +857,13 @@ static void test_tracepoint_tep(void **state)
 	char *got;
 
 	(void)state;
-	build_test_section(&sec, fmts, 3,
+	build_test_section(&sec, fmts, 5,
 			   "0xffffffff8281a5a4 : \"Start context switch\"\n"
 			   "0xffffffff8281a591 : \"End context switch\"\n");
 	t = pcl_tracepoints__parse(sec.b, sec.n);
 	assert_non_null(t);
-	assert_int_equal(pcl_tracepoints__count(t), 3);
-	assert_int_equal(pcl_tracepoints__nr_unformatted(t), 1); /* odd */
+	assert_int_equal(pcl_tracepoints__count(t), 5);
+	assert_int_equal(pcl_tracepoints__nr_unformatted(t), 3); /* odd, nofield, cut */
 	v = 901;
 	memcpy(raw, &v, 2);
 	v = 0xffffffff8281a591ull;
@@ -879,6 +895,12 @@ static void test_tracepoint_tep(void **state)
 	free(got);
 	/* the print fmt libtraceevent could not follow: the caller falls back */
 	got = tep_text(t, 902, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	got = tep_text(t, 903, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	got = tep_text(t, 904, raw, sizeof(raw), &ret);
 	assert_int_equal(ret, -ENOENT);
 	free(got);
 	got = tep_text(t, 12345, raw, sizeof(raw), &ret);
