@@ -601,12 +601,13 @@ static int cmp_id(const void *a, const void *b)
 /*
  * libtraceevent's messages, which it prints to stderr unless the program
  * overrides this (its documented hook, a weak symbol): they go to the
- * print callback instead. A shared libpcl keeps the symbol local (version
- * script), so there libtraceevent's own log level (critical only, by
- * default) is what keeps it quiet.
+ * print callback instead. Weak, so that a program with its own override
+ * keeps it. A shared libpcl keeps the symbol local (version script), so
+ * there libtraceevent's own log level (critical only, by default) is what
+ * keeps it quiet.
  */
-__attribute__((visibility("default"))) int tep_vprint(const char *name, enum tep_loglevel level,
-						      bool print_err, const char *fmt, va_list ap)
+__attribute__((weak, visibility("default"))) int
+tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt, va_list ap)
 {
 	char msg[512];
 
