@@ -827,10 +827,25 @@ static char *cstr(const char *d, size_t len)
 }
 
 /*
+ * Whether libtraceevent can take @p..@end as a printk format's text (what
+ * follows "ADDR :" and one space): it drops a leading quote, then looks
+ * for a trailing quote and "\n" two bytes before the end, without checking
+ * that the text is that long; so it must be 3 bytes at least.
+ */
+static bool printk_text_ok(const char *p, const char *end)
+{
+	if (p >= end)
+		return false;
+	if (*p == '"')
+		p++;
+	return end - p >= 3;
+}
+
+/*
  * The printk formats' lines ("ADDR : FORMAT") that libtraceevent can take:
- * it reads one byte past the first ':' of a line without checking that
- * there is one, so a line without ':', or with nothing after its first
- * ':' (leading ones skipped, as its strtok does), is left out. NUL-ended;
+ * it reads past the first ':' of a line without checking that there is
+ * one, and past the start of a short format (printk_text_ok); such lines
+ * are left out. Leading ':'s are skipped, as its strtok does. NUL-ended;
  * NULL when out of memory.
  */
 static char *printk_lines(const char *d, size_t len)
@@ -849,7 +864,7 @@ static char *printk_lines(const char *d, size_t len)
 		while (p < le && *p == ':')
 			p++;
 		colon = p < le ? memchr(p, ':', (size_t)(le - p)) : NULL;
-		if (colon && colon + 1 < le) {
+		if (colon && printk_text_ok(colon + 2, le)) {
 			memcpy(o, d, (size_t)(le - d));
 			o += le - d;
 			*o++ = '\n';
