@@ -23,6 +23,12 @@
  * perf's come from its machine). What is after the event formats is
  * optional: a section cut there still has its formats.
  *
+ * libtraceevent's parsers are not hardened against hostile text: formats
+ * reach it only when pcl's own parse takes them and their print fmt is
+ * well nested and names only their fields (tep_may_parse), and printk
+ * format lines only in the shape tracefs writes (printk_lines); what
+ * fuzz-tracing found it crash on is in fuzz/corpus/tracing.
+ *
  * libtraceevent trusts a record's bytes: it reads fields at the format's
  * offsets and __data_loc data wherever the record's u16 offset and length
  * point, without checking them against the record's size. So a record is
