@@ -671,6 +671,88 @@ static bool print_fmt_balanced(const char *p, const char *end)
 	return true;
 }
 
+/* A token of a print fmt's arguments: what follows matters for print_fmt_words_ok. */
+enum pf_tok { PF_OTHER, PF_WORD, PF_NUMBER, PF_STRING };
+
+/* The token at *@pp (blank space skipped), *@pp moved past it; -1 on an unclosed literal. */
+static int pf_next(const char **pp, const char *end)
+{
+	const char *p = *pp;
+	int kind = PF_OTHER;
+
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if (p == end) {
+		*pp = p;
+		return PF_OTHER;
+	}
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (p < end && *p != q)
+			p += *p == '\\' && p + 1 < end ? 2 : 1;
+		if (p >= end)
+			return -1;
+		p++;
+		kind = PF_STRING;
+	} else if (isalpha((unsigned char)*p) || *p == '_' || isdigit((unsigned char)*p)) {
+		kind = isdigit((unsigned char)*p) ? PF_NUMBER : PF_WORD;
+		while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.'))
+			p++;
+	} else {
+		p++;
+	}
+	*pp = p;
+	return kind;
+}
+
+/*
+ * The arguments of a print fmt are C expressions: two words or numbers in
+ * a row only name a type, in a cast's parentheses ("(unsigned long)",
+ * "(struct page *)"). libtraceevent 1.7 crashes on some text that breaks
+ * this (a word glued to a field line's text, found by fuzz-tracing).
+ */
+static bool print_fmt_words_ok(const char *p, const char *end)
+{
+	bool type_only[64]; /* per open '(': has held only words and '*' so far */
+	int depth = 0, prev = PF_OTHER;
+
+	while (p < end) {
+		const char *start;
+		int kind;
+
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		start = p;
+		kind = pf_next(&p, end);
+		if (kind < 0)
+			return false;
+		if (p == start)
+			break;
+		if (kind == PF_WORD || kind == PF_NUMBER) {
+			if (prev == PF_STRING)
+				return false;
+			if ((prev == PF_WORD || prev == PF_NUMBER) &&
+			    (kind == PF_NUMBER || prev == PF_NUMBER || !depth || !type_only[depth - 1]))
+				return false;
+		} else if (kind == PF_STRING && prev != PF_OTHER && prev != PF_STRING) {
+			return false;
+		}
+		if (*start == '(') {
+			if (depth == (int)ARRAY_SIZE(type_only))
+				return false;
+			type_only[depth++] = true;
+		} else if (*start == ')') {
+			if (depth)
+				depth--;
+		} else if (depth && kind != PF_WORD && *start != '*') {
+			type_only[depth - 1] = false;
+		}
+		prev = kind == PF_OTHER ? PF_OTHER : kind;
+	}
+	return true;
+}
+
 /*
  * Whether libtraceevent may parse @text, the format @f was parsed from:
  * every REC->NAME of its print fmt must name a field of @f. libtraceevent
@@ -687,7 +769,7 @@ static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_
 			break;
 		}
 	}
-	if (!p || !print_fmt_balanced(p, end))
+	if (!p || !print_fmt_balanced(p, end) || !print_fmt_words_ok(p, end))
 		return false;
 	while (p && p + 5 <= end && (p = memmem(p, (size_t)(end - p), "REC->", 5))) {
 		const char *n = p + 5, *e = n;
