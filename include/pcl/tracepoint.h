@@ -106,11 +106,14 @@ PCL_API const struct pcl_tp_format *pcl_tracepoints__find(const struct pcl_trace
  * Print @raw (@size bytes of a sample's raw data, recorded on @cpu) of
  * tracepoint @id to @out as perf script does: the event's print fmt, run
  * by libtraceevent with the printk formats and saved cmdlines of the
- * section, no newline. The data is never read past @size (what the
- * format's fields would read there prints as zeros). Returns 0; -ENOENT
- * when libtraceevent could not parse this tracepoint's format (print it
- * with pcl_tp_format__fprint then); -EIO when @out has an error;
- * -ENOMEM; -EINVAL. Thread-safe (callers are serialized).
+ * section, no newline. libtraceevent reads a zero-padded copy of @raw:
+ * fields and __data_loc data past @size read as zeros (a length taken
+ * from the record by __print_hex or __print_array may still reach past
+ * the 128 KiB of padding, as in perf). Returns 0; -ENOENT when
+ * libtraceevent could not parse this tracepoint's format, or pcl kept a
+ * malformed one from it (print it with pcl_tp_format__fprint then); -EIO
+ * when @out has an error; -ENOMEM; -EINVAL. Thread-safe (callers are
+ * serialized).
  */
 PCL_API int pcl_tracepoints__fprint(const struct pcl_tracepoints *t, uint64_t id, int cpu,
 				    const void *raw, size_t size, FILE *out);
