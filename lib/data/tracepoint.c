@@ -484,6 +484,11 @@ struct pcl_tracepoints {
 	uint32_t max_end;	/* the largest offset + size of a field of any format */
 	pcl_tp_func_resolver_t resolve;
 	void *resolve_ctx;
+	struct {
+		int id;
+		char ph; /* what stands for a tab in its format string (tep_parse_tabbed) */
+	} tabbed[16];
+	size_t nr_tabbed;
 	/* printing state, under lock: tep_print_event is not reentrant */
 	pthread_mutex_t lock;
 	struct trace_seq seq;
@@ -590,8 +595,9 @@ static int tp_add(struct pcl_tracepoints *t, struct pcl_tp_format *f)
 	for (int i = 0; i < f->nr_fields; i++) {
 		uint64_t end = (uint64_t)f->fields[i].offset + f->fields[i].size;
 
-		if (end > t->max_end)
-			t->max_end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+		/* past 64 KiB: never a record's, and never given to libtraceevent */
+		if (end > t->max_end && end <= 65536)
+			t->max_end = (uint32_t)end;
 	}
 	return 0;
 }
@@ -669,6 +675,17 @@ static bool print_fmt_balanced(const char *p, const char *end)
 		if (!isspace((unsigned char)*p))
 			return false;
 	return true;
+}
+
+/* What follows "print fmt:" at the start of a line of @text, or NULL. */
+static const char *print_fmt_at(const char *text, size_t len)
+{
+	const char *end = text + len;
+
+	for (const char *q = text; q + 10 <= end; q++)
+		if ((q == text || q[-1] == '\n') && !memcmp(q, "print fmt:", 10))
+			return q + 10;
+	return NULL;
 }
 
 /* A token of a print fmt's arguments: what follows matters for print_fmt_words_ok. */
@@ -761,13 +778,21 @@ static bool print_fmt_words_ok(const char *p, const char *end)
  */
 static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_t len)
 {
-	const char *end = text + len, *p = NULL;
+	const char *end = text + len, *p = print_fmt_at(text, len);
 
-	for (const char *q = text; q + 10 <= end; q++) {
-		if ((q == text || q[-1] == '\n') && !memcmp(q, "print fmt:", 10)) {
-			p = q + 10;
-			break;
-		}
+	/*
+	 * Fields lie inside a record (at most 64 KiB), and only a flexible
+	 * array ("buf[]", in ftrace's formats) is empty: libtraceevent reads
+	 * where a field says, and asked a 4 GiB allocation of a pointer of
+	 * size 0 under fuzzing.
+	 */
+	for (int i = 0; i < f->nr_fields; i++) {
+		const struct pcl_tp_field *fl = &f->fields[i];
+		size_t tl = strlen(fl->type);
+
+		if ((uint64_t)fl->offset + fl->size > 65536 ||
+		    (!fl->size && (tl < 2 || strcmp(fl->type + tl - 2, "[]"))))
+			return false;
 	}
 	if (!p || !print_fmt_balanced(p, end) || !print_fmt_words_ok(p, end))
 		return false;
@@ -787,14 +812,55 @@ static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_
 	return true;
 }
 
+/*
+ * libtraceevent 1.7 refuses a print fmt whose format string holds a tab
+ * (maple_tree's, on recent kernels), which perf 6.1's own copy of it
+ * reads. Such a format goes in with the tabs as a printable byte the text
+ * does not hold, and that byte is made a tab again in what it prints
+ * (pcl_tracepoints__fprint); a string field holding that byte would print
+ * it as a tab too, the one cost.
+ */
+static const char tab_stand_ins[] = "`^~@$#";
+
+/* @f's @text to libtraceevent, its format string's tabs stood in for. */
+static void tep_parse_tabbed(struct pcl_tracepoints *t, const struct pcl_tp_format *f,
+			     const char *sys, const char *text, size_t len)
+{
+	const char *p = print_fmt_at(text, len), *end = text + len, *q;
+	char *copy, ph = 0;
+
+	while (p && p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	for (q = p ? p + 1 : NULL; q && q < end && *q != '"'; q += *q == '\\' ? 2 : 1)
+		;
+	if (!p || p >= end || *p != '"' || !q || q >= end || !memchr(p, '\t', (size_t)(q - p)))
+		goto plain;
+	for (const char *c = tab_stand_ins; *c && !ph; c++)
+		ph = memchr(text, *c, len) ? 0 : *c;
+	if (!ph || t->nr_tabbed == ARRAY_SIZE(t->tabbed) || f->id > INT32_MAX ||
+	    !(copy = malloc(len)))
+		goto plain;
+	memcpy(copy, text, len);
+	for (size_t i = (size_t)(p - text); i < (size_t)(q - text); i++)
+		if (copy[i] == '\t')
+			copy[i] = ph;
+	tep_parse_event(t->tep, copy, len, sys);
+	free(copy);
+	t->tabbed[t->nr_tabbed].id = (int)f->id;
+	t->tabbed[t->nr_tabbed++].ph = ph;
+	return;
+plain:
+	tep_parse_event(t->tep, text, len, sys);
+}
+
 /* @text (@len bytes) to libtraceevent, when pcl's own parse finds it sound. */
-static void tep_add_format(struct tep_handle *tep, const char *sys, const char *text, size_t len,
-			   int long_size)
+static void tep_add_format(struct pcl_tracepoints *t, const char *sys, const char *text,
+			   size_t len, int long_size)
 {
 	struct pcl_tp_format *f = pcl_tp_format__parse(sys, text, len, long_size);
 
 	if (f && tep_may_parse(f, text, len))
-		tep_parse_event(tep, text, len, sys);
+		tep_parse_tabbed(t, f, sys, text, len);
 	pcl_tp_format__free(f);
 }
 
@@ -865,7 +931,7 @@ static int read_preamble(struct cursor *c, struct pcl_tracepoints *t)
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		d = take_blob(c, &len);
 		if (d && t->tep)
-			tep_add_format(t->tep, "ftrace", d, len, long_size);
+			tep_add_format(t, "ftrace", d, len, long_size);
 	}
 	return c->bad ? -EBADMSG : long_size;
 }
@@ -892,7 +958,7 @@ static int read_systems(struct cursor *c, struct pcl_tracepoints *t, int long_si
 				continue; /* one bad format does not spoil the others */
 			}
 			if (t->tep && tep_may_parse(f, text, len))
-				tep_parse_event(t->tep, text, len, sys);
+				tep_parse_tabbed(t, f, sys, text, len);
 			if (tp_add(t, f)) {
 				pcl_tp_format__free(f);
 				return -ENOMEM;
@@ -1127,6 +1193,19 @@ static bool scratch_fit(struct pcl_tracepoints *t, size_t need)
 	return true;
 }
 
+/* The tabs of @e's format string back in @seq, if they were stood in for. */
+static void untab(const struct pcl_tracepoints *t, const struct tep_event *e, struct trace_seq *seq)
+{
+	for (size_t i = 0; i < t->nr_tabbed; i++) {
+		if (t->tabbed[i].id != e->id)
+			continue;
+		for (unsigned int k = 0; k < seq->len; k++)
+			if (seq->buffer[k] == t->tabbed[i].ph)
+				seq->buffer[k] = '\t';
+		return;
+	}
+}
+
 PCL_API int pcl_tracepoints__fprint(const struct pcl_tracepoints *ct, uint64_t id, int cpu,
 				    const void *raw, size_t size, FILE *out)
 {
@@ -1153,6 +1232,7 @@ PCL_API int pcl_tracepoints__fprint(const struct pcl_tracepoints *ct, uint64_t i
 	trace_seq_reset(&t->seq);
 	tep_print_event(t->tep, &t->seq, &rec, "%s", TEP_PRINT_INFO);
 	memset(t->scratch, 0, size);
+	untab(t, e, &t->seq);
 	if (t->seq.state == TRACE_SEQ__MEM_ALLOC_FAILED)
 		ret = -ENOMEM;
 	else if (fwrite(t->seq.buffer, 1, t->seq.len, out) != t->seq.len || ferror(out))

@@ -7,8 +7,8 @@
 # openat's 'dfd: 0x%08lx' and sys_exit's return, raw_syscalls' array
 # elements, kmem's %pS call sites and __print_flags gfp flags, timer's %ps
 # functions and hrtimer modes, irq's __print_symbolic vectors and a
-# __get_str string, exec's filename string, and rcu_utilization's string
-# from the printk formats. Each file is read by perf script and by pcl
+# __get_str string, exec's filename string, rcu_utilization's string
+# from the printk formats, and maple_tree's tab in its format string. Each file is read by perf script and by pcl
 # script and compared line by line, whole and event by event; on pcl's
 # files, perf script must print those strings (the writer copies the
 # printk formats). A pipe-mode stream too.
@@ -33,7 +33,7 @@ want="sched:sched_switch sched:sched_wakeup sched:sched_process_exec
 syscalls:sys_enter_openat syscalls:sys_exit_openat raw_syscalls:sys_enter raw_syscalls:sys_exit
 kmem:kmalloc kmem:kfree kmem:mm_page_alloc timer:hrtimer_start timer:hrtimer_expire_entry
 timer:timer_start irq:softirq_entry irq:softirq_raise irq:irq_handler_entry rcu:rcu_utilization
-workqueue:workqueue_queue_work signal:signal_generate"
+workqueue:workqueue_queue_work signal:signal_generate maple_tree:ma_write"
 events=()
 for tp in $want; do
 	[ -d "$tracefs/events/${tp%%:*}/${tp#*:}" ] && events+=("$tp")

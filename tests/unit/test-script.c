@@ -793,6 +793,12 @@ static const char fmt_cut[] = "name: cut\nID: 904\nformat:\n" COMMON_FIELDS
 			      "\n"
 			      "print fmt: \"s=%s\", (REC->state & ((((0x00000000 | 0x0000\n";
 
+/* A tab in the format string (maple_tree's), which libtraceevent 1.7 refuses. */
+static const char fmt_tab[] = "name: tab\nID: 905\nformat:\n" COMMON_FIELDS
+			      "\tfield:unsigned long v;\toffset:8;\tsize:8;\tsigned:0;\n"
+			      "\n"
+			      "print fmt: \"a\tb=%lu\", REC->v\n";
+
 /* A section of system "test" with @fmts, and @printk as its printk formats. */
 static void build_test_section(struct sect *s, const char *const *fmts, int n, const char *printk)
 {
@@ -847,7 +853,8 @@ static char *tep_text(const struct pcl_tracepoints *t, uint64_t id, const void *
 
 static void test_tracepoint_tep(void **state)
 {
-	static const char *const fmts[] = { fmt_misc, fmt_odd, fmt_write, fmt_no_field, fmt_cut };
+	static const char *const fmts[] = { fmt_misc, fmt_odd, fmt_write, fmt_no_field, fmt_cut,
+					    fmt_tab };
 	struct sect sec;
 	struct pcl_tracepoints *t;
 	uint8_t raw[56] = { 0 };
@@ -857,12 +864,12 @@ static void test_tracepoint_tep(void **state)
 	char *got;
 
 	(void)state;
-	build_test_section(&sec, fmts, 5,
+	build_test_section(&sec, fmts, 6,
 			   "0xffffffff8281a5a4 : \"Start context switch\"\n"
 			   "0xffffffff8281a591 : \"End context switch\"\n");
 	t = pcl_tracepoints__parse(sec.b, sec.n);
 	assert_non_null(t);
-	assert_int_equal(pcl_tracepoints__count(t), 5);
+	assert_int_equal(pcl_tracepoints__count(t), 6);
 	assert_int_equal(pcl_tracepoints__nr_unformatted(t), 3); /* odd, nofield, cut */
 	v = 901;
 	memcpy(raw, &v, 2);
@@ -913,6 +920,14 @@ static void test_tracepoint_tep(void **state)
 	got = tep_text(t, 840, raw, 40, &ret);
 	assert_int_equal(ret, 0);
 	assert_string_equal(got, "fd: 0x00000003");
+	free(got);
+	v = 905;
+	memcpy(raw, &v, 2);
+	v = 3;
+	memcpy(raw + 8, &v, 8);
+	got = tep_text(t, 905, raw, 16, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(got, "a\tb=3");
 	free(got);
 	pcl_tracepoints__free(t);
 	assert_int_equal(pcl_tracepoints__nr_unformatted(NULL), 0);
