@@ -771,6 +771,25 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 }
 
 /*
+ * A field declared as tracefs declares them: a C name, and a type of
+ * words and '*' with at most one array suffix ("char[16]", "__data_loc
+ * char[]", "u8[ETH_ALEN]"). libtraceevent crashed on a field line with
+ * an unclosed '[' under fuzzing.
+ */
+static bool decl_ok(const struct pcl_tp_field *fl)
+{
+	const char *t = fl->type, *open = strchr(t, '['), *close = strchr(t, ']');
+
+	if (!*fl->name || strspn(fl->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789_") != strlen(fl->name))
+		return false;
+	if (!!open != !!close || (open && (close < open || close[1] || strchr(open + 1, '['))))
+		return false;
+	return strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ *[]+()-") ==
+	       strlen(t);
+}
+
+/*
  * Whether libtraceevent may parse @text, the format @f was parsed from:
  * every REC->NAME of its print fmt must name a field of @f. libtraceevent
  * 1.7 dereferences NULL on some references to fields a format lacks (an
@@ -790,10 +809,14 @@ static bool tep_may_parse(const struct pcl_tp_format *f, const char *text, size_
 		const struct pcl_tp_field *fl = &f->fields[i];
 		size_t tl = strlen(fl->type);
 
-		if ((uint64_t)fl->offset + fl->size > 65536 ||
+		if ((uint64_t)fl->offset + fl->size > 65536 || !decl_ok(fl) ||
 		    (!fl->size && (tl < 2 || strcmp(fl->type + tl - 2, "[]"))))
 			return false;
 	}
+	/* tracefs writes ASCII text; libtraceevent's tokenizer chokes on other bytes */
+	for (size_t i = 0; i < len; i++)
+		if (!isprint((unsigned char)text[i]) && text[i] != '\t' && text[i] != '\n')
+			return false;
 	if (!p || !print_fmt_balanced(p, end) || !print_fmt_words_ok(p, end))
 		return false;
 	while (p && p + 5 <= end && (p = memmem(p, (size_t)(end - p), "REC->", 5))) {
