@@ -633,10 +633,10 @@ tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char
 }
 
 /*
- * A print fmt as tracefs writes it: one line (a string may hold a newline),
- * then only blank space; a string first, quotes closed, and (), [] and {}
- * nested properly outside them. libtraceevent's expression parser crashes on some that are not
- * (a format cut in the middle of an expression, for one).
+ * A print fmt as tracefs writes it: one line (a string may hold a
+ * newline), then only blank space; a string first, quotes closed, and (),
+ * [] and {} nested properly outside them. libtraceevent's expression
+ * parser crashes on some that are not (one cut inside an expression).
  */
 static bool print_fmt_balanced(const char *p, const char *end)
 {
