@@ -723,6 +723,17 @@ static int pf_next(const char **pp, const char *end)
 	return kind;
 }
 
+/* Whether the number @p..@end (not NUL-ended) is not 0. */
+static bool nonzero(const char *p, const char *end)
+{
+	char buf[32];
+	size_t n = (size_t)(end - p) < sizeof(buf) - 1 ? (size_t)(end - p) : sizeof(buf) - 1;
+
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 0) != 0;
+}
+
 /*
  * The arguments of a print fmt are C expressions: two words or numbers in
  * a row only name a type, in a cast's parentheses ("(unsigned long)",
@@ -733,6 +744,7 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 {
 	bool type_only[64]; /* per open '(': has held only words and '*' so far */
 	int depth = 0, prev = PF_OTHER;
+	bool divide = false; /* the previous token was '/' or '%' */
 
 	while (p < end) {
 		const char *start;
@@ -746,6 +758,14 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 			return false;
 		if (p == start)
 			break;
+		/*
+		 * A divisor is a constant (or a sizeof): libtraceevent folds
+		 * constants when it parses, and divided by zero under fuzzing.
+		 */
+		if (divide && !(kind == PF_NUMBER && nonzero(start, p)) &&
+		    !(kind == PF_WORD && p - start == 6 && !memcmp(start, "sizeof", 6)))
+			return false;
+		divide = kind == PF_OTHER && (*start == '/' || *start == '%');
 		if (kind == PF_WORD || kind == PF_NUMBER) {
 			if (prev == PF_STRING)
 				return false;
