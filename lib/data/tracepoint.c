@@ -745,6 +745,8 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 	bool type_only[64]; /* per open '(': has held only words and '*' so far */
 	int depth = 0, prev = PF_OTHER;
 	bool divide = false; /* the previous token was '/' or '%' */
+	bool member = false; /* the previous token was a word after "->" */
+	char last = 0, last2 = 0; /* the first characters of the two previous tokens */
 
 	while (p < end) {
 		const char *start;
@@ -766,6 +768,17 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 		    !(kind == PF_WORD && p - start == 6 && !memcmp(start, "sizeof", 6)))
 			return false;
 		divide = kind == PF_OTHER && (*start == '/' || *start == '%');
+		/*
+		 * No statements, and only a field, a call's result or an
+		 * element is indexed: libtraceevent dereferenced NULL on
+		 * "word[2]" and "REC->nofield[1]" under fuzzing.
+		 */
+		if (kind == PF_OTHER && (*start == ';' ||
+					 (*start == '[' && !member && last != ')' && last != ']')))
+			return false;
+		member = kind == PF_WORD && last == '>' && last2 == '-';
+		last2 = last;
+		last = *start;
 		if (kind == PF_WORD || kind == PF_NUMBER) {
 			if (prev == PF_STRING)
 				return false;
