@@ -769,11 +769,12 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 			return false;
 		divide = kind == PF_OTHER && (*start == '/' || *start == '%');
 		/*
-		 * No statements, and only a field, a call's result or an
-		 * element is indexed: libtraceevent dereferenced NULL on
-		 * "word[2]" and "REC->nofield[1]" under fuzzing.
+		 * C's operators only (no ';', no '#'), and only a field, a
+		 * call's result or an element is indexed: libtraceevent
+		 * dereferenced NULL on "word[2]", "x# y" and "REC->nofield[1]"
+		 * under fuzzing.
 		 */
-		if (kind == PF_OTHER && (*start == ';' ||
+		if (kind == PF_OTHER && (!strchr("()[]{},.-><+*/%&|^!~?:=", *start) ||
 					 (*start == '[' && !member && last != ')' && last != ']')))
 			return false;
 		member = kind == PF_WORD && last == '>' && last2 == '-';
@@ -818,6 +819,13 @@ static bool decl_ok(const struct pcl_tp_field *fl)
 		return false;
 	if (!!open != !!close || (open && (close < open || close[1] || strchr(open + 1, '['))))
 		return false;
+	/* a numbered array fills its size: "args[6]" of 48 bytes */
+	if (open && isdigit((unsigned char)open[1])) {
+		unsigned long nr = strtoul(open + 1, NULL, 0);
+
+		if (!nr || fl->size % nr)
+			return false;
+	}
 	return strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ *[]+()-") ==
 	       strlen(t);
 }
