@@ -777,6 +777,9 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 		if (kind == PF_OTHER && (!strchr("()[]{},.-><+*/%&|^!~?:=", *start) ||
 					 (*start == '[' && !member && last != ')' && last != ']')))
 			return false;
+		/* an operator has a right operand: "x=, y" crashed libtraceevent */
+		if (kind == PF_OTHER && strchr(",)]}", *start) && last && strchr("+-/%&|^!~?:=<>.", last))
+			return false;
 		member = kind == PF_WORD && last == '>' && last2 == '-';
 		last2 = last;
 		last = *start;
@@ -801,7 +804,7 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 		}
 		prev = kind == PF_OTHER ? PF_OTHER : kind;
 	}
-	return true;
+	return !last || !strchr("+-/%&|^!~?:=<>.", last);
 }
 
 /*
