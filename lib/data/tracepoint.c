@@ -723,6 +723,19 @@ static int pf_next(const char **pp, const char *end)
 	return kind;
 }
 
+/* Whether the word @p..@end starts a C integer type ("unsigned int", "u64"). */
+static bool base_type_size_of(const char *p, const char *end)
+{
+	static const char *const words[] = { "char", "short", "int",  "long", "unsigned", "signed",
+					     "u8",   "u16",	"u32",	"u64",	"s8",	    "s16",
+					     "s32",  "s64" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == (size_t)(end - p) && !memcmp(words[i], p, (size_t)(end - p)))
+			return true;
+	return false;
+}
+
 /* Whether the number @p..@end (not NUL-ended) is not 0. */
 static bool nonzero(const char *p, const char *end)
 {
@@ -745,6 +758,7 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 	bool type_only[64]; /* per open '(': has held only words and '*' so far */
 	int depth = 0, prev = PF_OTHER;
 	bool divide = false; /* the previous token was '/' or '%' */
+	int size_of = 0;     /* a divisor's sizeof: 1 wants '(', 2 a base type */
 	bool member = false; /* the previous token was a word after "->" */
 	char last = 0, last2 = 0; /* the first characters of the two previous tokens */
 
@@ -761,12 +775,20 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 		if (p == start)
 			break;
 		/*
-		 * A divisor is a constant (or a sizeof): libtraceevent folds
-		 * constants when it parses, and divided by zero under fuzzing.
+		 * A divisor is a nonzero constant or the sizeof of an integer
+		 * type: libtraceevent folds constants when it parses, and
+		 * divided by zero under fuzzing ("x % 0", "x % sizeof *y").
 		 */
-		if (divide && !(kind == PF_NUMBER && nonzero(start, p)) &&
-		    !(kind == PF_WORD && p - start == 6 && !memcmp(start, "sizeof", 6)))
+		if (size_of == 1 && *start != '(')
 			return false;
+		if (size_of == 2 && !(kind == PF_WORD && base_type_size_of(start, p)))
+			return false;
+		size_of = size_of == 1 ? 2 : 0;
+		if (divide && !(kind == PF_NUMBER && nonzero(start, p))) {
+			if (!(kind == PF_WORD && p - start == 6 && !memcmp(start, "sizeof", 6)))
+				return false;
+			size_of = 1;
+		}
 		divide = kind == PF_OTHER && (*start == '/' || *start == '%');
 		/*
 		 * C's operators only (no ';', no '#'), and only a field, a
