@@ -826,7 +826,7 @@ static bool print_fmt_words_ok(const char *p, const char *end)
 		}
 		prev = kind == PF_OTHER ? PF_OTHER : kind;
 	}
-	return !last || !strchr("+-/%&|^!~?:=<>.", last);
+	return !size_of && !divide && (!last || !strchr("+-/%&|^!~?:=<>.", last));
 }
 
 /*
