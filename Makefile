@@ -11,8 +11,11 @@ SANITIZE ?=
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wformat=2 \
 	-Wno-format-nonliteral -Wno-format-truncation
+# libtraceevent: tracepoint payloads printed with their print fmt, as perf does.
+TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
+TEP_LIBS := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 BASE_CFLAGS := -std=gnu11 $(WARN) -g -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-DPCL_VERSION_STRING='"$(VERSION)"' -Iinclude -Ilib -I$(BUILD)/gen
+	-DPCL_VERSION_STRING='"$(VERSION)"' -Iinclude -Ilib -I$(BUILD)/gen $(TEP_CFLAGS)
 ifeq ($(SANITIZE),)
 OPT := -O2
 else
@@ -25,8 +28,8 @@ CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files;
 # protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
-# by protoc-c); zlib: pprof files are gzipped.
-LDLIBS := -lelf -lzstd -liberty -lprotobuf-c -lz -lm -lpthread
+# by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above).
+LDLIBS := -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))

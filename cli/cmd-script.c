@@ -330,19 +330,49 @@ static int setup_events(struct pcl_script *s, struct input *in, const struct fil
 	return 0;
 }
 
+/*
+ * A kernel function for a tracepoint's print fmt (%pS, function fields),
+ * from the session's kernel maps and symbols, as perf's
+ * machine__resolve_kernel_addr gives it to libtraceevent.
+ */
+static const char *tp_kernel_func(void *ctx, uint64_t *addr, const char **mod)
+{
+	struct input *in = ctx;
+	struct pcl_frame fr;
+
+	pcl_resolver__frame(in->resolver, NULL, true, *addr, &fr);
+	if (!fr.sym || !fr.map)
+		return NULL;
+	*addr -= fr.addr - fr.sym->start;
+	*mod = fr.map->dso->kind == PCL_DSO_MODULE ? fr.map->dso->short_name : NULL;
+	return fr.sym->name;
+}
+
 /* The formats of the file's tracepoints, if it has them. */
 static struct pcl_tracepoints *load_tracepoints(struct input *in)
 {
-	size_t len;
+	size_t len, n;
 	const void *d = pcl_data_reader__feature(in->reader, PCL_FEAT_TRACING_DATA, &len);
 	struct pcl_tracepoints *tp;
 
 	if (!d)
 		return NULL;
 	tp = pcl_tracepoints__parse(d, len);
-	if (!tp)
+	if (!tp) {
 		fprintf(stderr, "pcl: warning: '%s': %s; tracepoint payloads not shown\n", in->path,
 			errno == ENOMEM ? "out of memory" : pcl_last_error());
+		return NULL;
+	}
+	if (pcl_tracepoints__set_func_resolver(tp, tp_kernel_func, in))
+		fprintf(stderr, "pcl: warning: out of memory; kernel functions in tracepoint "
+				"payloads shown as addresses\n");
+	n = pcl_tracepoints__nr_unformatted(tp);
+	if (n)
+		fprintf(stderr,
+			"pcl: warning: '%s': libtraceevent cannot parse the format of %zu "
+			"tracepoint%s; %s payload%s printed as name=value fields\n",
+			in->path, n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+			n == 1 ? "" : "s");
 	return tp;
 }
 

@@ -31,6 +31,9 @@ pkgs=(
 	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev
 	# libiberty's cplus_demangle demangles C++ and Rust symbol names.
 	libiberty-dev
+	# libtraceevent formats tracepoint payloads with their print fmt, as
+	# perf script does (pcl script's tracepoint text).
+	libtraceevent-dev
 	# Test tooling: setpriv (util-linux) drops privileges for the
 	# unprivileged-user paths; procps gives pgrep/ps/sysctl; jq checks the
 	# JSON of -j (the e2e tests take python3 instead when it is there, but

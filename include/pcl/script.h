@@ -14,9 +14,11 @@
  * Fields the file's samples do not carry are dropped from the defaults,
  * and are an error when asked for by name (pcl_script__setup).
  *
- * The one deliberate difference: a tracepoint's payload is printed field
- * by field from its format (pcl/tracepoint.h), "name=value ...", where
- * perf runs the format's print fmt through libtraceevent.
+ * A tracepoint's payload is its format's print fmt run through
+ * libtraceevent, as perf runs it (pcl_tracepoints__fprint); a format that
+ * libtraceevent cannot parse prints field by field, "name=value ..."
+ * (pcl_tp_format__fprint), where perf prints "[FAILED TO PARSE]" and its
+ * own field list.
  *
  * The formatter writes to a FILE* its caller gives; it never prints on its
  * own. Not thread-safe: a formatter belongs to one thread.

@@ -6,13 +6,16 @@
  * section (perf's tools/perf/util/trace-event-read.c reads the same bytes).
  *
  * A format is a list of fields, each at a byte offset of the raw data with
- * a size, a C type, and whether it is signed. Printing a sample's data
- * follows the fields, not the format's "print fmt" (which is C code for the
- * kernel's printk): name=value for each field after the common_* header,
- * strings for char arrays and __data_loc strings, hex for pointers, decimal
- * otherwise. That is deliberately not perf's text for the same event.
+ * a size, a C type, and whether it is signed. A sample's data prints as
+ * perf prints it: the format's "print fmt" (C code for the kernel's
+ * printk) run by libtraceevent over the fields (pcl_tracepoints__fprint).
+ * Where libtraceevent cannot follow a format, the fields print one by one
+ * (pcl_tp_format__fprint): name=value after the common_* header, strings
+ * for char arrays and __data_loc strings, hex for pointers, decimal
+ * otherwise.
  *
- * Formats are immutable once parsed, and may be shared between threads.
+ * Formats are immutable once parsed, and may be shared between threads;
+ * pcl_tracepoints__fprint serializes its callers on a lock of the set.
  */
 #ifndef PCL_TRACEPOINT_H
 #define PCL_TRACEPOINT_H
@@ -84,8 +87,10 @@ struct pcl_tracepoints;
  * HEADER_TRACING_DATA record): perf's "\027\010\104tracing" layout, little
  * or big endian. Formats of the "ftrace" system and a malformed single
  * format are skipped; a section that is itself malformed (bad magic, sizes
- * past its end) fails. NULL with errno (EBADMSG, ENOMEM) and
- * pcl_last_error().
+ * past its end, up to the event formats) fails. libtraceevent reads the
+ * same bytes (header page, formats, printk formats, saved cmdlines) for
+ * pcl_tracepoints__fprint; its messages go to the print callback. NULL
+ * with errno (EBADMSG, ENOMEM) and pcl_last_error().
  */
 PCL_API struct pcl_tracepoints *pcl_tracepoints__parse(const void *data, size_t len);
 /* NULL-safe. Frees the formats too. */
@@ -96,6 +101,40 @@ PCL_API const struct pcl_tp_format *pcl_tracepoints__at(const struct pcl_tracepo
 /* The format of tracepoint @id, or NULL. O(log n). NULL-safe. */
 PCL_API const struct pcl_tp_format *pcl_tracepoints__find(const struct pcl_tracepoints *t,
 							  uint64_t id);
+
+/*
+ * Print @raw (@size bytes of a sample's raw data, recorded on @cpu) of
+ * tracepoint @id to @out as perf script does: the event's print fmt, run
+ * by libtraceevent with the printk formats and saved cmdlines of the
+ * section, no newline. libtraceevent reads a zero-padded copy of @raw:
+ * fields and __data_loc data past @size read as zeros (a length taken
+ * from the record by __print_hex or __print_array may still reach past
+ * the 128 KiB of padding, as in perf). Returns 0; -ENOENT when
+ * libtraceevent could not parse this tracepoint's format, or pcl kept a
+ * malformed one from it (print it with pcl_tp_format__fprint then); -EIO
+ * when @out has an error; -ENOMEM; -EINVAL. Thread-safe (callers are
+ * serialized).
+ */
+PCL_API int pcl_tracepoints__fprint(const struct pcl_tracepoints *t, uint64_t id, int cpu,
+				    const void *raw, size_t size, FILE *out);
+/* How many of the formats pcl_tracepoints__fprint cannot print (-ENOENT). NULL-safe. */
+PCL_API size_t pcl_tracepoints__nr_unformatted(const struct pcl_tracepoints *t);
+
+/*
+ * The kernel function that covers *@addr, for the %pS/%ps arguments and
+ * function fields of print fmts: its name, with *@addr set to its start
+ * and *@mod to its module's name (NULL: vmlinux), or NULL when none does.
+ * The name and module must stay valid until the set is freed.
+ */
+typedef const char *(*pcl_tp_func_resolver_t)(void *ctx, uint64_t *addr, const char **mod);
+/*
+ * Resolve kernel functions with @fn (called with @ctx, under the set's
+ * lock, from pcl_tracepoints__fprint); NULL: print them as addresses.
+ * perf resolves them with the kernel symbols of its session. 0, -EINVAL,
+ * -ENOMEM.
+ */
+PCL_API int pcl_tracepoints__set_func_resolver(struct pcl_tracepoints *t, pcl_tp_func_resolver_t fn,
+					       void *ctx);
 
 #ifdef __cplusplus
 }

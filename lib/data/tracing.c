@@ -6,8 +6,13 @@
  *   "header_page\0" u64 size, bytes; "header_event\0" u64 size, bytes
  *   u32 nr ftrace formats { u64 size, bytes }
  *   u32 nr systems { "system\0" u32 nr { u64 size, bytes } }
- *   u32 kallsyms size (0: none given), u32 printk size (0), u64 saved_cmdlines size (0)
- * Only the formats of the tracepoints in the file are copied.
+ *   u32 kallsyms size (0: none, as perf writes it), u32 printk size, bytes,
+ *   u64 saved_cmdlines size, bytes
+ * Only the formats of the tracepoints in the file are copied. The printk
+ * formats (tracefs printk_formats: the strings that trace_printk and
+ * tracepoint_string fields point at, e.g. rcu:rcu_utilization's) and the
+ * saved cmdlines are copied whole, as perf copies them, so that perf's
+ * libtraceevent prints those fields as text; a file missing is size 0.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -62,6 +67,30 @@ static int put_file(struct bytebuf *b, const char *path, const char *named)
 	put(b, d, len);
 	free(d);
 	return 0;
+}
+
+/* tracefs file @name with a size of @width (4 or 8) bytes first; size 0 when unreadable. */
+static void put_sized_file(struct bytebuf *b, const char *tfs, const char *name, int width)
+{
+	char path[1024];
+	size_t len = 0;
+	char *d;
+	uint32_t s32;
+	uint64_t s64;
+
+	snprintf(path, sizeof(path), "%s/%s", tfs, name);
+	d = slurp(path, &len);
+	if (!d || (width == 4 && len > UINT32_MAX))
+		len = 0;
+	s32 = (uint32_t)len;
+	s64 = len;
+	if (width == 4)
+		put(b, &s32, 4);
+	else
+		put(b, &s64, 8);
+	if (len)
+		put(b, d, len);
+	free(d);
 }
 
 /* The format file of tracepoint @id: search events/SYS/NAME/id. */
@@ -142,7 +171,6 @@ PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
 	char path[1024];
 	uint8_t endian = 0, lsize = sizeof(long);
 	uint32_t page = (uint32_t)getpagesize(), zero32 = 0;
-	uint64_t zero64 = 0;
 	int n = 0, ret;
 
 	if (!w || !attrs)
@@ -169,9 +197,9 @@ PCL_API int pcl_data_writer__add_tracing_data(struct pcl_data_writer *w,
 	put_file(&b, path, "header_event");
 	put(&b, &zero32, 4); /* no ftrace-internal formats */
 	put_systems(&b, tfs, tps, n);
-	put(&b, &zero32, 4); /* kallsyms */
-	put(&b, &zero32, 4); /* printk formats */
-	put(&b, &zero64, 8); /* saved cmdlines */
+	put(&b, &zero32, 4); /* kallsyms: perf resolves kernel addresses itself */
+	put_sized_file(&b, tfs, "printk_formats", 4);
+	put_sized_file(&b, tfs, "saved_cmdlines", 8);
 	ret = b.oom ? -ENOMEM : pcl_data_writer__set_feature(w, PCL_FEAT_TRACING_DATA, b.p, b.len);
 	free(b.p);
 	free(tps);

@@ -1005,17 +1005,26 @@ static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
 		print_dso(b, res->ip.map);
 }
 
-/* A tracepoint's payload: through the FILE, after what the line has so far. */
+/*
+ * A tracepoint's payload: through the FILE, after what the line has so far;
+ * its print fmt through libtraceevent, as perf prints it, or its fields one
+ * by one where libtraceevent could not parse the format.
+ */
 static int print_trace(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
 		       const struct pcl_sample *sm)
 {
 	const struct pcl_tp_format *fmt = pcl_tracepoints__find(s->tracepoints, attr->attr.config);
+	int cpu = (sm->sample_type & PERF_SAMPLE_CPU) ? (int)sm->cpu : -1;
 	int ret;
 
 	if (!fmt)
 		return 0;
 	ret = sb_flush(&s->buf, out);
-	return ret ? ret : pcl_tp_format__fprint(fmt, sm->raw, sm->raw_size, out);
+	if (ret)
+		return ret;
+	ret = pcl_tracepoints__fprint(s->tracepoints, attr->attr.config, cpu, sm->raw, sm->raw_size,
+				      out);
+	return ret == -ENOENT ? pcl_tp_format__fprint(fmt, sm->raw, sm->raw_size, out) : ret;
 }
 
 PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
@@ -1035,8 +1044,16 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 	if (!f)
 		return 0;
 	chain = s->use_callchain && has_callchain(attr);
+	/*
+	 * A task's last events after it was unhashed (its final sched_switch)
+	 * carry pid and tid -1: perf's thread for tid -1 is ":-1", where the
+	 * machine gives the idle task.
+	 */
 	st = (struct start){
-		.comm = res->thread ? res->thread->comm : ":-1",
+		.comm = res->thread && !((sm->sample_type & PERF_SAMPLE_TID) &&
+					 (int32_t)sm->tid == -1)
+				? res->thread->comm
+				: ":-1",
 		.unpadded = (f & PCL_SCRIPT_IP) && chain,
 		.pid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->pid : -1,
 		.tid = (sm->sample_type & PERF_SAMPLE_TID) ? (int32_t)sm->tid : -1,

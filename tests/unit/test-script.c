@@ -11,9 +11,11 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <event-parse.h>
 #include <pcl/pcl.h>
 
 #ifndef ARRAY_SIZE
@@ -54,7 +56,8 @@ static const char fmt_exec[] =
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\n"
-	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid\n";
+	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
+	"REC->old_pid\n";
 
 static const char fmt_write[] =
 	"name: sys_enter_write\n"
@@ -374,7 +377,12 @@ static void build_section(struct sect *s, bool big)
 	sput(s, "header_event", 13);
 	sblob(s, "# compressed entry header\n");
 	sput32(s, 1);
-	sblob(s, "name: function\nID: 1\nformat:\n");
+	/* with the common fields, which libtraceevent takes from the lowest id */
+	sblob(s, "name: function\nID: 1\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+		 "print fmt: \" %ps\", (void *)REC->ip\n");
 	sput32(s, 2);
 	sput(s, "sched", 6);
 	sput32(s, 2);
@@ -681,6 +689,8 @@ static void test_tracepoint_line(void **state)
 	build_section(&sec, false);
 	tp = pcl_tracepoints__parse(sec.b, sec.n);
 	assert_non_null(tp);
+	raw[0] = 365 & 0xff; /* common_type: libtraceevent finds the format by it */
+	raw[1] = 365 >> 8;
 	memcpy(raw + 8, &loc, 4);
 	memcpy(raw + 12, &pid, 4);
 	memcpy(raw + 16, &pid, 4);
@@ -731,6 +741,271 @@ static void test_tracepoint_callchain(void **state)
 				 "\t           2724a __libc_start_call_main+0x7a "
 				 "(/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n");
 	free(got);
+}
+
+/* ---- printing through libtraceevent ---- */
+
+#define COMMON_FIELDS                                                                              \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
+	"\n"
+
+/*
+ * What perf's print fmts use: a string that lives in the printk formats
+ * (rcu:rcu_utilization), a %pS (kmem:kfree's call_site), __print_symbolic
+ * (irq:softirq_entry), __print_flags (kmem's gfp_flags) and an array
+ * element (raw_syscalls:sys_enter).
+ */
+static const char fmt_misc[] =
+	"name: misc\nID: 901\nformat:\n" COMMON_FIELDS
+	"\tfield:const char * s;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int vec;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long args[2];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%s ip=%pS vec=%u [action=%s] flags=%s (%lx, %lx)\", REC->s, (void *)REC->ip, "
+	"REC->vec, __print_symbolic(REC->vec, { 0, \"HI\" }, { 9, \"RCU\" }), "
+	"__print_flags(REC->flags, \"|\", { 1, \"A\" }, { 4, \"C\" }), REC->args[0], "
+	"REC->args[1]\n";
+
+/* A print fmt libtraceevent cannot follow: a helper it does not know. */
+static const char fmt_odd[] = "name: odd\nID: 902\nformat:\n" COMMON_FIELDS
+			      "\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n"
+			      "\n"
+			      "print fmt: \"v=%d\", __no_such_helper(REC->v)\n";
+
+/*
+ * Print fmts pcl keeps from libtraceevent and prints field by field: an
+ * element of a field the format does not have (libtraceevent 1.7 crashes
+ * on it; found by fuzz-tracing), and an expression cut short (a longer
+ * cut one, in fuzz/corpus/tracing/print-cut-expression, crashes it too).
+ */
+static const char fmt_no_field[] =
+	"name: nofield\nID: 903\nformat:\n" COMMON_FIELDS
+	"\tfield:unsigned long args[2];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"f=%s\", __print_flags(REC->irgs[1], \"|\", { 1, \"A\" })\n";
+static const char fmt_cut[] = "name: cut\nID: 904\nformat:\n" COMMON_FIELDS
+			      "\tfield:long state;\toffset:8;\tsize:8;\tsigned:1;\n"
+			      "\n"
+			      "print fmt: \"s=%s\", (REC->state & ((((0x00000000 | 0x0000\n";
+
+/* A tab in the format string (maple_tree's), which libtraceevent 1.7 refuses. */
+static const char fmt_tab[] = "name: tab\nID: 905\nformat:\n" COMMON_FIELDS
+			      "\tfield:unsigned long v;\toffset:8;\tsize:8;\tsigned:0;\n"
+			      "\n"
+			      "print fmt: \"a\tb=%lu\", REC->v\n";
+
+/* A section of system "test" with @fmts, and @printk as its printk formats. */
+static void build_test_section(struct sect *s, const char *const *fmts, int n, const char *printk)
+{
+	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	uint8_t b[2] = { 0, 8 };
+
+	memset(s, 0, sizeof(*s));
+	sput(s, magic, sizeof(magic));
+	sput(s, "0.6", 4);
+	sput(s, b, 2);
+	sput32(s, 4096);
+	sput(s, "header_page", 12);
+	sblob(s, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n");
+	sput(s, "header_event", 13);
+	sblob(s, "# compressed entry header\n");
+	sput32(s, 0);
+	sput32(s, 1);
+	sput(s, "test", 5);
+	sput32(s, (uint32_t)n);
+	for (int i = 0; i < n; i++)
+		sblob(s, fmts[i]);
+	sput32(s, 0); /* kallsyms */
+	sput32(s, (uint32_t)strlen(printk));
+	sput(s, printk, strlen(printk));
+	sput64(s, 0); /* saved cmdlines */
+}
+
+static const char *resolve_do_thing(void *ctx, uint64_t *addr, const char **mod)
+{
+	(void)ctx;
+	if (*addr < 0xffffffff81001000ull || *addr >= 0xffffffff81001100ull)
+		return NULL;
+	*addr = 0xffffffff81001000ull;
+	*mod = NULL;
+	return "do_thing";
+}
+
+/* What pcl_tracepoints__fprint prints for @raw of @id; the return value in *ret. */
+static char *tep_text(const struct pcl_tracepoints *t, uint64_t id, const void *raw, size_t n,
+		      int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	*ret = pcl_tracepoints__fprint(t, id, 0, raw, n, m);
+	fclose(m);
+	return buf;
+}
+
+static void test_tracepoint_tep(void **state)
+{
+	static const char *const fmts[] = { fmt_misc, fmt_odd, fmt_write, fmt_no_field, fmt_cut,
+					    fmt_tab };
+	struct sect sec;
+	struct pcl_tracepoints *t;
+	uint8_t raw[56] = { 0 };
+	uint64_t v;
+	uint32_t vec = 9;
+	int ret;
+	char *got;
+
+	(void)state;
+	build_test_section(&sec, fmts, 6,
+			   "0xffffffff8281a5a4 : \"Start context switch\"\n"
+			   "0xffffffff8281a591 : \"End context switch\"\n");
+	t = pcl_tracepoints__parse(sec.b, sec.n);
+	assert_non_null(t);
+	assert_int_equal(pcl_tracepoints__count(t), 6);
+	assert_int_equal(pcl_tracepoints__nr_unformatted(t), 3); /* odd, nofield, cut */
+	v = 901;
+	memcpy(raw, &v, 2);
+	v = 0xffffffff8281a591ull;
+	memcpy(raw + 8, &v, 8);
+	v = 0xffffffff81001010ull;
+	memcpy(raw + 16, &v, 8);
+	memcpy(raw + 24, &vec, 4);
+	v = 5;
+	memcpy(raw + 32, &v, 8);
+	v = 0x7ffd1234;
+	memcpy(raw + 40, &v, 8);
+	v = 0x2400;
+	memcpy(raw + 48, &v, 8);
+	/* without a resolver, a kernel function is its address */
+	got = tep_text(t, 901, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(got, "End context switch ip=0xffffffff81001010 vec=9 [action=RCU] "
+				 "flags=A|C (7ffd1234, 2400)");
+	free(got);
+	assert_int_equal(pcl_tracepoints__set_func_resolver(t, resolve_do_thing, NULL), 0);
+	got = tep_text(t, 901, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(got, "End context switch ip=do_thing+0x10 vec=9 [action=RCU] "
+				 "flags=A|C (7ffd1234, 2400)");
+	free(got);
+	/* a record cut short: what is missing reads as zeros, never past the record */
+	got = tep_text(t, 901, raw, 20, &ret);
+	assert_int_equal(ret, 0);
+	free(got);
+	/* the print fmt libtraceevent could not follow: the caller falls back */
+	got = tep_text(t, 902, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	got = tep_text(t, 903, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	got = tep_text(t, 904, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	got = tep_text(t, 12345, raw, sizeof(raw), &ret);
+	assert_int_equal(ret, -ENOENT);
+	free(got);
+	v = 840;
+	memcpy(raw, &v, 2);
+	v = 3;
+	memcpy(raw + 16, &v, 8);
+	got = tep_text(t, 840, raw, 40, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(got, "fd: 0x00000003");
+	free(got);
+	v = 905;
+	memcpy(raw, &v, 2);
+	v = 3;
+	memcpy(raw + 8, &v, 8);
+	got = tep_text(t, 905, raw, 16, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(got, "a\tb=3");
+	free(got);
+	pcl_tracepoints__free(t);
+	assert_int_equal(pcl_tracepoints__nr_unformatted(NULL), 0);
+	assert_int_equal(pcl_tracepoints__set_func_resolver(NULL, NULL, NULL), -EINVAL);
+}
+
+/* The script line of a tracepoint whose format libtraceevent cannot follow: name=value. */
+static void test_tracepoint_fallback_line(void **state)
+{
+	static const char *const fmts[] = { fmt_odd };
+	struct pcl_data_attr a =
+		make_attr(PERF_TYPE_TRACEPOINT, 902, PERF_SAMPLE_TID | PERF_SAMPLE_RAW, "test:odd");
+	struct pcl_record r = make_sample(&a, 0);
+	struct pcl_resolved res = { &thr_hot, fr_nomap, NULL, 0 };
+	struct pcl_script_opts o = { .size = sizeof(o) };
+	struct pcl_script *s;
+	struct pcl_tracepoints *t;
+	struct sect sec;
+	uint8_t raw[12] = { 0x86, 0x03 };
+	int32_t v = -7;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	build_test_section(&sec, fmts, 1, "");
+	t = pcl_tracepoints__parse(sec.b, sec.n);
+	assert_non_null(t);
+	memcpy(raw + 8, &v, 4);
+	r.sample.raw = raw;
+	r.sample.raw_size = sizeof(raw);
+	s = pcl_script__new(&o);
+	assert_non_null(s);
+	pcl_script__set_tracepoints(s, t);
+	assert_int_equal(pcl_script__setup(s, one(&a), 1, false), 0);
+	m = open_memstream(&buf, &len);
+	assert_int_equal(pcl_script__sample(s, m, &a, &r, &res), 0);
+	/* a task's last switch, after it was unhashed: tid -1, shown as perf's ":-1" */
+	r.sample.pid = r.sample.tid = (uint32_t)-1;
+	assert_int_equal(pcl_script__sample(s, m, &a, &r, &res), 0);
+	fclose(m);
+	assert_string_equal(buf, "             hot  9459 test:odd: v=-7\n"
+				 "             :-1    -1 test:odd: v=-7\n");
+	free(buf);
+	pcl_script__free(s);
+	pcl_tracepoints__free(t);
+}
+
+static char captured[1024];
+
+static int capture(enum pcl_print_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(captured);
+
+	(void)level;
+	vsnprintf(captured + n, sizeof(captured) - n, fmt, ap);
+	return 0;
+}
+
+/* libtraceevent's own messages reach the print callback, not stderr. */
+static void test_tracepoint_tep_messages(void **state)
+{
+	static const char *const fmts[] = { fmt_odd };
+	pcl_print_fn_t old = pcl_set_print(capture);
+	struct pcl_tracepoints *t;
+	struct sect sec;
+
+	(void)state;
+	captured[0] = '\0';
+	tep_set_loglevel(TEP_LOG_ALL);
+	build_test_section(&sec, fmts, 1, "");
+	t = pcl_tracepoints__parse(sec.b, sec.n);
+	tep_set_loglevel(TEP_LOG_CRITICAL);
+	pcl_set_print(old);
+	assert_non_null(t);
+	pcl_tracepoints__free(t);
+	assert_non_null(strstr(captured, "libtraceevent"));
+	assert_non_null(strstr(captured, "odd"));
 }
 
 static void test_fields_errors(void **state)
@@ -1007,11 +1282,19 @@ static void test_event_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		UNIT_TEST(test_format_parse),	      UNIT_TEST(test_format_malformed),
-		UNIT_TEST(test_format_print),	      UNIT_TEST(test_tracing_data),
-		UNIT_TEST(test_sample_lines),	      UNIT_TEST(test_tracepoint_line),
-		UNIT_TEST(test_tracepoint_callchain), UNIT_TEST(test_fields_errors),
-		UNIT_TEST(test_event_names),	      UNIT_TEST(test_event_lines),
+		UNIT_TEST(test_format_parse),
+		UNIT_TEST(test_format_malformed),
+		UNIT_TEST(test_format_print),
+		UNIT_TEST(test_tracing_data),
+		UNIT_TEST(test_sample_lines),
+		UNIT_TEST(test_tracepoint_line),
+		UNIT_TEST(test_tracepoint_callchain),
+		UNIT_TEST(test_fields_errors),
+		UNIT_TEST(test_event_names),
+		UNIT_TEST(test_event_lines),
+		UNIT_TEST(test_tracepoint_tep),
+		UNIT_TEST(test_tracepoint_fallback_line),
+		UNIT_TEST(test_tracepoint_tep_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
