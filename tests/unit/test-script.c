@@ -942,7 +942,7 @@ static void test_tracepoint_fallback_line(void **state)
 		make_attr(PERF_TYPE_TRACEPOINT, 902, PERF_SAMPLE_TID | PERF_SAMPLE_RAW, "test:odd");
 	struct pcl_record r = make_sample(&a, 0);
 	struct pcl_resolved res = { &thr_hot, fr_nomap, NULL, 0 };
-	struct pcl_script_opts o = { .size = sizeof(o) };
+	struct pcl_script_opts o = { .sz = sizeof(o) };
 	struct pcl_script *s;
 	struct pcl_tracepoints *t;
 	struct sect sec;
