@@ -192,6 +192,23 @@ int stat_writer_close(struct stat_writer *sw)
 	return ret;
 }
 
+void stat_writer_abort(struct stat_writer *sw)
+{
+	if (!sw)
+		return;
+	/* a stream's reader has its start already: end it whole, as before */
+	if (pcl_data_writer__is_pipe(sw->w)) {
+		stat_writer_close(sw);
+		return;
+	}
+	/* the file the writer made, whether -o named it or a link to it */
+	pcl_data_writer__abort(sw->w);
+	for (int i = 0; i < sw->nev; i++)
+		free(sw->ids[i]);
+	free(sw->ids);
+	free(sw);
+}
+
 struct report {
 	struct pcl_data_reader *rd;
 	struct pcl_evlist *el;
