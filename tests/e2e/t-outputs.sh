@@ -121,6 +121,16 @@ else
 		"$(show "$TMP/echo.err")" "$(show "$TMP/echo.rep.err")"
 fi
 
+# ... but /dev/null as both -o and stdout holds no stream: the output sent there stays there, as perf's
+"$PCL" record -q -o /dev/null -- echo HELLO >/dev/null 2>"$TMP/echonull.err"
+rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q HELLO "$TMP/echonull.err"; then
+	ok record-stdout-null-stays
+else
+	not_ok record-stdout-null-stays "pcl record -q -o /dev/null -- echo HELLO >/dev/null: exit $rc (want 0), HELLO not on stderr:" \
+		"$(show "$TMP/echonull.err")"
+fi
+
 # ... and so with a FIFO -o that is also pcl's stdout
 mkfifo "$TMP/fifo2"
 timeout 30 cat "$TMP/fifo2" >"$TMP/fifo2.stream" &
