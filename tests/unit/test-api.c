@@ -6,9 +6,11 @@
  * accepted, unknown non-zero bytes refused, sz 0 refused, NULL = defaults).
  */
 #include "unit.h"
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define SENTINEL "sentinel: an older failure"
@@ -77,7 +79,7 @@ static void test_failures_set_their_message(void **state)
 	uint64_t cfg, addr, size;
 	int *cpus = NULL;
 	char **strs = NULL;
-	int bad = 0;
+	int bad = 0, null_fd;
 
 	(void)state;
 	assert_non_null(el);
@@ -114,6 +116,12 @@ static void test_failures_set_their_message(void **state)
 	FAILS(pcl_event_probe(NULL), "pcl_event_probe");
 	/* rings, records, perf.data */
 	FAILS_NULL(pcl_ring__mmap(-1, 3, false), "pcl_ring__mmap");
+	/* failures of the system calls behind the arguments: their own message too */
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	assert_true(null_fd >= 0);
+	FAILS_NULL(pcl_ring__mmap(null_fd, 4, false), "pcl_ring__mmap");
+	FAILS(pcl_ring_set_output(null_fd, null_fd), "pcl_ring_set_output");
+	close(null_fd);
 	FAILS(pcl_ring__read_begin(NULL), "pcl_ring__read_begin");
 	FAILS(pcl_record_decode(&hdr, sizeof(hdr), &attr, &rec), "pcl_record_decode");
 	FAILS(pcl_record_decode(NULL, 0, NULL, &rec), "pcl_record_decode");
