@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "cli.h"
+#include "input.h"
 #include "stat-data.h"
 
 enum { STAT_ROUND_INTERVAL = 0, STAT_ROUND_FINAL = 1 };
@@ -482,16 +483,18 @@ int cmd_stat_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report rp = { 0 };
 	const char *input = "perf.data";
+	bool force = false;
 	int c, ret = 1;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:x:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:x:jfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -503,6 +506,9 @@ int cmd_stat_report(int argc, char **argv)
 		case 'j':
 			rp.cfg.format = PCL_STAT_JSON;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			print_usage("stat", stdout);
 			return 0;
@@ -511,6 +517,9 @@ int cmd_stat_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* perf stat report refuses another user's file as perf report does */
+	if (input_check_owner(input, force))
+		return 1;
 	rp.rd = pcl_data_reader__open(input);
 	if (!rp.rd) {
 		die_msg("%s", pcl_last_error());

@@ -241,6 +241,18 @@ owner script 1 "$PCL" script -i "$TMP/pub/nobody.data"
 owner script-f 0 "$PCL" script -f -i "$TMP/pub/nobody.data"
 owner diff 1 "$PCL" diff "$F" "$TMP/pub/nobody.data"
 owner diff-f 0 "$PCL" diff -f "$F" "$TMP/pub/nobody.data"
+# stat report too (perf stat report refuses it, and has no -f)
+"$PCL" stat record -o "$TMP/pub/nobody-stat.data" -e task-clock -- true 2>/dev/null
+chown nobody "$TMP/pub/nobody-stat.data"
+owner stat-report 1 "$PCL" stat report -i "$TMP/pub/nobody-stat.data"
+# (its counts go to stderr, as pcl stat's)
+run own-stat-report-f "$PCL" stat report -f -i "$TMP/pub/nobody-stat.data"
+if [ "$RC" -eq 0 ] && grep -q "task-clock" "$TMP/own-stat-report-f.err"; then
+	ok input-owner-stat-report-f
+else
+	not_ok input-owner-stat-report-f "pcl stat report -f -i FILE-OF-NOBODY: exit $RC (want 0 and the counts)" \
+		"$(show "$TMP/own-stat-report-f.err")"
+fi
 # a stream on stdin is the caller's choice: not checked (nor by perf)
 cp "$TMP/fifo.stream" "$TMP/pub/nobody.stream"
 chown nobody "$TMP/pub/nobody.stream"
