@@ -367,6 +367,15 @@ static FILE *out_open(struct out_file *f, const char *output)
 	if (stat(output, &st) && errno == ENOENT && lstat(output, &st)) {
 		f->real = strdup(output); /* nothing there yet */
 	} else if (!stat(output, &st) && S_ISREG(st.st_mode)) {
+		/*
+		 * replaced by rename, which asks only for the directory: a file
+		 * this user may not write (0444, another's in a shared directory)
+		 * is refused, as '>' would refuse it
+		 */
+		if (faccessat(AT_FDCWD, output, W_OK, AT_EACCESS)) {
+			die_msg("cannot write '%s': %s", output, strerror(errno));
+			return NULL;
+		}
 		f->real = realpath(output, NULL);
 		f->mode = st.st_mode & 07777;
 	} else if (!stat(output, &st)) {

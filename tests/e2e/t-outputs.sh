@@ -258,6 +258,26 @@ cp "$TMP/fifo.stream" "$TMP/pub/nobody.stream"
 chown nobody "$TMP/pub/nobody.stream"
 owner stdin 0 sh -c "\"\$0\" report --stdio -i - <'$TMP/pub/nobody.stream'" "$PCL"
 
+# --- export -o replaces only a file this user may write -------------------------------------
+# rename needs only the directory: in a shared (world-writable, not sticky)
+# one, another user's file, or a read-only one, would be replaced; '>' refuses
+if command -v setpriv >/dev/null 2>&1 && "${NOBODY[@]}" true 2>/dev/null; then
+	mkdir -m 777 "$TMP/shared"
+	printf 'keep\n' >"$TMP/shared/roots.folded"
+	chmod 644 "$TMP/shared/roots.folded"
+	run ro-export "${NOBODY[@]}" "$PCL" report -i "$TMP/pub/root.data" --format=folded -o "$TMP/shared/roots.folded"
+	if [ "$RC" -eq 1 ] && [ "$(cat "$TMP/shared/roots.folded")" = keep ] &&
+		grep -q "Permission denied" "$TMP/ro-export.err" && [ "$(kind "$TMP/shared/roots.folded")" = "regular file 644" ]; then
+		ok report-o-not-writable
+	else
+		not_ok report-o-not-writable "as nobody, pcl report --format=folded -o ROOTS-FILE (in a world-writable directory): exit $RC (want 1)," \
+			"the file is now '$(kind "$TMP/shared/roots.folded")' holding '$(head -c 40 "$TMP/shared/roots.folded")' (want root's 'keep')" \
+			"$(show "$TMP/ro-export.err")"
+	fi
+else
+	skip report-o-not-writable "setpriv cannot run a command as nobody here"
+fi
+
 # --- a JIT map another user owns gives no symbols, said once; -f trusts it ------------------
 jit=$(workload jitmap)
 run_long rec-jit 30 "$PCL" record -q -o "$TMP/jit.data" -- "$jit"
