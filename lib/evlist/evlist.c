@@ -334,8 +334,8 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 		 * open with GROUP and reads the group in that layout still, so
 		 * its read_format must stay as the kernel has it.
 		 */
-		for (int m = e->ev.leader; l == e && m < e->ev.leader + l->ev.nr_members && m < el->nr;
-		     m++)
+		for (int m = e->ev.leader;
+		     l == e && m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
 			el->evsels[m].ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		ret = ops->add(c);
