@@ -137,6 +137,13 @@ static void test_failures_set_their_message(void **state)
 	FAILS_NULL(pcl_stat__new(NULL, NULL), "pcl_stat__new");
 	FAILS(pcl_region_begin(NULL), "pcl_region_begin");
 	FAILS(pcl_synthesize_process(-1, &attr, 0, false, NULL, NULL), "pcl_synthesize_process");
+	/* the exports, without a profile */
+	FAILS(pcl_export_folded(stdout, NULL, NULL), "pcl_export_folded");
+	FAILS(pcl_export_flamegraph(stdout, NULL, NULL), "pcl_export_flamegraph");
+	FAILS(pcl_export_html(stdout, NULL, NULL), "pcl_export_html");
+	FAILS(pcl_export_firefox(stdout, NULL, NULL), "pcl_export_firefox");
+	FAILS(pcl_export_speedscope(stdout, NULL, NULL), "pcl_export_speedscope");
+	FAILS(pcl_export_pprof(stdout, NULL, NULL), "pprof");
 	pcl_evlist__free(el);
 	assert_int_equal(bad, 0);
 }
