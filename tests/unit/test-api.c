@@ -79,6 +79,7 @@ static void test_failures_set_their_message(void **state)
 	uint64_t cfg, addr, size;
 	int *cpus = NULL;
 	char **strs = NULL;
+	struct pcl_flame flame;
 	int bad = 0, null_fd;
 
 	(void)state;
@@ -137,6 +138,12 @@ static void test_failures_set_their_message(void **state)
 	FAILS_NULL(pcl_stat__new(NULL, NULL), "pcl_stat__new");
 	FAILS(pcl_region_begin(NULL), "pcl_region_begin");
 	FAILS(pcl_synthesize_process(-1, &attr, 0, false, NULL, NULL), "pcl_synthesize_process");
+	/* the analysis, without its object */
+	FAILS(pcl_resolver__sample(NULL, &rec, NULL), "pcl_resolver__sample");
+	FAILS(pcl_hists__add(NULL, NULL, 0, 1), "pcl_hists__add");
+	FAILS(pcl_profile__add(NULL, NULL, 0, 0, 1), "pcl_profile__add");
+	FAILS(pcl_profile__add_switch(NULL, NULL, 0, false, false), "pcl_profile__add_switch");
+	FAILS(pcl_flame__build(&flame, NULL, false, -1), "pcl_flame__build");
 	/* the exports, without a profile */
 	FAILS(pcl_export_folded(stdout, NULL, NULL), "pcl_export_folded");
 	FAILS(pcl_export_flamegraph(stdout, NULL, NULL), "pcl_export_flamegraph");
