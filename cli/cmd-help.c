@@ -26,7 +26,7 @@ static const char usage_stat[] =
 	"       pcl stat [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
 	"       pcl stat record [-o FILE|-] [OPTIONS] [--] COMMAND   (also write a perf.data stat "
 	"file)\n"
-	"       pcl stat report [-i FILE|-] [-x SEP] [-j]            (print one, as pcl stat "
+	"       pcl stat report [-i FILE|-] [-x SEP] [-j] [-f]       (print one, as pcl stat "
 	"would)\n"
 	"\n"
 	"Run COMMAND and print counts of events over its run, like perf stat.\n"

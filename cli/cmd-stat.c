@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -522,14 +521,6 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	return 0;
 }
 
-/* Only a regular file is ever removed: never a device, a FIFO or a symlink. */
-static bool is_regular(const char *path)
-{
-	struct stat st;
-
-	return !lstat(path, &st) && S_ISREG(st.st_mode);
-}
-
 /* -o's file: a write that failed (a full disk) is an error, not a silent loss. */
 static int close_output(const struct stat_opts *o, FILE *out)
 {
@@ -615,9 +606,7 @@ int cmd_stat(int argc, char **argv)
 out:
 	if (o.sw) {
 		/* a run that failed leaves no file that looks whole */
-		stat_writer_close(o.sw);
-		if (o.data_path && strcmp(o.data_path, "-") && is_regular(o.data_path))
-			unlink(o.data_path);
+		stat_writer_abort(o.sw);
 	}
 	if (out && out != stderr && close_output(&o, out) && !exit_code)
 		exit_code = 1;

@@ -6,6 +6,7 @@
  * whole (see out_open).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,30 @@ struct out_file {
 	mode_t mode;
 };
 
+/*
+ * Straight into the device or FIFO @output was when checked: without O_CREAT
+ * or O_TRUNC, and only if it still is one (a regular file put there since is
+ * not overwritten in place).
+ */
+static FILE *open_through(const char *output)
+{
+	struct stat st;
+	FILE *fp = NULL;
+	int fd = open(output, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) || S_ISREG(st.st_mode))) {
+		die_msg("cannot write '%s': it changed while opened", output);
+		close(fd);
+		return NULL;
+	}
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		die_msg("cannot write '%s': %s", output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return fp;
+}
+
 static FILE *out_open(struct out_file *f, const char *output)
 {
 	struct stat st;
@@ -342,9 +367,21 @@ static FILE *out_open(struct out_file *f, const char *output)
 	if (stat(output, &st) && errno == ENOENT && lstat(output, &st)) {
 		f->real = strdup(output); /* nothing there yet */
 	} else if (!stat(output, &st) && S_ISREG(st.st_mode)) {
+		/*
+		 * replaced by rename, which asks only for the directory: a file
+		 * this user may not write (0444, another's in a shared directory)
+		 * is refused, as '>' would refuse it
+		 */
+		if (faccessat(AT_FDCWD, output, W_OK, AT_EACCESS)) {
+			die_msg("cannot write '%s': %s", output, strerror(errno));
+			return NULL;
+		}
 		f->real = realpath(output, NULL);
 		f->mode = st.st_mode & 07777;
+	} else if (!stat(output, &st)) {
+		return open_through(output);
 	} else {
+		/* a dangling link (its target is made), or the error the open says */
 		fp = fopen(output, "we");
 		if (!fp)
 			die_msg("cannot write '%s': %s", output, strerror(errno));
@@ -381,10 +418,19 @@ static int out_close(struct out_file *f, FILE *fp, bool ok)
 			die_msg("cannot write '%s': %s", f->name, strerror(errno));
 			ret = -1;
 		}
-	} else if (ok && (fchmod(fileno(fp), f->mode) || fclose(fp) || rename(f->tmp, f->real))) {
-		die_msg("cannot write '%s': %s", f->name, strerror(errno));
-		ret = -1;
-	} else if (!ok) {
+	} else if (ok) {
+		/* closed whatever fails: a failed fchmod left the FILE open */
+		int e = fchmod(fileno(fp), f->mode) ? errno : 0;
+
+		if (fclose(fp) && !e)
+			e = errno;
+		if (!e && rename(f->tmp, f->real))
+			e = errno;
+		if (e) {
+			die_msg("cannot write '%s': %s", f->name, strerror(e));
+			ret = -1;
+		}
+	} else {
 		fclose(fp);
 	}
 	if (ret && f->tmp)

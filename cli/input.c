@@ -36,7 +36,7 @@ static void note_unknown_features(const struct input *in)
  * (to mislead, or to attack the reader), so only this user's (euid) or
  * root's is read without -f. A stream on stdin is the caller's own choice.
  */
-static int check_owner(const char *path, bool force)
+int input_check_owner(const char *path, bool force)
 {
 	struct stat st;
 
@@ -60,7 +60,7 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 
 	memset(in, 0, sizeof(*in));
 	in->path = path ? path : "perf.data";
-	if (check_owner(in->path, force))
+	if (input_check_owner(in->path, force))
 		return -1;
 	if (so)
 		memcpy(&sym, so, so->sz && so->sz < sizeof(sym) ? so->sz : sizeof(sym));

@@ -29,6 +29,8 @@ struct input {
  * also trusts JIT maps whoever owns them. 0, or -1 with the error printed.
  */
 int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force);
+/* input_open's owner rule alone, for a reader of its own: 0, or -1 with the refusal printed. */
+int input_check_owner(const char *path, bool force);
 /*
  * The next event (in->ev), with the machine already updated by it: 1, 0 at
  * the end, -1 on an error (printed). Samples are not resolved here.

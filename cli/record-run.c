@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
@@ -132,7 +133,9 @@ static bool stdout_is_stream(const char *output)
 		return false;
 	if (S_ISFIFO(o.st_mode))
 		return S_ISFIFO(s.st_mode) && o.st_dev == s.st_dev && o.st_ino == s.st_ino;
-	return S_ISCHR(o.st_mode) && S_ISCHR(s.st_mode) && o.st_rdev == s.st_rdev;
+	/* the null device keeps no stream to corrupt: output sent there stays there, as perf's */
+	return S_ISCHR(o.st_mode) && S_ISCHR(s.st_mode) && o.st_rdev == s.st_rdev &&
+	       o.st_rdev != makedev(1, 3);
 }
 
 /*

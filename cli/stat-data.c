@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "cli.h"
+#include "input.h"
 #include "stat-data.h"
 
 enum { STAT_ROUND_INTERVAL = 0, STAT_ROUND_FINAL = 1 };
@@ -190,6 +191,23 @@ int stat_writer_close(struct stat_writer *sw)
 	free(sw->ids);
 	free(sw);
 	return ret;
+}
+
+void stat_writer_abort(struct stat_writer *sw)
+{
+	if (!sw)
+		return;
+	/* a stream's reader has its start already: end it whole, as before */
+	if (pcl_data_writer__is_pipe(sw->w)) {
+		stat_writer_close(sw);
+		return;
+	}
+	/* the file the writer made, whether -o named it or a link to it */
+	pcl_data_writer__abort(sw->w);
+	for (int i = 0; i < sw->nev; i++)
+		free(sw->ids[i]);
+	free(sw->ids);
+	free(sw);
 }
 
 struct report {
@@ -465,16 +483,18 @@ int cmd_stat_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report rp = { 0 };
 	const char *input = "perf.data";
+	bool force = false;
 	int c, ret = 1;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:x:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:x:jfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -486,6 +506,9 @@ int cmd_stat_report(int argc, char **argv)
 		case 'j':
 			rp.cfg.format = PCL_STAT_JSON;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			print_usage("stat", stdout);
 			return 0;
@@ -494,6 +517,9 @@ int cmd_stat_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* perf stat report refuses another user's file as perf report does */
+	if (input_check_owner(input, force))
+		return 1;
 	rp.rd = pcl_data_reader__open(input);
 	if (!rp.rd) {
 		die_msg("%s", pcl_last_error());

@@ -20,6 +20,11 @@ struct stat_writer *stat_writer_create(const char *path, struct pcl_evlist *el,
 int stat_writer_round(struct stat_writer *sw, bool final, uint64_t time_ns);
 /* Close with the STAT feature; 0 or -errno (message printed). NULL-safe. */
 int stat_writer_close(struct stat_writer *sw);
+/*
+ * After a failed run: a file is removed (only the one the writer made, also
+ * through a symlink -o), a stream is closed whole. NULL-safe.
+ */
+void stat_writer_abort(struct stat_writer *sw);
 
 /* pcl stat report [-i FILE|-] [-x SEP] [-j]: print a stat file as pcl stat would. */
 int cmd_stat_report(int argc, char **argv);

@@ -389,8 +389,11 @@ PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved
 PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, uint32_t cpu,
 			   uint64_t period)
 {
-	struct hentry *self = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
+	struct hentry *self;
 
+	if (!h || !s)
+		return pcl_err(EINVAL, "pcl_hists__add: invalid argument");
+	self = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!self)
 		return pcl_err(ENOMEM, "pcl_hists__add: out of memory");
 	self->e.self += period;

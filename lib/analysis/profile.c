@@ -236,13 +236,17 @@ static int intern_thread(struct pcl_profile *p, const struct pcl_thread *t, uint
 int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64_t time,
 		     uint32_t cpu, uint64_t period)
 {
-	const struct pcl_frame *chain = s->nr_chain ? s->chain : &s->ip;
-	size_t n = s->nr_chain ? s->nr_chain : 1;
+	const struct pcl_frame *chain;
+	size_t n;
 	uint32_t node = 0, thread;
 	struct slot *sl;
 
 	struct id_node *in = NULL;
 
+	if (!p || !s)
+		return pcl_err(EINVAL, "pcl_profile__add: invalid argument");
+	chain = s->nr_chain ? s->chain : &s->ip;
+	n = s->nr_chain ? s->nr_chain : 1;
 	if (intern_thread(p, s->thread, &thread))
 		return pcl_err(-ENOMEM, "out of memory");
 	/* the same chain id, the same frames: the same node, whatever the thread */
@@ -293,6 +297,8 @@ int pcl_profile__add_switch(struct pcl_profile *p, const struct pcl_thread *thre
 {
 	uint32_t t;
 
+	if (!p || !thread)
+		return pcl_err(EINVAL, "pcl_profile__add_switch: invalid argument");
 	if (!p->opts.timeline)
 		return 0;
 	if (intern_thread(p, thread, &t) || ROOM(p, switches))
@@ -564,6 +570,8 @@ int pcl_flame__build(struct pcl_flame *f, const struct pcl_profile *p, bool by_p
 	size_t path_alloc = 0;
 	int ret = -ENOMEM;
 
+	if (!f || !p)
+		return pcl_err(EINVAL, "pcl_flame__build: invalid argument");
 	memset(f, 0, sizeof(*f));
 	b.func_name = malloc((p->nr_funcs + 1) * sizeof(*b.func_name));
 	if (!b.func_name || vec_room((void **)&f->nodes, &b.alloc, 0, sizeof(*f->nodes)))

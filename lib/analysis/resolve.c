@@ -297,14 +297,19 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, struct 
 PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
 				 struct pcl_resolved *out)
 {
-	const struct pcl_sample *s = &rec->sample;
-	unsigned int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	const struct pcl_sample *s;
+	unsigned int cpumode;
 	uint32_t nr = 0;
 	const void *space;
 	struct memo_ent **slot, *e;
 	uint64_t gen, hash;
 	size_t size;
 	int ret;
+
+	if (!r || !rec || !out)
+		return pcl_err(EINVAL, "pcl_resolver__sample: invalid argument");
+	s = &rec->sample;
+	cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
 	out->thread = pcl_machine__thread(r->m, (int32_t)s->pid, (int32_t)s->tid);
 	if (!out->thread)

@@ -55,6 +55,8 @@ struct pcl_data_writer {
 	bool own_fd; /* a stream into a device or FIFO we opened (not stdout) */
 	char *path;
 	char *file; /* the regular file we made: what abort removes; NULL for a stream */
+	dev_t file_dev; /* and its identity: abort leaves alone another file of that name */
+	ino_t file_ino;
 	int err; /* first error, sticky */
 	uint8_t *buf;
 	size_t used;
@@ -289,9 +291,9 @@ static int backup(const char *path, const char *real)
 /* Open -o's @path as the header comment says: 0 or a negative errno (message set). */
 static int open_output(struct pcl_data_writer *w, const char *path)
 {
+	int flags = O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, e;
 	char real[PATH_MAX];
 	struct stat st;
-	int e;
 
 	if (!stat(path, &st)) {
 		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
@@ -299,6 +301,17 @@ static int open_output(struct pcl_data_writer *w, const char *path)
 			w->fd = open(path, O_WRONLY | O_CLOEXEC);
 			if (w->fd < 0)
 				goto fail_open;
+			/*
+			 * No O_TRUNC here, so a regular file put at @path since the
+			 * stat would be overwritten in place: write only into what
+			 * was checked
+			 */
+			if (fstat(w->fd, &st) || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+				close(w->fd);
+				w->fd = -1;
+				return pcl_err(EAGAIN, "cannot write '%s': it changed while opened",
+					       path);
+			}
 			w->pipe = w->own_fd = true;
 			return 0;
 		}
@@ -315,10 +328,24 @@ static int open_output(struct pcl_data_writer *w, const char *path)
 		if (st.st_size && (e = backup(path, real)))
 			return e;
 		path = real;
+		/*
+		 * @real has no link left in it: one there now was put since,
+		 * and is not followed; after the backup the name is free, and
+		 * a file there now is someone else's, not truncated
+		 */
+		flags |= O_NOFOLLOW | (st.st_size ? O_EXCL : 0);
 	}
-	w->fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	w->fd = open(path, flags, 0600);
 	if (w->fd < 0)
 		goto fail_open;
+	if (fstat(w->fd, &st)) {
+		e = errno;
+		close(w->fd);
+		w->fd = -1;
+		return pcl_err(e, "cannot create '%s': %s", w->path, strerror(e));
+	}
+	w->file_dev = st.st_dev;
+	w->file_ino = st.st_ino;
 	/* what abort removes: the file itself, even when a dangling link made it */
 	w->file = realpath(path, NULL);
 	if (!w->file) {
@@ -554,12 +581,19 @@ PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
 
 PCL_API void pcl_data_writer__abort(struct pcl_data_writer *w)
 {
+	struct stat st;
+
 	if (!w)
 		return;
 	if ((!w->pipe || w->own_fd) && w->fd >= 0)
 		close(w->fd);
-	/* only the regular file this writer made: never a device, FIFO or link */
-	if (w->file)
+	/*
+	 * only the regular file this writer made: never a device, FIFO or
+	 * link, nor a file another writer (a second pcl record to the same
+	 * -o) has put at its name since
+	 */
+	if (w->file && !lstat(w->file, &st) && S_ISREG(st.st_mode) && st.st_dev == w->file_dev &&
+	    st.st_ino == w->file_ino)
 		unlink(w->file);
 	free_writer(w);
 }

@@ -328,8 +328,14 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 		ret = ops->add(c);
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {
-		/* the whole group then reads member by member */
-		for (int m = e->ev.leader; m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
+		/*
+		 * A leader that refuses GROUP: the whole group then reads member
+		 * by member. A member's refusal is its own: its leader's fd is
+		 * open with GROUP and reads the group in that layout still, so
+		 * its read_format must stay as the kernel has it.
+		 */
+		for (int m = e->ev.leader;
+		     l == e && m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
 			el->evsels[m].ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		ret = ops->add(c);

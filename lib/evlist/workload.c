@@ -66,16 +66,20 @@ PCL_API struct pcl_workload *pcl_workload__prepare(char *const argv[])
 		return pcl_err_null(EINVAL, "pcl_workload__prepare: invalid argument");
 	wl = calloc(1, sizeof(*wl));
 	if (!wl)
-		return NULL;
+		return pcl_err_null(ENOMEM, "pcl_workload__prepare: out of memory");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go)) {
+		int e = errno;
+
 		free(wl);
-		return NULL;
+		return pcl_err_null(e, "pcl_workload__prepare: socketpair: %s", strerror(e));
 	}
 	if (pipe2(err, O_CLOEXEC)) {
+		int e = errno;
+
 		close(go[0]);
 		close(go[1]);
 		free(wl);
-		return NULL;
+		return pcl_err_null(e, "pcl_workload__prepare: pipe: %s", strerror(e));
 	}
 	wl->pid = fork();
 	if (wl->pid < 0) {
@@ -86,8 +90,7 @@ PCL_API struct pcl_workload *pcl_workload__prepare(char *const argv[])
 		close(err[0]);
 		close(err[1]);
 		free(wl);
-		errno = e;
-		return NULL;
+		return pcl_err_null(e, "pcl_workload__prepare: fork: %s", strerror(e));
 	}
 	if (wl->pid == 0) {
 		close(go[1]);

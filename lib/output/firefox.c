@@ -667,6 +667,8 @@ int pcl_export_firefox(FILE *fp, const struct pcl_profile *p, const struct pcl_e
 	struct ff f = { 0 };
 	int ret;
 
+	if (!fp || !p)
+		return pcl_err(EINVAL, "pcl_export_firefox: no output or no profile");
 	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
 		return -EINVAL;
 	opts = &o;

@@ -603,8 +603,11 @@ int pcl_export_flamegraph(FILE *fp, const struct pcl_profile *p, const struct pc
 {
 	unsigned int height;
 	struct fg g;
-	int ret = fg_init(&g, fp, p, opts);
+	int ret;
 
+	if (!fp || !p)
+		return pcl_err(EINVAL, "pcl_export_flamegraph: no output or no profile");
+	ret = fg_init(&g, fp, p, opts);
 	if (ret)
 		return ret;
 	ret = pcl_flame__build(&g.f, p, g.o.by_period, -1);

@@ -316,8 +316,11 @@ int pcl_export_folded(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 	uint32_t *path = NULL;
 	size_t ns, nt, nl = 0, alloc = 0;
 	struct pcl_export_opts o;
-	int ret = opts_copy(&o, opts, "pcl_export_opts");
+	int ret;
 
+	if (!fp || !p)
+		return pcl_err(EINVAL, "pcl_export_folded: no output or no profile");
+	ret = opts_copy(&o, opts, "pcl_export_opts");
 	if (ret < 0)
 		return ret;
 	ret = -ENOMEM;

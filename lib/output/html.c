@@ -397,6 +397,8 @@ int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_expo
 	const char *title;
 	int ret;
 
+	if (!fp || !p)
+		return pcl_err(EINVAL, "pcl_export_html: no output or no profile");
 	ret = opts_copy(&o, opts, "pcl_export_opts");
 	if (ret < 0)
 		return ret;

@@ -160,11 +160,16 @@ int pcl_export_speedscope(FILE *fp, const struct pcl_profile *p, const struct pc
 {
 	struct pcl_export_opts o;
 	size_t ns, nt, nn, *order = NULL, *start = NULL, best = 0, nprof = 0, active = 0;
-	const struct pcl_profile_sample *s = pcl_profile__samples(p, &ns);
-	const struct pcl_profile_thread *t = pcl_profile__threads(p, &nt);
-	const struct pcl_profile_node *nodes = pcl_profile__nodes(p, &nn);
+	const struct pcl_profile_sample *s;
+	const struct pcl_profile_thread *t;
+	const struct pcl_profile_node *nodes;
 	uint32_t max_depth = 0, *path;
 
+	if (!fp || !p)
+		return pcl_err(EINVAL, "pcl_export_speedscope: no output or no profile");
+	s = pcl_profile__samples(p, &ns);
+	t = pcl_profile__threads(p, &nt);
+	nodes = pcl_profile__nodes(p, &nn);
 	if (opts_copy(&o, opts, "pcl_export_opts") < 0)
 		return -EINVAL;
 	opts = &o;

@@ -50,15 +50,15 @@ PCL_API struct pcl_ring *pcl_ring__mmap(int fd, unsigned int data_pages, bool ov
 		return pcl_err_null(EINVAL, "pcl_ring__mmap: invalid argument");
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return NULL;
+		return pcl_err_null(ENOMEM, "pcl_ring__mmap: out of memory");
 	r->map_size = (size_t)psize * (1 + data_pages);
 	map = mmap(NULL, r->map_size, PROT_READ | (overwrite ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		int e = errno;
 
 		free(r);
-		errno = e;
-		return NULL;
+		return pcl_err_null(e, "pcl_ring__mmap: cannot map %u data pages: %s", data_pages,
+				    strerror(e));
 	}
 	r->fd = fd;
 	r->overwrite = overwrite;
@@ -89,7 +89,9 @@ PCL_API void pcl_ring__munmap(struct pcl_ring *r)
 
 PCL_API int pcl_ring_set_output(int fd, int target_fd)
 {
-	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, target_fd) ? -errno : 0;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, target_fd))
+		return pcl_err(errno, "pcl_ring_set_output: %s", strerror(errno));
+	return 0;
 }
 
 PCL_API int pcl_ring__fd(const struct pcl_ring *r)
@@ -214,7 +216,9 @@ PCL_API int pcl_ring__pause(struct pcl_ring *r, bool pause)
 {
 	if (!r)
 		return pcl_err(EINVAL, "pcl_ring__pause: invalid argument");
-	return ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
+	if (ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0))
+		return pcl_err(errno, "pcl_ring__pause: %s", strerror(errno));
+	return 0;
 }
 
 PCL_API void pcl_ring__stats(const struct pcl_ring *r, struct pcl_ring_stats *out)

@@ -121,6 +121,16 @@ else
 		"$(show "$TMP/echo.err")" "$(show "$TMP/echo.rep.err")"
 fi
 
+# ... but /dev/null as both -o and stdout holds no stream: the output sent there stays there, as perf's
+"$PCL" record -q -o /dev/null -- echo HELLO >/dev/null 2>"$TMP/echonull.err"
+rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q HELLO "$TMP/echonull.err"; then
+	ok record-stdout-null-stays
+else
+	not_ok record-stdout-null-stays "pcl record -q -o /dev/null -- echo HELLO >/dev/null: exit $rc (want 0), HELLO not on stderr:" \
+		"$(show "$TMP/echonull.err")"
+fi
+
 # ... and so with a FIFO -o that is also pcl's stdout
 mkfifo "$TMP/fifo2"
 timeout 30 cat "$TMP/fifo2" >"$TMP/fifo2.stream" &
@@ -231,10 +241,42 @@ owner script 1 "$PCL" script -i "$TMP/pub/nobody.data"
 owner script-f 0 "$PCL" script -f -i "$TMP/pub/nobody.data"
 owner diff 1 "$PCL" diff "$F" "$TMP/pub/nobody.data"
 owner diff-f 0 "$PCL" diff -f "$F" "$TMP/pub/nobody.data"
+# stat report too (perf stat report refuses it, and has no -f)
+"$PCL" stat record -o "$TMP/pub/nobody-stat.data" -e task-clock -- true 2>/dev/null
+chown nobody "$TMP/pub/nobody-stat.data"
+owner stat-report 1 "$PCL" stat report -i "$TMP/pub/nobody-stat.data"
+# (its counts go to stderr, as pcl stat's)
+run own-stat-report-f "$PCL" stat report -f -i "$TMP/pub/nobody-stat.data"
+if [ "$RC" -eq 0 ] && grep -q "task-clock" "$TMP/own-stat-report-f.err"; then
+	ok input-owner-stat-report-f
+else
+	not_ok input-owner-stat-report-f "pcl stat report -f -i FILE-OF-NOBODY: exit $RC (want 0 and the counts)" \
+		"$(show "$TMP/own-stat-report-f.err")"
+fi
 # a stream on stdin is the caller's choice: not checked (nor by perf)
 cp "$TMP/fifo.stream" "$TMP/pub/nobody.stream"
 chown nobody "$TMP/pub/nobody.stream"
 owner stdin 0 sh -c "\"\$0\" report --stdio -i - <'$TMP/pub/nobody.stream'" "$PCL"
+
+# --- export -o replaces only a file this user may write -------------------------------------
+# rename needs only the directory: in a shared (world-writable, not sticky)
+# one, another user's file, or a read-only one, would be replaced; '>' refuses
+if command -v setpriv >/dev/null 2>&1 && "${NOBODY[@]}" true 2>/dev/null; then
+	mkdir -m 777 "$TMP/shared"
+	printf 'keep\n' >"$TMP/shared/roots.folded"
+	chmod 644 "$TMP/shared/roots.folded"
+	run ro-export "${NOBODY[@]}" "$PCL" report -i "$TMP/pub/root.data" --format=folded -o "$TMP/shared/roots.folded"
+	if [ "$RC" -eq 1 ] && [ "$(cat "$TMP/shared/roots.folded")" = keep ] &&
+		grep -q "Permission denied" "$TMP/ro-export.err" && [ "$(kind "$TMP/shared/roots.folded")" = "regular file 644" ]; then
+		ok report-o-not-writable
+	else
+		not_ok report-o-not-writable "as nobody, pcl report --format=folded -o ROOTS-FILE (in a world-writable directory): exit $RC (want 1)," \
+			"the file is now '$(kind "$TMP/shared/roots.folded")' holding '$(head -c 40 "$TMP/shared/roots.folded")' (want root's 'keep')" \
+			"$(show "$TMP/ro-export.err")"
+	fi
+else
+	skip report-o-not-writable "setpriv cannot run a command as nobody here"
+fi
 
 # --- a JIT map another user owns gives no symbols, said once; -f trusts it ------------------
 jit=$(workload jitmap)

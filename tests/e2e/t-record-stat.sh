@@ -162,3 +162,19 @@ else
 	not_ok record-stat-saved-stream "perf stat record -o - ... > F; pcl stat report -i F (perf reads it): exit $RC;" \
 		"pcl's output:" "$(show "$TMP/pipe4.all" 20)"
 fi
+
+# A run that fails leaves no file that looks whole, also when -o is a
+# symlink: the file the writer made (the link's target) goes, the earlier
+# one stays as TARGET.old, and the link stays.
+mkdir -p "$TMP/fail"
+echo earlier >"$TMP/fail/target"
+ln -sf target "$TMP/fail/link"
+run failrun "$PCL" stat record -o "$TMP/fail/link" -e task-clock -- /nonexistent-pcl-command
+if [ "$RC" -ne 0 ] && ! crashed "$TMP/failrun.err" "$RC" && [ -L "$TMP/fail/link" ] &&
+	[ ! -e "$TMP/fail/target" ] && [ "$(cat "$TMP/fail/target.old" 2>/dev/null)" = earlier ]; then
+	ok record-stat-failed-run-symlink
+else
+	not_ok record-stat-failed-run-symlink \
+		"pcl stat record -o LINK -- /nonexistent: exit $RC; want non-zero, LINK kept, its target removed, TARGET.old the earlier file:" \
+		"$(ls -l "$TMP/fail" | sed 's/^/| /')" "$(show "$TMP/failrun.err")"
+fi

@@ -144,7 +144,9 @@ for by in perf pcl; do
 	if ! command -v strip >/dev/null 2>&1; then
 		skip "report-options-strip2-$by" "strip (binutils) is not installed"
 	else
-		cp "$hot" "$TMP/hot-stripped" && strip "$TMP/hot-stripped" &&
+		# (and no build id, by which perf would find a cached unstripped hot's symbols)
+		cp "$hot" "$TMP/hot-stripped" &&
+			strip --remove-section=.note.gnu.build-id "$TMP/hot-stripped" &&
 			record $by "strip2-$by" -g -F 4000 -o "$TMP/strip2-$by.data" -- \
 				sh -c "'$TMP/hot-stripped' 150; '$TMP/hot-stripped' 150" &&
 			for args in "--children" "--no-children" "--children -g fractal"; do

@@ -10,6 +10,23 @@ if [ ! -x "$PCL" ]; then
 	not_ok stat-group-leader-pcl-built "no executable at $PCL"
 	exit 0
 fi
+# A member the kernel refuses with EINVAL (only a leader may be pinned,
+# :D) is left out; the leader's fd already reads the group's layout, and
+# the rest of the group is counted.
+spec='{task-clock,sched:sched_switch:D,page-faults}'
+run pin "$PCL" stat -e "$spec" -- true
+if ! grep -q 'sched:sched_switch' "$TMP/pin.err"; then
+	skip stat-group-member-refused "no tracepoint sched:sched_switch here (tracefs)"
+elif [ "$RC" -eq 0 ] && grep -qE '^ +[0-9.]+ +msec task-clock' "$TMP/pin.err" &&
+	grep -qE '<not supported> +sched:sched_switch' "$TMP/pin.err" &&
+	grep -qE '^ +[0-9]+ +page-faults' "$TMP/pin.err"; then
+	ok stat-group-member-refused
+else
+	not_ok stat-group-member-refused \
+		"pcl stat -e '$spec' -- true: exit $RC; want 0, task-clock and page-faults counted, sched:sched_switch <not supported>:" \
+		"$(show "$TMP/pin.err")"
+fi
+
 run cyc "$PCL" stat -e cycles -- true
 if ! grep -qE '<not supported> +cycles' "$TMP/cyc.err"; then
 	skip stat-group-leader-unsupported "cycles can be counted here (a hardware PMU)"

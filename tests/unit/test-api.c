@@ -6,9 +6,11 @@
  * accepted, unknown non-zero bytes refused, sz 0 refused, NULL = defaults).
  */
 #include "unit.h"
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define SENTINEL "sentinel: an older failure"
@@ -77,7 +79,8 @@ static void test_failures_set_their_message(void **state)
 	uint64_t cfg, addr, size;
 	int *cpus = NULL;
 	char **strs = NULL;
-	int bad = 0;
+	struct pcl_flame flame;
+	int bad = 0, null_fd;
 
 	(void)state;
 	assert_non_null(el);
@@ -114,6 +117,12 @@ static void test_failures_set_their_message(void **state)
 	FAILS(pcl_event_probe(NULL), "pcl_event_probe");
 	/* rings, records, perf.data */
 	FAILS_NULL(pcl_ring__mmap(-1, 3, false), "pcl_ring__mmap");
+	/* failures of the system calls behind the arguments: their own message too */
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	assert_true(null_fd >= 0);
+	FAILS_NULL(pcl_ring__mmap(null_fd, 4, false), "pcl_ring__mmap");
+	FAILS(pcl_ring_set_output(null_fd, null_fd), "pcl_ring_set_output");
+	close(null_fd);
 	FAILS(pcl_ring__read_begin(NULL), "pcl_ring__read_begin");
 	FAILS(pcl_record_decode(&hdr, sizeof(hdr), &attr, &rec), "pcl_record_decode");
 	FAILS(pcl_record_decode(NULL, 0, NULL, &rec), "pcl_record_decode");
@@ -129,6 +138,19 @@ static void test_failures_set_their_message(void **state)
 	FAILS_NULL(pcl_stat__new(NULL, NULL), "pcl_stat__new");
 	FAILS(pcl_region_begin(NULL), "pcl_region_begin");
 	FAILS(pcl_synthesize_process(-1, &attr, 0, false, NULL, NULL), "pcl_synthesize_process");
+	/* the analysis, without its object */
+	FAILS(pcl_resolver__sample(NULL, &rec, NULL), "pcl_resolver__sample");
+	FAILS(pcl_hists__add(NULL, NULL, 0, 1), "pcl_hists__add");
+	FAILS(pcl_profile__add(NULL, NULL, 0, 0, 1), "pcl_profile__add");
+	FAILS(pcl_profile__add_switch(NULL, NULL, 0, false, false), "pcl_profile__add_switch");
+	FAILS(pcl_flame__build(&flame, NULL, false, -1), "pcl_flame__build");
+	/* the exports, without a profile */
+	FAILS(pcl_export_folded(stdout, NULL, NULL), "pcl_export_folded");
+	FAILS(pcl_export_flamegraph(stdout, NULL, NULL), "pcl_export_flamegraph");
+	FAILS(pcl_export_html(stdout, NULL, NULL), "pcl_export_html");
+	FAILS(pcl_export_firefox(stdout, NULL, NULL), "pcl_export_firefox");
+	FAILS(pcl_export_speedscope(stdout, NULL, NULL), "pcl_export_speedscope");
+	FAILS(pcl_export_pprof(stdout, NULL, NULL), "pprof");
 	pcl_evlist__free(el);
 	assert_int_equal(bad, 0);
 }

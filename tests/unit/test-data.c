@@ -1072,6 +1072,43 @@ static void test_writer_targets(void **state)
 	assert_true(S_ISDIR(st.st_mode));
 }
 
+/*
+ * abort removes the file this writer made, and only it: when another file
+ * has taken its name since (a second pcl record to the same -o moved ours
+ * to .old and wrote its own), that one stays.
+ */
+static void test_writer_abort_own_file(void **state)
+{
+	char path[128], moved[160];
+	struct pcl_data_attr a[2];
+	struct pcl_data_writer *w;
+	struct stat st;
+	size_t len;
+	uint8_t *b;
+
+	(void)state;
+	ref_attrs(a);
+	tmp_path(path, sizeof(path), "taken.data");
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	snprintf(moved, sizeof(moved), "%s.mine", path);
+	assert_int_equal(rename(path, moved), 0);
+	spit(path, "another run's", 13);
+	pcl_data_writer__abort(w);
+	b = slurp(path, &len);
+	assert_non_null(b);
+	assert_int_equal(len, 13);
+	assert_memory_equal(b, "another run's", 13);
+	free(b);
+	assert_int_equal(unlink(path), 0);
+	/* ours, where abort finds it, goes */
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	pcl_data_writer__abort(w);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 static void remove_tmpdir(void)
 {
 	unit_remove_dir(tmpdir);
@@ -1093,6 +1130,7 @@ int main(void)
 		UNIT_TEST(test_parse_strings),
 		UNIT_TEST(test_bad_paths),
 		UNIT_TEST(test_writer_targets),
+		UNIT_TEST(test_writer_abort_own_file),
 	};
 	int ret;
 
