@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DWARF unwinding of user stacks with libdwfl (see unwind.h and
+ * docs/unwinding.md).
+ *
+ * libdwfl does the CFI work: .eh_frame, .debug_frame, separate debug files
+ * (build id, debuglink), signal frames. This file only feeds it: the
+ * sample's registers in DWARF numbering, reads from the stack copy, and the
+ * modules, reported lazily when a PC first lands in a file. A Dwfl lives as
+ * long as its address space's generation, so the ELF and CFI loading of a
+ * file happens once per process, not once per sample as in perf.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <asm/perf_regs.h>
+#include <elfutils/libdwfl.h>
+#include <linux/perf_event.h>
+
+#include "internal.h"
+#include "symbol/unwind.h"
+
+/* Address spaces kept at once; the least recently used one is dropped. */
+#define NR_SPACES 16
+/* Mappings whose file could not be reported, per space: not retried. */
+#define NR_FAILED 32
+/* The DWARF registers of x86-64 that CFI can name: rax..r15 and rip. */
+#define NR_DWARF_REGS 17
+/* A read this far above the SP is a truncated copy; beyond, garbage. */
+#define STACK_GUESS_MAX (256ULL << 20)
+/* The one thread of each Dwfl: samples are unwound one at a time. */
+#define UNWIND_TID 1
+
+struct space {
+	bool used;
+	bool attached; /* dwfl_attach_state done (needs a module first) */
+	uint64_t id, generation, last_use;
+	Dwfl *dwfl;
+	struct sample_ctx *cur; /* the sample being unwound */
+	uint64_t failed[NR_FAILED];
+	unsigned int nr_failed, next_failed;
+};
+
+struct unwinder {
+	struct space spaces[NR_SPACES];
+	uint64_t clock;
+	struct unwind_stats stats;
+};
+
+struct sample_ctx {
+	struct unwinder *uw;
+	struct space *sp;
+	const struct unwind_space *as;
+	const struct unwind_stack *stack;
+	Dwarf_Word dregs[NR_DWARF_REGS];
+	uint32_t dmask; /* bit n: DWARF register n present */
+	uint64_t *ips;
+	unsigned int max, nr;
+	bool stopped; /* the frame callback set status */
+	enum unwind_status status;
+	/* Reads beyond the copy since the last frame: the step that failed. */
+	bool beyond;
+	uint64_t needed;
+};
+
+static const char *const status_names[UNWIND__NR] = {
+	[UNWIND_COMPLETE] = "complete",
+	[UNWIND_NO_CFI] = "no CFI",
+	[UNWIND_STACK_TOO_SMALL] = "stack copy too small",
+	[UNWIND_NOT_MAPPED] = "address not mapped",
+	[UNWIND_MAX_DEPTH] = "max depth",
+	[UNWIND_NO_REGS] = "no user registers",
+	[UNWIND_ERROR] = "unwind error",
+};
+
+const char *unwind_status_name(enum unwind_status status)
+{
+	if ((unsigned int)status >= UNWIND__NR)
+		return "unknown";
+	return status_names[status];
+}
+
+/* DWARF register n of x86-64 (System V psABI numbering) -> PERF_REG_X86_*. */
+static const unsigned char dwarf_to_perf[NR_DWARF_REGS] = {
+	PERF_REG_X86_AX, PERF_REG_X86_DX,  PERF_REG_X86_CX,  PERF_REG_X86_BX,  PERF_REG_X86_SI,
+	PERF_REG_X86_DI, PERF_REG_X86_BP,  PERF_REG_X86_SP,  PERF_REG_X86_R8,  PERF_REG_X86_R9,
+	PERF_REG_X86_R10, PERF_REG_X86_R11, PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14,
+	PERF_REG_X86_R15, PERF_REG_X86_IP,
+};
+
+/* The value of perf register @r in the packed sample registers, if present. */
+static bool perf_reg(const struct unwind_regs *regs, unsigned int r, uint64_t *val)
+{
+	uint64_t bit = 1ULL << r;
+
+	if (!(regs->mask & bit))
+		return false;
+	*val = regs->regs[__builtin_popcountll(regs->mask & (bit - 1))];
+	return true;
+}
+
+/*
+ * Debug files are searched the standard way: next to the file, in .debug/,
+ * and under /usr/lib/debug, by build id first. A NULL path is libdwfl's
+ * default list. libdwfl keeps a pointer to this, so it lives forever.
+ */
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static bool is_file(const char *path)
+{
+	return path && path[0] && path[0] != '[' && strncmp(path, "//anon", 6) != 0;
+}
+
+static bool failed_before(const struct space *s, uint64_t start)
+{
+	for (unsigned int i = 0; i < s->nr_failed; i++)
+		if (s->failed[i] == start)
+			return true;
+	return false;
+}
+
+static void remember_failed(struct space *s, uint64_t start)
+{
+	s->failed[s->next_failed] = start;
+	s->next_failed = (s->next_failed + 1) % NR_FAILED;
+	if (s->nr_failed < NR_FAILED)
+		s->nr_failed++;
+}
+
+/*
+ * Make sure a module covers @pc: report the file of its mapping the first
+ * time a PC lands there. One report covers all the file's segments.
+ */
+static bool ensure_module(struct sample_ctx *c, uint64_t pc)
+{
+	struct space *s = c->sp;
+	struct unwind_map m = { 0 };
+	Dwfl_Module *mod;
+	Dwarf_Addr lo, hi;
+
+	if (dwfl_addrmodule(s->dwfl, pc))
+		return true;
+	if (c->as->find_map(c->as->arg, pc, &m) != 0 || !is_file(m.path) || pc < m.start ||
+	    pc >= m.end || m.pgoff > m.start)
+		return false;
+	if (failed_before(s, m.start))
+		return false;
+	/* The bias: where the file's first PT_LOAD is, as perf computes it. */
+	dwfl_report_begin_add(s->dwfl);
+	mod = dwfl_report_elf(s->dwfl, m.path, m.path, -1, m.start - m.pgoff, false);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (mod && dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
+	    pc < hi) {
+		c->uw->stats.modules++;
+		return true;
+	}
+	remember_failed(s, m.start);
+	return false;
+}
+
+static bool read_file_word(const struct unwind_map *m, uint64_t addr, Dwarf_Word *out)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, out, sizeof(*out), (off_t)(addr - m->start + m->pgoff));
+	close(fd);
+	return n == (ssize_t)sizeof(*out);
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = dwfl_arg;
+	return UNWIND_TID;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
+{
+	(void)dwfl;
+	*thread_argp = dwfl_arg;
+	return tid == UNWIND_TID;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
+{
+	struct sample_ctx *c = ((struct space *)dwfl_arg)->cur;
+	const struct unwind_stack *st = c->stack;
+	struct unwind_map m = { 0 };
+	uint64_t off = addr - st->sp;
+
+	(void)dwfl;
+	if (addr >= st->sp && off < st->size && st->size - off >= sizeof(*result)) {
+		memcpy(result, (const char *)st->data + off, sizeof(*result));
+		return true;
+	}
+	/* Not the stack: a file's bytes (a DW_OP_deref into a table), as perf reads them. */
+	if (c->as->find_map(c->as->arg, addr, &m) == 0 && is_file(m.path) && addr >= m.start &&
+	    addr < m.end && m.end - addr >= sizeof(*result) && read_file_word(&m, addr, result))
+		return true;
+	if (addr >= st->sp && off < STACK_GUESS_MAX) {
+		c->beyond = true;
+		if (off + sizeof(*result) > c->needed)
+			c->needed = off + sizeof(*result);
+	}
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct sample_ctx *c = ((struct space *)thread_arg)->cur;
+	unsigned int i = 0;
+
+	/* libdwfl takes registers in runs of consecutive numbers. */
+	while (i < NR_DWARF_REGS) {
+		unsigned int first;
+
+		if (!(c->dmask & (1U << i))) {
+			i++;
+			continue;
+		}
+		first = i;
+		while (i < NR_DWARF_REGS && (c->dmask & (1U << i)))
+			i++;
+		if (!dwfl_thread_state_registers(thread, (int)first, i - first, &c->dregs[first]))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, c->dregs[16]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct sample_ctx *c = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(frame, &pc, NULL)) {
+		c->stopped = true;
+		c->status = UNWIND_ERROR;
+		return DWARF_CB_ABORT;
+	}
+	if (c->nr >= c->max) {
+		/* A frame beyond the limit exists: the chain was cut. */
+		c->stopped = true;
+		c->status = UNWIND_MAX_DEPTH;
+		return DWARF_CB_ABORT;
+	}
+	c->ips[c->nr++] = pc;
+	c->beyond = false;
+	c->needed = 0;
+	/* libdwfl unwinds this frame once we return: its module must be known. */
+	if (!ensure_module(c, pc)) {
+		c->stopped = true;
+		c->status = UNWIND_NOT_MAPPED;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+static bool cfi_has(Dwarf_CFI *cfi, Dwarf_Addr bias, Dwarf_Addr pc)
+{
+	Dwarf_Frame *fr = NULL;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+		return false;
+	free(fr);
+	return true;
+}
+
+/* Whether the file of the last frame has CFI for it (else the stop was "no CFI"). */
+static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias = 0;
+
+	if (!mod)
+		return false;
+	if (cfi_has(dwfl_module_eh_cfi(mod, &bias), bias, pc))
+		return true;
+	return cfi_has(dwfl_module_dwarf_cfi(mod, &bias), bias, pc);
+}
+
+static void space_reset(struct space *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The cached Dwfl of @as, rebuilt if its generation moved on. */
+static struct space *get_space(struct unwinder *uw, const struct unwind_space *as)
+{
+	struct space *s = NULL, *lru = &uw->spaces[0];
+
+	for (unsigned int i = 0; i < NR_SPACES; i++) {
+		struct space *t = &uw->spaces[i];
+
+		if (t->used && t->id == as->id) {
+			s = t;
+			break;
+		}
+		if (!t->used || (lru->used && t->last_use < lru->last_use))
+			lru = t;
+	}
+	if (s && s->generation != as->generation)
+		space_reset(s);
+	else if (!s) {
+		s = lru;
+		space_reset(s);
+	}
+	if (!s->used) {
+		s->dwfl = dwfl_begin(&dwfl_callbacks);
+		if (!s->dwfl)
+			return pcl_err_null(ENOMEM, "libdw: %s", dwfl_errmsg(-1));
+		s->used = true;
+		s->id = as->id;
+		s->generation = as->generation;
+		uw->stats.dwfl_builds++;
+	}
+	s->last_use = ++uw->clock;
+	return s;
+}
+
+struct unwinder *unwinder_new(void)
+{
+	struct unwinder *uw = calloc(1, sizeof(*uw));
+
+	if (!uw)
+		return pcl_err_null(ENOMEM, "out of memory");
+	return uw;
+}
+
+void unwinder_free(struct unwinder *uw)
+{
+	if (!uw)
+		return;
+	for (unsigned int i = 0; i < NR_SPACES; i++)
+		space_reset(&uw->spaces[i]);
+	free(uw);
+}
+
+const struct unwind_stats *unwinder_stats(const struct unwinder *uw)
+{
+	return uw ? &uw->stats : NULL;
+}
+
+/* The sample's registers in DWARF numbering; false without IP or SP. */
+static bool load_regs(struct sample_ctx *c, const struct unwind_regs *regs)
+{
+	if (regs->abi != PERF_SAMPLE_REGS_ABI_64 || !regs->regs)
+		return false;
+	for (unsigned int i = 0; i < NR_DWARF_REGS; i++) {
+		uint64_t v;
+
+		if (perf_reg(regs, dwarf_to_perf[i], &v)) {
+			c->dregs[i] = v;
+			c->dmask |= 1U << i;
+		}
+	}
+	return (c->dmask & (1U << 7)) && (c->dmask & (1U << 16));
+}
+
+static void finish(struct unwinder *uw, struct sample_ctx *c, struct unwind_result *res)
+{
+	res->nr = c->nr;
+	res->status = c->status;
+	res->needed = c->status == UNWIND_STACK_TOO_SMALL ? c->needed : 0;
+	uw->stats.status[c->status]++;
+	if (res->needed > uw->stats.max_needed)
+		uw->stats.max_needed = res->needed;
+}
+
+int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
+		  const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
+		  unsigned int max, struct unwind_result *res)
+{
+	struct sample_ctx c = { 0 };
+	struct space *s;
+	int ret;
+
+	if (!uw || !as || !as->find_map || !regs || !stack || (!ips && max) || !res ||
+	    (!stack->data && stack->size))
+		return pcl_err(EINVAL, "unwind_sample: NULL argument");
+	memset(res, 0, sizeof(*res));
+	uw->stats.samples++;
+	c.uw = uw;
+	c.as = as;
+	c.stack = stack;
+	c.ips = ips;
+	c.max = max;
+	if (!load_regs(&c, regs)) {
+		c.status = UNWIND_NO_REGS;
+		finish(uw, &c, res);
+		return 0;
+	}
+	s = get_space(uw, as);
+	if (!s)
+		return -errno;
+	c.sp = s;
+	s->cur = &c;
+	if (!s->attached) {
+		/* libdwfl takes the architecture from a module: report the IP's first. */
+		if (!ensure_module(&c, c.dregs[16])) {
+			if (max)
+				ips[c.nr++] = c.dregs[16];
+			c.status = UNWIND_NOT_MAPPED;
+			goto out;
+		}
+		if (!dwfl_attach_state(s->dwfl, NULL, UNWIND_TID, &thread_callbacks, s)) {
+			s->cur = NULL;
+			ret = pcl_err(ENOTSUP, "libdw: cannot unwind: %s", dwfl_errmsg(-1));
+			space_reset(s);
+			return ret;
+		}
+		s->attached = true;
+	}
+	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
+	if (c.stopped)
+		; /* the frame callback said why */
+	else if (ret == 0)
+		c.status = UNWIND_COMPLETE;
+	else if (c.beyond)
+		c.status = UNWIND_STACK_TOO_SMALL;
+	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
+		c.status = UNWIND_NO_CFI;
+	else
+		c.status = UNWIND_ERROR;
+out:
+	s->cur = NULL;
+	finish(uw, &c, res);
+	return 0;
+}

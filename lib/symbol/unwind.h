@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF unwinding of user stacks (--call-graph dwarf samples) with elfutils'
+ * libdwfl. Internal to libpcl: report and script wire it in (docs/unwinding.md).
+ *
+ * A sample gives the user registers (perf's x86-64 layout, the ones its mask
+ * names, packed in bit order) and a copy of the user stack starting at the
+ * stack pointer. The unwinder turns them into the user return addresses,
+ * the IP first, and says why it stopped.
+ *
+ * libdw's work (opening each ELF file, finding its separate debug file,
+ * indexing .eh_frame/.debug_frame) is kept across samples: one Dwfl per
+ * address space, keyed by the caller's id and generation, with each file
+ * reported once, when a PC first lands in it.
+ */
+#ifndef PCL_SYMBOL_UNWIND_H
+#define PCL_SYMBOL_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why an unwind stopped. */
+enum unwind_status {
+	UNWIND_COMPLETE,       /* reached the outermost frame (the CFI ends the chain) */
+	UNWIND_NO_CFI,	       /* no CFI (and no usable fallback) for a PC */
+	UNWIND_STACK_TOO_SMALL, /* a read beyond the end of the stack copy */
+	UNWIND_NOT_MAPPED,     /* a PC in no mapping, or in one whose file cannot be read */
+	UNWIND_MAX_DEPTH,      /* the caller's maximum number of frames */
+	UNWIND_NO_REGS,	       /* no user registers (ABI none or 32-bit), or no IP or SP */
+	UNWIND_ERROR,	       /* libdw failed otherwise (bad CFI, garbage registers) */
+	UNWIND__NR,
+};
+
+/* Short lowercase name of @status ("complete", "no CFI", ...), for --stats. */
+const char *unwind_status_name(enum unwind_status status);
+
+/* One mapping of the sampled process, as the caller's map lookup found it. */
+struct unwind_map {
+	/*
+	 * File to read the code and CFI from. NULL, empty or "[...]" (anon,
+	 * [stack], [heap]) means no file: a PC there is not mapped, a read
+	 * there is not served. Must stay valid until unwind_sample returns.
+	 */
+	const char *path;
+	uint64_t start, end; /* [start, end) in the process */
+	uint64_t pgoff;	     /* file offset mapped at start */
+};
+
+/*
+ * Find the mapping holding @addr: fill *@map and return 0, or return
+ * -ENOENT. Called at most once per new module and per read outside the
+ * stack copy, never per frame of a module already known.
+ */
+typedef int (*unwind_find_map_fn)(void *arg, uint64_t addr, struct unwind_map *map);
+
+/*
+ * The sampled address space. @id (a pid) and @generation key the cached
+ * Dwfl: the caller bumps @generation when the map set changes (an munmap, a
+ * new mmap over an old range), which makes the next sample rebuild it.
+ */
+struct unwind_space {
+	uint64_t id;
+	uint64_t generation;
+	unwind_find_map_fn find_map;
+	void *arg;
+};
+
+/* The sample's user registers, as PERF_SAMPLE_REGS_USER carries them. */
+struct unwind_regs {
+	uint64_t abi;	     /* PERF_SAMPLE_REGS_ABI_*: only _64 is unwound */
+	uint64_t mask;	     /* sample_regs_user: bit PERF_REG_X86_* set = present */
+	const uint64_t *regs; /* one value per set bit, in bit order */
+};
+
+/* The sample's PERF_SAMPLE_STACK_USER copy: @size bytes from @sp upwards. */
+struct unwind_stack {
+	const void *data;
+	uint64_t size;
+	uint64_t sp; /* address of data[0]: the user SP of the sample */
+};
+
+struct unwind_result {
+	/*
+	 * Return addresses found, the IP first: ips[0..nr). Callers' entries
+	 * are the return addresses themselves (perf's libdw unwinder prints
+	 * them minus 1, to land inside the call).
+	 */
+	unsigned int nr;
+	enum unwind_status status;
+	/* UNWIND_STACK_TOO_SMALL: stack copy bytes that the failed read needed. */
+	uint64_t needed;
+};
+
+/* Counters over all the samples unwound so far, for --stats. */
+struct unwind_stats {
+	uint64_t samples;
+	uint64_t status[UNWIND__NR];
+	uint64_t max_needed; /* largest `needed` of the STACK_TOO_SMALL samples */
+	uint64_t dwfl_builds; /* address spaces (re)built */
+	uint64_t modules;     /* files reported to libdw */
+};
+
+struct unwinder;
+
+/* One per session. NULL with errno and the message set on failure. */
+struct unwinder *unwinder_new(void);
+void unwinder_free(struct unwinder *uw);
+
+/*
+ * Unwind one sample into @ips (room for @max entries; @max is the depth
+ * limit). Returns 0 with *@res filled whatever the status (an early stop
+ * is a status, not a failure, and the frames found before it are kept),
+ * or a negative errno with the message set on misuse (NULL arguments) or
+ * when memory runs out.
+ */
+int unwind_sample(struct unwinder *uw, const struct unwind_space *space,
+		  const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
+		  unsigned int max, struct unwind_result *res);
+
+const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
+
+#endif
