@@ -59,8 +59,14 @@ struct sample_ctx {
 	unsigned int max, nr;
 	bool stopped; /* the frame callback set status */
 	enum unwind_status status;
-	/* Reads beyond the copy since the last frame: the step that failed. */
-	bool beyond;
+	/*
+	 * Failed reads since the last frame, in the step that ended the chain:
+	 * libdwfl takes a return address it cannot read for an undefined one,
+	 * the mark of the outermost frame, so without these a truncated copy
+	 * would look complete.
+	 */
+	bool beyond;	 /* above the SP, past the end of the copy */
+	bool bad_read;	 /* anywhere else: no mapping, no file */
 	uint64_t needed;
 };
 
@@ -212,6 +218,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 		c->beyond = true;
 		if (off + sizeof(*result) > c->needed)
 			c->needed = off + sizeof(*result);
+	} else {
+		c->bad_read = true;
 	}
 	return false;
 }
@@ -264,6 +272,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	}
 	c->ips[c->nr++] = pc;
 	c->beyond = false;
+	c->bad_read = false;
 	c->needed = 0;
 	/* libdwfl unwinds this frame once we return: its module must be known. */
 	if (!ensure_module(c, pc)) {
@@ -434,10 +443,12 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
 	if (c.stopped)
 		; /* the frame callback said why */
-	else if (ret == 0)
-		c.status = UNWIND_COMPLETE;
 	else if (c.beyond)
 		c.status = UNWIND_STACK_TOO_SMALL;
+	else if (c.bad_read)
+		c.status = UNWIND_NOT_MAPPED;
+	else if (ret == 0)
+		c.status = UNWIND_COMPLETE;
 	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
 		c.status = UNWIND_NO_CFI;
 	else

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the DWARF unwinder (lib/symbol/unwind.c) on this process's
+ * own stack: a chain a() -> b() -> c() built without frame pointers, where
+ * c() takes a snapshot of its registers and copies its stack the way
+ * PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER would. The unwinder must
+ * find c's IP, then the return addresses each function saw with
+ * __builtin_return_address(0), then the test's callers down to _start.
+ * Then the early stops: a truncated copy (with the bytes that would have
+ * been enough), an IP or a caller in no mapping, the depth limit, no
+ * registers; and the cache: the same sample again reports no new module.
+ */
+#include "unit.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+
+#include "symbol/unwind.h"
+
+#define MAX_MAPS  512
+#define STACK_MAX (256 * 1024)
+#define DEPTH	  64
+
+struct map_ent {
+	uint64_t start, end, pgoff;
+	char path[256];
+};
+
+static struct map_ent maps[MAX_MAPS];
+static unsigned int nr_maps;
+
+/* This process's mappings, from /proc/self/maps. */
+static void load_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	assert_non_null(f);
+	nr_maps = 0;
+	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
+		struct map_ent *m = &maps[nr_maps];
+		unsigned long long s, e, off;
+		char path[256] = "";
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &s, &e, &off, path) < 3)
+			continue;
+		m->start = s;
+		m->end = e;
+		m->pgoff = off;
+		snprintf(m->path, sizeof(m->path), "%s", path);
+		nr_maps++;
+	}
+	fclose(f);
+}
+
+static const struct map_ent *find_ent(uint64_t addr)
+{
+	for (unsigned int i = 0; i < nr_maps; i++)
+		if (addr >= maps[i].start && addr < maps[i].end)
+			return &maps[i];
+	return NULL;
+}
+
+/* The find_map callback: @arg, when set, is a path substring to hide. */
+static int find_map(void *arg, uint64_t addr, struct unwind_map *m)
+{
+	const struct map_ent *e = find_ent(addr);
+
+	if (!e || (arg && strstr(e->path, (const char *)arg)))
+		return -ENOENT;
+	m->path = e->path;
+	m->start = e->start;
+	m->end = e->end;
+	m->pgoff = e->pgoff;
+	return 0;
+}
+
+/* One sample: perf's register layout and the stack copy. */
+enum { R_BX, R_BP, R_SP, R_IP, R_R12, R_R13, R_R14, R_R15, NR_R };
+static const uint64_t sample_mask = (1ULL << PERF_REG_X86_BX) | (1ULL << PERF_REG_X86_BP) |
+				    (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP) |
+				    (1ULL << PERF_REG_X86_R12) | (1ULL << PERF_REG_X86_R13) |
+				    (1ULL << PERF_REG_X86_R14) | (1ULL << PERF_REG_X86_R15);
+
+struct snap {
+	uint64_t regs[NR_R]; /* in perf's bit order: the mask above packs them so */
+	uint64_t ra_c, ra_b, ra_a; /* what each function's return address was */
+	uint8_t stack[STACK_MAX];
+	uint64_t size;
+};
+
+static struct snap snap;
+
+/* Copy the live stack without ASan's checks: it crosses other frames' redzones. */
+__attribute__((noinline, no_sanitize_address)) static void raw_copy(uint8_t *dst, uint64_t src,
+								    uint64_t n)
+{
+	const volatile uint8_t *s = (const volatile uint8_t *)src;
+
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = s[i];
+}
+
+#define NOFP __attribute__((noipa, optimize("omit-frame-pointer")))
+
+NOFP static int c(struct snap *s)
+{
+	const struct map_ent *st;
+	uint64_t *r = s->regs;
+
+	/* The registers at label 1, where rip is taken: rax only is clobbered. */
+	__asm__ volatile("mov %%rbx, 0(%0)\n\t"
+			 "mov %%rbp, 8(%0)\n\t"
+			 "mov %%rsp, 16(%0)\n\t"
+			 "mov %%r12, 32(%0)\n\t"
+			 "mov %%r13, 40(%0)\n\t"
+			 "mov %%r14, 48(%0)\n\t"
+			 "mov %%r15, 56(%0)\n\t"
+			 "lea 1f(%%rip), %%rax\n\t"
+			 "mov %%rax, 24(%0)\n"
+			 "1:\n\t"
+			 :
+			 : "r"(r)
+			 : "rax", "memory");
+	s->ra_c = (uint64_t)__builtin_return_address(0);
+	st = find_ent(r[R_SP]);
+	s->size = st ? st->end - r[R_SP] : 0;
+	if (s->size > STACK_MAX)
+		s->size = STACK_MAX;
+	raw_copy(s->stack, r[R_SP], s->size);
+	return (int)s->size;
+}
+
+NOFP static int b(struct snap *s)
+{
+	int v = c(s);
+
+	s->ra_b = (uint64_t)__builtin_return_address(0);
+	return v + 1;
+}
+
+NOFP static int a(struct snap *s)
+{
+	int v = b(s);
+
+	s->ra_a = (uint64_t)__builtin_return_address(0);
+	return v + 1;
+}
+
+static void take_snapshot(void)
+{
+	load_maps();
+	assert_true(a(&snap) > 0);
+	load_maps(); /* the same, unless a library was loaded in between */
+}
+
+static struct unwind_space space_of(uint64_t id, void *hide)
+{
+	return (struct unwind_space){ .id = id, .find_map = find_map, .arg = hide };
+}
+
+static int unwind(struct unwinder *uw, const struct unwind_space *as, const uint64_t *regs,
+		  uint64_t size, uint64_t *ips, unsigned int max, struct unwind_result *res)
+{
+	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = sample_mask, .regs = regs };
+	struct unwind_stack st = { .data = snap.stack, .size = size, .sp = regs[R_SP] };
+
+	return unwind_sample(uw, as, &r, &st, ips, max, res);
+}
+
+static bool in_file(uint64_t addr, const char *name)
+{
+	const struct map_ent *e = find_ent(addr);
+
+	return e && strstr(e->path, name);
+}
+
+static void test_full_chain(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_result res;
+	uint64_t ips[DEPTH];
+	bool libc = false;
+
+	(void)state;
+	assert_non_null(uw);
+	take_snapshot();
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	for (unsigned int i = 0; i < res.nr; i++) {
+		const struct map_ent *e = find_ent(ips[i]);
+
+		print_message("# %2u %#" PRIx64 " %s\n", i, ips[i], e ? e->path : "?");
+		libc |= in_file(ips[i], "libc.so");
+	}
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_true(res.nr > 4);
+	assert_int_equal(ips[0], snap.regs[R_IP]);
+	assert_int_equal(ips[1], snap.ra_c);
+	assert_int_equal(ips[2], snap.ra_b);
+	assert_int_equal(ips[3], snap.ra_a);
+	/* The outer frames: cmocka's runner, main, then libc's start code. */
+	assert_true(libc);
+	assert_true(in_file(ips[res.nr - 1], "test-unwind") || in_file(ips[res.nr - 1], "libc.so"));
+	unwinder_free(uw);
+}
+
+/* A short copy stops with the bytes that would have been enough; given them, it goes on. */
+static void test_stack_too_small(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_result res;
+	uint64_t ips[DEPTH], size = 0;
+	unsigned int prev_nr = 0, rounds = 0;
+
+	(void)state;
+	take_snapshot();
+	for (;;) {
+		assert_int_equal(unwind(uw, &as, snap.regs, size, ips, DEPTH, &res), 0);
+		print_message("# size %" PRIu64 ": %s, %u frames, needed %" PRIu64 "\n", size,
+			      unwind_status_name(res.status), res.nr, res.needed);
+		if (res.status != UNWIND_STACK_TOO_SMALL)
+			break;
+		/* The frames found before the stop are kept, and are right. */
+		assert_true(res.nr >= 1);
+		assert_int_equal(ips[0], snap.regs[R_IP]);
+		if (res.nr > 1)
+			assert_int_equal(ips[1], snap.ra_c);
+		assert_true(res.needed > size);
+		assert_true(res.needed <= snap.size);
+		assert_true(res.nr >= prev_nr);
+		prev_nr = res.nr;
+		size = res.needed;
+		rounds++;
+		assert_true(rounds < 1000);
+	}
+	assert_true(rounds >= 2); /* at least: c's return address, then b's */
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_int_equal(unwinder_stats(uw)->status[UNWIND_STACK_TOO_SMALL], rounds);
+	assert_true(unwinder_stats(uw)->max_needed <= size);
+	unwinder_free(uw);
+}
+
+static void test_not_mapped(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL), hidden = space_of(2, (void *)"libcmocka");
+	struct unwind_result res;
+	uint64_t ips[DEPTH], regs[NR_R];
+
+	(void)state;
+	take_snapshot();
+	/* An IP in no mapping, on a fresh space (nothing reported yet) and on a used one. */
+	memcpy(regs, snap.regs, sizeof(regs));
+	regs[R_IP] = 0x10;
+	assert_int_equal(unwind(uw, &as, regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NOT_MAPPED);
+	assert_int_equal(res.nr, 1);
+	assert_int_equal(ips[0], 0x10);
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_int_equal(unwind(uw, &as, regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NOT_MAPPED);
+	assert_int_equal(res.nr, 1);
+
+	/* A caller in a file the map set does not know: the chain stops there. */
+	assert_int_equal(unwind(uw, &hidden, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NOT_MAPPED);
+	assert_true(res.nr > 4);
+	assert_int_equal(ips[3], snap.ra_a);
+	assert_true(in_file(ips[res.nr - 1], "libcmocka"));
+	for (unsigned int i = 0; i + 1 < res.nr; i++)
+		assert_false(in_file(ips[i], "libcmocka"));
+	unwinder_free(uw);
+}
+
+static void test_max_depth(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_result res;
+	uint64_t ips[DEPTH];
+
+	(void)state;
+	take_snapshot();
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, 3, &res), 0);
+	assert_int_equal(res.status, UNWIND_MAX_DEPTH);
+	assert_int_equal(res.nr, 3);
+	assert_int_equal(ips[2], snap.ra_b);
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, NULL, 0, &res), 0);
+	assert_int_equal(res.status, UNWIND_MAX_DEPTH);
+	assert_int_equal(res.nr, 0);
+	unwinder_free(uw);
+}
+
+static void test_no_regs(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_NONE };
+	struct unwind_stack st = { .data = snap.stack, .size = 0 };
+	struct unwind_result res;
+	uint64_t ips[DEPTH];
+
+	(void)state;
+	assert_int_equal(unwind_sample(uw, &as, &r, &st, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NO_REGS);
+	assert_int_equal(res.nr, 0);
+	/* 64-bit, but no SP */
+	r.abi = PERF_SAMPLE_REGS_ABI_64;
+	r.mask = 1ULL << PERF_REG_X86_IP;
+	r.regs = snap.regs;
+	assert_int_equal(unwind_sample(uw, &as, &r, &st, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NO_REGS);
+	/* misuse */
+	assert_int_equal(unwind_sample(uw, NULL, &r, &st, ips, DEPTH, &res), -EINVAL);
+	assert_int_equal(unwind_sample(NULL, &as, &r, &st, ips, DEPTH, &res), -EINVAL);
+	assert_string_equal(unwind_status_name(UNWIND_STACK_TOO_SMALL), "stack copy too small");
+	unwinder_free(uw);
+}
+
+/* The second sample of a space reports no module again; a new generation rebuilds. */
+static void test_cache(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(7, NULL);
+	const struct unwind_stats *stats = unwinder_stats(uw);
+	struct unwind_result res;
+	uint64_t ips[DEPTH], modules;
+
+	(void)state;
+	take_snapshot();
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	modules = stats->modules;
+	assert_true(modules >= 2); /* this test, libcmocka, libc */
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+		assert_int_equal(res.status, UNWIND_COMPLETE);
+	}
+	assert_int_equal(stats->modules, modules);
+	assert_int_equal(stats->dwfl_builds, 1);
+	assert_int_equal(stats->samples, 1001);
+	assert_int_equal(stats->status[UNWIND_COMPLETE], 1001);
+	as.generation++;
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_int_equal(stats->dwfl_builds, 2);
+	assert_int_equal(stats->modules, 2 * modules);
+	/* More spaces than the cache holds: the oldest is dropped, and all still unwind. */
+	for (uint64_t id = 100; id < 140; id++) {
+		struct unwind_space other = space_of(id, NULL);
+
+		assert_int_equal(unwind(uw, &other, snap.regs, snap.size, ips, DEPTH, &res), 0);
+		assert_int_equal(res.status, UNWIND_COMPLETE);
+	}
+	unwinder_free(uw);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		UNIT_TEST(test_full_chain), UNIT_TEST(test_stack_too_small),
+		UNIT_TEST(test_not_mapped), UNIT_TEST(test_max_depth),
+		UNIT_TEST(test_no_regs),    UNIT_TEST(test_cache),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
