@@ -109,6 +109,13 @@ $(BUILD)/tests/workloads/regions: tests/workloads/regions.c $(BUILD)/libpcl.a $(
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -Iinclude $(SAN_LDFLAGS) \
 		-o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
 
+# hot built the way distributions build programs, without frame pointers:
+# the DWARF unwinder's tests (tests/unit/test-unwind.c) record it with perf.
+NOFP_WORKLOADS := $(BUILD)/tests/workloads/hot-nofp
+$(BUILD)/tests/workloads/%-nofp: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-inline -o $@ $< $(LDLIBS)
+
 $(BUILD)/tests/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-inline -o $@ $<
@@ -117,7 +124,7 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
 
-tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS)
+tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS) $(NOFP_WORKLOADS)
 
 # The unit tests whose matter is threads, for the ThreadSanitizer build
 # (make check: BUILD=build/tsan SANITIZE=thread tests-tsan). Only these and

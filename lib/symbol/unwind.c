@@ -65,8 +65,8 @@ struct sample_ctx {
 	 * the mark of the outermost frame, so without these a truncated copy
 	 * would look complete.
 	 */
-	bool beyond;	 /* above the SP, past the end of the copy */
-	bool bad_read;	 /* anywhere else: no mapping, no file */
+	bool beyond;   /* above the SP, past the end of the copy */
+	bool bad_read; /* anywhere else: no mapping, no file */
 	uint64_t needed;
 };
 
@@ -89,8 +89,8 @@ const char *unwind_status_name(enum unwind_status status)
 
 /* DWARF register n of x86-64 (System V psABI numbering) -> PERF_REG_X86_*. */
 static const unsigned char dwarf_to_perf[NR_DWARF_REGS] = {
-	PERF_REG_X86_AX, PERF_REG_X86_DX,  PERF_REG_X86_CX,  PERF_REG_X86_BX,  PERF_REG_X86_SI,
-	PERF_REG_X86_DI, PERF_REG_X86_BP,  PERF_REG_X86_SP,  PERF_REG_X86_R8,  PERF_REG_X86_R9,
+	PERF_REG_X86_AX,  PERF_REG_X86_DX,  PERF_REG_X86_CX,  PERF_REG_X86_BX,	PERF_REG_X86_SI,
+	PERF_REG_X86_DI,  PERF_REG_X86_BP,  PERF_REG_X86_SP,  PERF_REG_X86_R8,	PERF_REG_X86_R9,
 	PERF_REG_X86_R10, PERF_REG_X86_R11, PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14,
 	PERF_REG_X86_R15, PERF_REG_X86_IP,
 };

@@ -21,13 +21,13 @@
 
 /* Why an unwind stopped. */
 enum unwind_status {
-	UNWIND_COMPLETE,       /* reached the outermost frame (the CFI ends the chain) */
-	UNWIND_NO_CFI,	       /* no CFI (and no usable fallback) for a PC */
+	UNWIND_COMPLETE,	/* reached the outermost frame (the CFI ends the chain) */
+	UNWIND_NO_CFI,		/* no CFI (and no usable fallback) for a PC */
 	UNWIND_STACK_TOO_SMALL, /* a read beyond the end of the stack copy */
-	UNWIND_NOT_MAPPED,     /* a PC in no mapping, or in one whose file cannot be read */
-	UNWIND_MAX_DEPTH,      /* the caller's maximum number of frames */
-	UNWIND_NO_REGS,	       /* no user registers (ABI none or 32-bit), or no IP or SP */
-	UNWIND_ERROR,	       /* libdw failed otherwise (bad CFI, garbage registers) */
+	UNWIND_NOT_MAPPED,	/* a PC in no mapping, or in one whose file cannot be read */
+	UNWIND_MAX_DEPTH,	/* the caller's maximum number of frames */
+	UNWIND_NO_REGS,		/* no user registers (ABI none or 32-bit), or no IP or SP */
+	UNWIND_ERROR,		/* libdw failed otherwise (bad CFI, garbage registers) */
 	UNWIND__NR,
 };
 
@@ -67,8 +67,8 @@ struct unwind_space {
 
 /* The sample's user registers, as PERF_SAMPLE_REGS_USER carries them. */
 struct unwind_regs {
-	uint64_t abi;	     /* PERF_SAMPLE_REGS_ABI_*: only _64 is unwound */
-	uint64_t mask;	     /* sample_regs_user: bit PERF_REG_X86_* set = present */
+	uint64_t abi;	      /* PERF_SAMPLE_REGS_ABI_*: only _64 is unwound */
+	uint64_t mask;	      /* sample_regs_user: bit PERF_REG_X86_* set = present */
 	const uint64_t *regs; /* one value per set bit, in bit order */
 };
 
@@ -95,7 +95,7 @@ struct unwind_result {
 struct unwind_stats {
 	uint64_t samples;
 	uint64_t status[UNWIND__NR];
-	uint64_t max_needed; /* largest `needed` of the STACK_TOO_SMALL samples */
+	uint64_t max_needed;  /* largest `needed` of the STACK_TOO_SMALL samples */
 	uint64_t dwfl_builds; /* address spaces (re)built */
 	uint64_t modules;     /* files reported to libdw */
 };

@@ -9,12 +9,21 @@
  * Then the early stops: a truncated copy (with the bytes that would have
  * been enough), an IP or a caller in no mapping, the depth limit, no
  * registers; and the cache: the same sample again reports no new module.
+ *
+ * Last, the oracle: perf records the hot workload built without frame
+ * pointers (tests/workloads/hot-nofp) with --call-graph dwarf, and every
+ * sample's user chain, unwound here from the file's registers and stack
+ * copies, must equal the one `perf script` prints for it.
  */
 #include "unit.h"
 
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <pcl/data.h>
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 
@@ -86,7 +95,7 @@ static const uint64_t sample_mask = (1ULL << PERF_REG_X86_BX) | (1ULL << PERF_RE
 				    (1ULL << PERF_REG_X86_R14) | (1ULL << PERF_REG_X86_R15);
 
 struct snap {
-	uint64_t regs[NR_R]; /* in perf's bit order: the mask above packs them so */
+	uint64_t regs[NR_R];	   /* in perf's bit order: the mask above packs them so */
 	uint64_t ra_c, ra_b, ra_a; /* what each function's return address was */
 	uint8_t stack[STACK_MAX];
 	uint64_t size;
@@ -165,7 +174,9 @@ static struct unwind_space space_of(uint64_t id, void *hide)
 static int unwind(struct unwinder *uw, const struct unwind_space *as, const uint64_t *regs,
 		  uint64_t size, uint64_t *ips, unsigned int max, struct unwind_result *res)
 {
-	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = sample_mask, .regs = regs };
+	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_64,
+				 .mask = sample_mask,
+				 .regs = regs };
 	struct unwind_stack st = { .data = snap.stack, .size = size, .sp = regs[R_SP] };
 
 	return unwind_sample(uw, as, &r, &st, ips, max, res);
@@ -361,12 +372,195 @@ static void test_cache(void **state)
 	unwinder_free(uw);
 }
 
+/* ---- perf's --call-graph dwarf file against perf script ---- */
+
+/* The file's mappings, from its MMAP/MMAP2 records. */
+static struct map_ent fmaps[MAX_MAPS];
+static unsigned int nr_fmaps;
+
+static int find_file_map(void *arg, uint64_t addr, struct unwind_map *m)
+{
+	(void)arg;
+	/* The newest mapping wins, as in the process. */
+	for (unsigned int i = nr_fmaps; i-- > 0;) {
+		if (addr >= fmaps[i].start && addr < fmaps[i].end) {
+			m->path = fmaps[i].path;
+			m->start = fmaps[i].start;
+			m->end = fmaps[i].end;
+			m->pgoff = fmaps[i].pgoff;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* perf script -F ip prints user addresses as map-relative, as objdump would. */
+static uint64_t map_ip(uint64_t addr)
+{
+	for (unsigned int i = nr_fmaps; i-- > 0;)
+		if (addr >= fmaps[i].start && addr < fmaps[i].end)
+			return addr - fmaps[i].start + fmaps[i].pgoff;
+	return addr;
+}
+
+struct chain {
+	unsigned int nr;
+	uint64_t ips[DEPTH * 2];
+};
+
+/* The chains of `perf script -F ip`: hex lines, a blank line after each sample. */
+static struct chain *read_script(const char *path, unsigned int *nr)
+{
+	FILE *f = fopen(path, "r");
+	struct chain *ch = calloc(100000, sizeof(*ch));
+	unsigned int n = 0;
+	bool in = false;
+	char line[256];
+
+	assert_non_null(f);
+	assert_non_null(ch);
+	while (fgets(line, sizeof(line), f) && n < 100000) {
+		unsigned long long v;
+
+		if (sscanf(line, " %llx", &v) != 1) {
+			if (in)
+				n++;
+			in = false;
+			continue;
+		}
+		in = true;
+		if (ch[n].nr < sizeof(ch[n].ips) / sizeof(ch[n].ips[0]))
+			ch[n].ips[ch[n].nr++] = v;
+	}
+	if (in)
+		n++;
+	fclose(f);
+	*nr = n;
+	return ch;
+}
+
+static void test_perf_dwarf_file(void **state)
+{
+	char dir[] = "/tmp/pcl-unwind-XXXXXX", exe[PATH_MAX], wl[PATH_MAX + 32], cmd[3 * PATH_MAX];
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = { .id = 0, .find_map = find_file_map };
+	struct pcl_data_reader *r;
+	struct pcl_data_events *evs;
+	struct pcl_data_event ev;
+	struct chain *want;
+	unsigned int nr_want, k = 0, same = 0, full = 0, leaf = 0;
+	ssize_t n;
+
+	(void)state;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = 0;
+	snprintf(wl, sizeof(wl), "%s/workloads/hot-nofp", dirname(exe));
+	if (access(wl, X_OK) != 0 || system("perf --version >/dev/null 2>&1") != 0) {
+		print_message("# skip: no perf or no %s (make tests builds it)\n", wl);
+		unwinder_free(uw);
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -e task-clock -c 1000000 --call-graph dwarf,8192 -o %s/perf.data "
+		 "%s 300 >/dev/null 2>&1 && perf script -i %s/perf.data -F ip --no-inline "
+		 ">%s/script.txt 2>/dev/null",
+		 dir, wl, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/script.txt", dir);
+	want = read_script(cmd, &nr_want);
+	snprintf(cmd, sizeof(cmd), "%s/perf.data", dir);
+	r = pcl_data_reader__open(cmd);
+	assert_non_null(r);
+	evs = pcl_data_events__new(r, true);
+	assert_non_null(evs);
+	nr_fmaps = 0;
+	while (pcl_data_events__next(evs, &ev) > 0) {
+		const struct pcl_sample *s = &ev.rec.sample;
+		struct unwind_regs regs;
+		struct unwind_stack st;
+		struct unwind_result res;
+		uint64_t ips[DEPTH], sp;
+		const struct chain *w;
+		bool ok;
+
+		if (!ev.decoded)
+			continue;
+		if ((ev.rec.type == PERF_RECORD_MMAP || ev.rec.type == PERF_RECORD_MMAP2) &&
+		    nr_fmaps < MAX_MAPS) {
+			struct map_ent *m = &fmaps[nr_fmaps++];
+
+			m->start = ev.rec.mmap.addr;
+			m->end = ev.rec.mmap.addr + ev.rec.mmap.len;
+			m->pgoff = ev.rec.mmap.pgoff;
+			snprintf(m->path, sizeof(m->path), "%s", ev.rec.mmap.filename);
+			as.generation++; /* the map set changed */
+			continue;
+		}
+		if (ev.rec.type != PERF_RECORD_SAMPLE || !ev.attr)
+			continue;
+		assert_true(k < nr_want);
+		w = &want[k++];
+		regs = (struct unwind_regs){ .abi = s->user_abi,
+					     .mask = ev.attr->attr.sample_regs_user,
+					     .regs = s->user_regs };
+		sp = s->user_abi && (regs.mask & (1ULL << PERF_REG_X86_SP))
+			     ? s->user_regs[__builtin_popcountll(regs.mask &
+								 ((1ULL << PERF_REG_X86_SP) - 1))]
+			     : 0;
+		st = (struct unwind_stack){ .data = s->user_stack,
+					    .size = s->user_stack_dyn_size,
+					    .sp = sp };
+		as.id = s->pid;
+		assert_int_equal(unwind_sample(uw, &as, &regs, &st, ips, DEPTH, &res), 0);
+		full += res.status == UNWIND_COMPLETE;
+		/*
+		 * perf prints the kernel part first: the user part is its tail.
+		 * Callers are their return address minus 1, in the call.
+		 */
+		ok = res.nr && w->nr >= res.nr;
+		for (unsigned int i = 0; ok && i < res.nr; i++)
+			ok = w->ips[w->nr - res.nr + i] == map_ip(ips[i] - (i > 0));
+		if (!ok && k - same < 5) {
+			print_message("# sample %u: %s, %u frames; perf has %u:", k,
+				      unwind_status_name(res.status), res.nr, w->nr);
+			for (unsigned int i = 0; i < res.nr; i++)
+				print_message(" %" PRIx64, map_ip(ips[i] - (i > 0)));
+			print_message(" | perf:");
+			for (unsigned int i = 0; i < w->nr; i++)
+				print_message(" %" PRIx64, w->ips[i]);
+			print_message("\n");
+		}
+		same += ok;
+		/* hot_leaf <- middle <- outer <- main: at least 4 user frames */
+		leaf += res.nr >= 4;
+	}
+	print_message("# %u samples, %u as perf script, %u complete, %u with 4+ frames\n", k, same,
+		      full, leaf);
+	assert_int_equal(k, nr_want);
+	assert_true(k >= 50);
+	assert_int_equal(same, k);
+	assert_true(full * 10 >= k * 9);
+	assert_true(leaf * 10 >= k * 9);
+	pcl_data_events__free(evs);
+	pcl_data_reader__close(r);
+	free(want);
+	unwinder_free(uw);
+	snprintf(cmd, sizeof(cmd), "%s/perf.data", dir);
+	unlink(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/script.txt", dir);
+	unlink(cmd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		UNIT_TEST(test_full_chain), UNIT_TEST(test_stack_too_small),
-		UNIT_TEST(test_not_mapped), UNIT_TEST(test_max_depth),
-		UNIT_TEST(test_no_regs),    UNIT_TEST(test_cache),
+		UNIT_TEST(test_full_chain),	 UNIT_TEST(test_stack_too_small),
+		UNIT_TEST(test_not_mapped),	 UNIT_TEST(test_max_depth),
+		UNIT_TEST(test_no_regs),	 UNIT_TEST(test_cache),
+		UNIT_TEST(test_perf_dwarf_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
