@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <asm/perf_regs.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <sys/mman.h>
 #include <linux/perf_event.h>
 
 #include "internal.h"
@@ -139,6 +141,55 @@ static void remember_failed(struct space *s, uint64_t start)
 		s->nr_failed++;
 }
 
+/* An fd on the bytes of @m: its file, or a memfd holding its image. -1 on failure. */
+static int map_fd(const struct unwind_map *m)
+{
+	const char *p = m->image;
+	size_t left = m->image_size;
+	int fd;
+
+	if (!m->image)
+		return open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = memfd_create("pcl-unwind-image", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	return fd;
+}
+
+/* Whether the ELF file on @fd has the build id the map names (none named: yes). */
+static bool build_id_matches(int fd, const struct unwind_map *m)
+{
+	const void *bid = NULL;
+	Elf *elf;
+	ssize_t n;
+	bool ok;
+
+	if (!m->build_id_size)
+		return true;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return false;
+	n = dwelf_elf_gnu_build_id(elf, &bid);
+	ok = n > 0 && (size_t)n == m->build_id_size && !memcmp(bid, m->build_id, (size_t)n);
+	elf_end(elf);
+	return ok;
+}
+
+static bool has_bytes(const struct unwind_map *m)
+{
+	return m->image ? m->image_size > 0 : is_file(m->path);
+}
+
 /*
  * Make sure a module covers @pc: report the file of its mapping the first
  * time a PC lands there. One report covers all the file's segments.
@@ -147,20 +198,28 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 {
 	struct space *s = c->sp;
 	struct unwind_map m = { 0 };
-	Dwfl_Module *mod;
+	Dwfl_Module *mod = NULL;
 	Dwarf_Addr lo, hi;
+	int fd;
 
 	if (dwfl_addrmodule(s->dwfl, pc))
 		return true;
-	if (c->as->find_map(c->as->arg, pc, &m) != 0 || !is_file(m.path) || pc < m.start ||
+	if (c->as->find_map(c->as->arg, pc, &m) != 0 || !has_bytes(&m) || pc < m.start ||
 	    pc >= m.end || m.pgoff > m.start)
 		return false;
 	if (failed_before(s, m.start))
 		return false;
-	/* The bias: where the file's first PT_LOAD is, as perf computes it. */
-	dwfl_report_begin_add(s->dwfl);
-	mod = dwfl_report_elf(s->dwfl, m.path, m.path, -1, m.start - m.pgoff, false);
-	dwfl_report_end(s->dwfl, NULL, NULL);
+	fd = map_fd(&m);
+	if (fd >= 0 && build_id_matches(fd, &m)) {
+		/* The bias: where the file's first PT_LOAD is, as perf computes it. */
+		dwfl_report_begin_add(s->dwfl);
+		mod = dwfl_report_elf(s->dwfl, m.path ? m.path : "[image]",
+				      m.path ? m.path : "[image]", fd, m.start - m.pgoff, false);
+		dwfl_report_end(s->dwfl, NULL, NULL);
+	}
+	/* On success libdwfl owns the fd. */
+	if (!mod && fd >= 0)
+		close(fd);
 	if (mod && dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
 	    pc < hi) {
 		c->uw->stats.modules++;
@@ -170,14 +229,22 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 	return false;
 }
 
-static bool read_file_word(const struct unwind_map *m, uint64_t addr, Dwarf_Word *out)
+static bool read_map_word(const struct unwind_map *m, uint64_t addr, Dwarf_Word *out)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	uint64_t off = addr - m->start + m->pgoff;
 	ssize_t n;
+	int fd;
 
+	if (m->image) {
+		if (off > m->image_size || m->image_size - off < sizeof(*out))
+			return false;
+		memcpy(out, (const char *)m->image + off, sizeof(*out));
+		return true;
+	}
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = pread(fd, out, sizeof(*out), (off_t)(addr - m->start + m->pgoff));
+	n = pread(fd, out, sizeof(*out), (off_t)off);
 	close(fd);
 	return n == (ssize_t)sizeof(*out);
 }
@@ -211,8 +278,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 		return true;
 	}
 	/* Not the stack: a file's bytes (a DW_OP_deref into a table), as perf reads them. */
-	if (c->as->find_map(c->as->arg, addr, &m) == 0 && is_file(m.path) && addr >= m.start &&
-	    addr < m.end && m.end - addr >= sizeof(*result) && read_file_word(&m, addr, result))
+	if (c->as->find_map(c->as->arg, addr, &m) == 0 && has_bytes(&m) && addr >= m.start &&
+	    addr < m.end && m.end - addr >= sizeof(*result) && read_map_word(&m, addr, result))
 		return true;
 	if (addr >= st->sp && off < STACK_GUESS_MAX) {
 		c->beyond = true;
@@ -349,8 +416,12 @@ static struct space *get_space(struct unwinder *uw, const struct unwind_space *a
 
 struct unwinder *unwinder_new(void)
 {
-	struct unwinder *uw = calloc(1, sizeof(*uw));
+	struct unwinder *uw;
 
+	/* libelf (build-id checks) needs its version set once per process. */
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pcl_err_null(ENOSYS, "libelf: %s", elf_errmsg(-1));
+	uw = calloc(1, sizeof(*uw));
 	if (!uw)
 		return pcl_err_null(ENOMEM, "out of memory");
 	return uw;

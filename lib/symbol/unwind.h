@@ -44,6 +44,20 @@ struct unwind_map {
 	const char *path;
 	uint64_t start, end; /* [start, end) in the process */
 	uint64_t pgoff;	     /* file offset mapped at start */
+	/*
+	 * When known (MMAP2 with a build id, the file's build-id table): the
+	 * file at @path must have this NT_GNU_BUILD_ID, else the mapping is
+	 * taken for not mapped rather than unwound with another file's CFI.
+	 */
+	const uint8_t *build_id;
+	size_t build_id_size;
+	/*
+	 * An ELF image in memory instead of @path (the vDSO: perf saves it in
+	 * its build-id cache, a live session can read its own): @path is then
+	 * only its name. Copied when the module is first reported.
+	 */
+	const void *image;
+	size_t image_size;
 };
 
 /*

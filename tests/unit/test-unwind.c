@@ -22,7 +22,10 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
 #include <pcl/data.h>
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
@@ -71,6 +74,18 @@ static const struct map_ent *find_ent(uint64_t addr)
 		if (addr >= maps[i].start && addr < maps[i].end)
 			return &maps[i];
 	return NULL;
+}
+
+/* This process's vDSO image: the same kernel's as the workloads' ones. */
+static const void *vdso_image(size_t *size)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	const struct map_ent *e = base ? find_ent(base) : NULL;
+
+	if (!e || e->start != base || strcmp(e->path, "[vdso]"))
+		return NULL;
+	*size = e->end - e->start;
+	return (const void *)base;
 }
 
 /* The find_map callback: @arg, when set, is a path substring to hide. */
@@ -372,6 +387,167 @@ static void test_cache(void **state)
 	unwinder_free(uw);
 }
 
+/* What find_map_with adds to the process's mappings. */
+struct map_extra {
+	bool vdso;	    /* give the [vdso] mapping this process's image */
+	const uint8_t *bid; /* this build id for the test binary's mappings */
+	size_t bid_size;
+};
+
+static int find_map_with(void *arg, uint64_t addr, struct unwind_map *m)
+{
+	const struct map_extra *x = arg;
+	char exe[PATH_MAX];
+	ssize_t n;
+	int ret = find_map(NULL, addr, m);
+
+	if (ret)
+		return ret;
+	if (x->vdso && !strcmp(m->path, "[vdso]"))
+		m->image = vdso_image(&m->image_size);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (x->bid && n > 0) {
+		exe[n] = 0;
+		if (!strcmp(m->path, exe)) {
+			m->build_id = x->bid;
+			m->build_id_size = x->bid_size;
+		}
+	}
+	return 0;
+}
+
+/* The address of the vDSO's @name, from its dynamic symbols. */
+static uint64_t vdso_sym(const void *image, size_t size, const char *name)
+{
+	Elf *elf = elf_memory((char *)image, size);
+	uint64_t base = (uint64_t)image, load = UINT64_MAX, addr = 0;
+	Elf_Scn *scn = NULL;
+	size_t nph = 0;
+	GElf_Phdr ph;
+
+	assert_non_null(elf);
+	assert_int_equal(elf_getphdrnum(elf, &nph), 0);
+	for (size_t i = 0; i < nph; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < load)
+			load = ph.p_vaddr;
+	while ((scn = elf_nextscn(elf, scn)) && !addr) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (nm && !strcmp(nm, name) && sym.st_value)
+				addr = base + sym.st_value - load;
+		}
+	}
+	elf_end(elf);
+	return addr;
+}
+
+/*
+ * A sample in the vDSO: c() "calls" __vdso_clock_gettime and the sample
+ * lands on its first instruction (return address on top of the stack).
+ * With the image the unwinder goes through it to c, b, a; without, the
+ * vDSO is no file and the chain stops there, not mapped.
+ */
+static void test_vdso(void **state)
+{
+	static uint8_t vstack[8 + STACK_MAX];
+	struct unwinder *uw = unwinder_new();
+	struct map_extra with = { .vdso = true }, without = { 0 };
+	struct unwind_space as = { .id = 1, .find_map = find_map_with, .arg = &with };
+	struct unwind_space bare = { .id = 2, .find_map = find_map_with, .arg = &without };
+	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = sample_mask };
+	struct unwind_stack st = { .data = vstack };
+	struct unwind_result res;
+	uint64_t regs[NR_R], ips[DEPTH], fn;
+	const void *image;
+	size_t size = 0;
+
+	(void)state;
+	take_snapshot();
+	image = vdso_image(&size);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	if (!image) {
+		print_message("# skip: no vDSO in this process\n");
+		unwinder_free(uw);
+		skip();
+	}
+	fn = vdso_sym(image, size, "__vdso_clock_gettime");
+	assert_true(fn > (uint64_t)image && fn < (uint64_t)image + size);
+	memcpy(regs, snap.regs, sizeof(regs));
+	regs[R_IP] = fn;
+	regs[R_SP] = snap.regs[R_SP] - 8;
+	memcpy(vstack, &snap.regs[R_IP], 8);
+	memcpy(vstack + 8, snap.stack, snap.size);
+	r.regs = regs;
+	st.size = snap.size + 8;
+	st.sp = regs[R_SP];
+
+	assert_int_equal(unwind_sample(uw, &as, &r, &st, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_true(res.nr > 5);
+	assert_int_equal(ips[0], fn);
+	assert_int_equal(ips[1], snap.regs[R_IP]);
+	assert_int_equal(ips[2], snap.ra_c);
+	assert_int_equal(ips[3], snap.ra_b);
+	assert_int_equal(ips[4], snap.ra_a);
+
+	assert_int_equal(unwind_sample(uw, &bare, &r, &st, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NOT_MAPPED);
+	assert_int_equal(res.nr, 1);
+	unwinder_free(uw);
+}
+
+/* A build id that is not the file's: the file is not used, its PCs are not mapped. */
+static void test_build_id(void **state)
+{
+	struct unwinder *uw = unwinder_new();
+	uint8_t bid[64];
+	struct map_extra right = { 0 }, wrong;
+	struct unwind_space as = { .id = 1, .find_map = find_map_with, .arg = &right };
+	struct unwind_space bad = { .id = 2, .find_map = find_map_with, .arg = &wrong };
+	struct unwind_result res;
+	uint64_t ips[DEPTH];
+	const void *p = NULL;
+	ssize_t n;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	take_snapshot();
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	assert_true(n > 0 && (size_t)n <= sizeof(bid));
+	memcpy(bid, p, (size_t)n);
+	elf_end(elf);
+	close(fd);
+	right.bid = bid;
+	right.bid_size = (size_t)n;
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_int_equal(ips[3], snap.ra_a);
+
+	wrong = right;
+	wrong.bid_size = (size_t)n - 1; /* a prefix is not the build id */
+	assert_int_equal(unwind(uw, &bad, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NOT_MAPPED);
+	assert_int_equal(res.nr, 1);
+	unwinder_free(uw);
+}
+
 /* ---- perf's --call-graph dwarf file against perf script ---- */
 
 /* The file's mappings, from its MMAP/MMAP2 records. */
@@ -388,6 +564,9 @@ static int find_file_map(void *arg, uint64_t addr, struct unwind_map *m)
 			m->start = fmaps[i].start;
 			m->end = fmaps[i].end;
 			m->pgoff = fmaps[i].pgoff;
+			/* perf reads its saved copy of the vDSO; this one is the same kernel's. */
+			if (!strcmp(m->path, "[vdso]"))
+				m->image = vdso_image(&m->image_size);
 			return 0;
 		}
 	}
@@ -448,7 +627,7 @@ static void test_perf_dwarf_file(void **state)
 	struct pcl_data_events *evs;
 	struct pcl_data_event ev;
 	struct chain *want;
-	unsigned int nr_want, k = 0, same = 0, full = 0, leaf = 0;
+	unsigned int nr_want, k = 0, same = 0, full = 0, leaf = 0, vdso = 0;
 	ssize_t n;
 
 	(void)state;
@@ -461,6 +640,7 @@ static void test_perf_dwarf_file(void **state)
 		unwinder_free(uw);
 		skip();
 	}
+	load_maps(); /* this process's vDSO stands for the workload's */
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 		 "perf record -q -e task-clock -c 1000000 --call-graph dwarf,8192 -o %s/perf.data "
@@ -535,9 +715,16 @@ static void test_perf_dwarf_file(void **state)
 		same += ok;
 		/* hot_leaf <- middle <- outer <- main: at least 4 user frames */
 		leaf += res.nr >= 4;
+		for (unsigned int i = nr_fmaps; res.nr && i-- > 0;) {
+			if (ips[0] >= fmaps[i].start && ips[0] < fmaps[i].end) {
+				vdso += !strcmp(fmaps[i].path, "[vdso]");
+				break;
+			}
+		}
 	}
-	print_message("# %u samples, %u as perf script, %u complete, %u with 4+ frames\n", k, same,
-		      full, leaf);
+	print_message("# %u samples, %u as perf script, %u complete, %u with 4+ frames, "
+		      "%u in the vDSO\n",
+		      k, same, full, leaf, vdso);
 	assert_int_equal(k, nr_want);
 	assert_true(k >= 50);
 	assert_int_equal(same, k);
@@ -557,9 +744,14 @@ static void test_perf_dwarf_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		UNIT_TEST(test_full_chain),	 UNIT_TEST(test_stack_too_small),
-		UNIT_TEST(test_not_mapped),	 UNIT_TEST(test_max_depth),
-		UNIT_TEST(test_no_regs),	 UNIT_TEST(test_cache),
+		UNIT_TEST(test_full_chain),
+		UNIT_TEST(test_stack_too_small),
+		UNIT_TEST(test_not_mapped),
+		UNIT_TEST(test_max_depth),
+		UNIT_TEST(test_no_regs),
+		UNIT_TEST(test_cache),
+		UNIT_TEST(test_vdso),
+		UNIT_TEST(test_build_id),
 		UNIT_TEST(test_perf_dwarf_file),
 	};
 
