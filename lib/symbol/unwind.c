@@ -365,12 +365,16 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
 	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
 
 	if (!mod)
 		return false;
-	if (cfi_has(dwfl_module_eh_cfi(mod, &bias), bias, pc))
+	/* Separate statements: the bias must be read after the call sets it. */
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi_has(cfi, bias, pc))
 		return true;
-	return cfi_has(dwfl_module_dwarf_cfi(mod, &bias), bias, pc);
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	return cfi_has(cfi, bias, pc);
 }
 
 static void space_reset(struct space *s)
@@ -512,16 +516,21 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 		s->attached = true;
 	}
 	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
+	/*
+	 * A PC without CFI explains the stop first: libdwfl's frame-pointer
+	 * fallback then reads wherever rbp points, and its failed reads are a
+	 * consequence, not the cause.
+	 */
 	if (c.stopped)
 		; /* the frame callback said why */
+	else if (ret == 0 && !c.beyond && !c.bad_read)
+		c.status = UNWIND_COMPLETE;
+	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
+		c.status = UNWIND_NO_CFI;
 	else if (c.beyond)
 		c.status = UNWIND_STACK_TOO_SMALL;
 	else if (c.bad_read)
 		c.status = UNWIND_NOT_MAPPED;
-	else if (ret == 0)
-		c.status = UNWIND_COMPLETE;
-	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
-		c.status = UNWIND_NO_CFI;
 	else
 		c.status = UNWIND_ERROR;
 out:

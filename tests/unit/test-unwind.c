@@ -548,6 +548,150 @@ static void test_build_id(void **state)
 	unwinder_free(uw);
 }
 
+/* A mapping of nocfi.so (no .eh_frame, no .debug_frame) at a made-up address. */
+static char nocfi_path[PATH_MAX];
+#define NOCFI_BASE 0x10000000ULL
+
+static int find_nocfi(void *arg, uint64_t addr, struct unwind_map *m)
+{
+	(void)arg;
+	if (addr >= NOCFI_BASE && addr < NOCFI_BASE + 0x10000) {
+		m->path = nocfi_path;
+		m->start = NOCFI_BASE;
+		m->end = NOCFI_BASE + 0x10000;
+		m->pgoff = 0;
+		return 0;
+	}
+	return find_map(NULL, addr, m);
+}
+
+/* Whether @f has a section named @name. */
+static bool elf_has_section(const char *f, const char *name)
+{
+	int fd = open(f, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (gelf_getshdr(scn, &sh) && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(nm, name))
+			found = true;
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/*
+ * A PC in a file with no CFI at all stops as "no CFI", even though
+ * libdwfl's frame-pointer fallback then fails on a read at rbp = 0.
+ */
+static void test_no_cfi(void **state)
+{
+	char dir[] = "/tmp/pcl-unwind-XXXXXX", src[PATH_MAX], cmd[3 * PATH_MAX];
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = { .id = 1, .find_map = find_nocfi };
+	struct unwind_result res;
+	uint64_t regs[NR_R], ips[DEPTH];
+	FILE *f;
+
+	(void)state;
+	if (system("cc --version >/dev/null 2>&1") != 0) {
+		print_message("# skip: no cc to build a file without CFI\n");
+		unwinder_free(uw);
+		skip();
+	}
+	take_snapshot();
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/nocfi.c", dir);
+	snprintf(nocfi_path, sizeof(nocfi_path), "%s/nocfi.so", dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("int f(int x) { return x * 3 + 1; }\n", f);
+	fclose(f);
+	snprintf(
+		cmd, sizeof(cmd),
+		"cc -O2 -shared -fPIC -nostdlib -fno-asynchronous-unwind-tables -fno-unwind-tables "
+		"-Wl,--no-ld-generated-unwind-info -o %s %s",
+		nocfi_path, src);
+	assert_int_equal(system(cmd), 0);
+	assert_false(elf_has_section(nocfi_path, ".eh_frame"));
+	assert_false(elf_has_section(nocfi_path, ".debug_frame"));
+
+	memcpy(regs, snap.regs, sizeof(regs));
+	regs[R_IP] = NOCFI_BASE + 0x1000; /* the text segment of a small -shared file */
+	regs[R_BP] = 0;
+	assert_int_equal(unwind(uw, &as, regs, snap.size, ips, DEPTH, &res), 0);
+	assert_int_equal(res.status, UNWIND_NO_CFI);
+	assert_int_equal(res.nr, 1);
+	assert_int_equal(ips[0], NOCFI_BASE + 0x1000);
+	assert_int_equal(unwinder_stats(uw)->status[UNWIND_NO_CFI], 1);
+
+	unlink(src);
+	unlink(nocfi_path);
+	rmdir(dir);
+	unwinder_free(uw);
+}
+
+/*
+ * Hostile samples: random registers (some pointing into real code and into
+ * the copy) and random stack bytes. Whatever the status, no crash, no
+ * read outside the copy (ASan), nr within max, and each sample counted once.
+ */
+static void test_garbage(void **state)
+{
+	static uint8_t junk[4096];
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_regs r = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = sample_mask };
+	struct unwind_result res;
+	uint64_t regs[NR_R], ips[DEPTH], total = 0;
+	unsigned int seed = 12345;
+
+	(void)state;
+	take_snapshot();
+	r.regs = regs;
+	for (int it = 0; it < 2000; it++) {
+		struct unwind_stack st = { .data = junk, .size = (uint64_t)(rand_r(&seed) % 4097) };
+
+		for (size_t i = 0; i < sizeof(junk); i += 4) {
+			uint32_t v = (uint32_t)rand_r(&seed);
+
+			memcpy(junk + i, &v, 4);
+		}
+		/* Some stack words are real return addresses, to get further. */
+		for (int i = 0; i < 8; i++) {
+			size_t at = (size_t)(rand_r(&seed) % (sizeof(junk) / 8)) * 8;
+
+			memcpy(junk + at, &snap.ra_b, 8);
+		}
+		for (int i = 0; i < NR_R; i++)
+			regs[i] = ((uint64_t)rand_r(&seed) << 32) | (uint64_t)rand_r(&seed);
+		regs[R_SP] = snap.regs[R_SP];
+		if (it % 2)
+			regs[R_IP] = snap.regs[R_IP] + (uint64_t)(rand_r(&seed) % 64);
+		if (it % 3 == 0)
+			regs[R_BP] = regs[R_SP] + (uint64_t)(rand_r(&seed) % 4096);
+		st.sp = regs[R_SP];
+		assert_int_equal(unwind_sample(uw, &as, &r, &st, ips, DEPTH, &res), 0);
+		assert_true(res.nr <= DEPTH);
+		assert_true(res.status < UNWIND__NR);
+	}
+	for (int i = 0; i < UNWIND__NR; i++)
+		total += unwinder_stats(uw)->status[i];
+	assert_int_equal(total, 2000);
+	assert_int_equal(unwinder_stats(uw)->samples, 2000);
+	unwinder_free(uw);
+}
+
 /* ---- perf's --call-graph dwarf file against perf script ---- */
 
 /* The file's mappings, from its MMAP/MMAP2 records. */
@@ -752,6 +896,8 @@ int main(void)
 		UNIT_TEST(test_cache),
 		UNIT_TEST(test_vdso),
 		UNIT_TEST(test_build_id),
+		UNIT_TEST(test_no_cfi),
+		UNIT_TEST(test_garbage),
 		UNIT_TEST(test_perf_dwarf_file),
 	};
 
