@@ -28,8 +28,9 @@ CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files;
 # protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
-# by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above).
-LDLIBS := -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
+# by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
+# libdw: source lines and inline chains from DWARF (lib/symbol/srcline.c).
+LDLIBS := -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
