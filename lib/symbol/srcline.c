@@ -42,6 +42,23 @@ struct entry {
 	struct srcline_frame frames[]; /* info.nframes of them */
 };
 
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die die;
+};
+
+struct joined {
+	const char *file, *dir; /* libdw's */
+	char *full;
+};
+
+struct sec {
+	uint64_t lo, hi;
+	uint16_t idx;
+};
+
+struct fsym;
+
 struct srcline_dso {
 	struct elf_obj run;   /* the DSO file */
 	struct elf_obj dbg;   /* a separate debug file, when one is used */
@@ -50,6 +67,17 @@ struct srcline_dso {
 	struct entry **slots; /* nslots, a power of two; NULL: empty slot */
 	size_t nslots, used;
 	uint64_t hits, misses;
+	struct cu_range *cus; /* sorted by lo, read at the first lookup */
+	int ncus, cus_alloc;
+	bool cus_read;
+	struct joined *joined; /* comp_dir-joined file names */
+	int njoined, joined_alloc;
+	Elf *sym_elf;	    /* the file whose symbols stand in for DWARF */
+	struct fsym *fsyms; /* function symbols, sorted by value */
+	int nfsyms, fsyms_alloc;
+	struct sec *secs; /* allocated sections, in header order */
+	int nsecs, secs_alloc;
+	bool fsyms_read;
 };
 
 /* ---- finding the debug info ---- */
@@ -162,6 +190,8 @@ struct srcline_dso *srcline_dso__open(const char *path, const char *debug_path)
 	} else if (!find_separate(d, path)) {
 		dwarf_from(d, &d->run, path);
 	}
+	/* addr2line reads the symbols of the file it is given: the debug file if any. */
+	d->sym_elf = d->dbg.elf ? d->dbg.elf : d->run.elf;
 	return d;
 }
 
@@ -172,6 +202,12 @@ void srcline_dso__close(struct srcline_dso *d)
 	for (size_t i = 0; i < d->nslots; i++)
 		free(d->slots[i]);
 	free(d->slots);
+	free(d->cus);
+	for (int i = 0; i < d->njoined; i++)
+		free(d->joined[i].full);
+	free(d->joined);
+	free(d->fsyms);
+	free(d->secs);
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
 	free(d->debug_file);
@@ -191,6 +227,260 @@ void srcline_dso__stats(const struct srcline_dso *d, uint64_t *hits, uint64_t *m
 	*misses = d ? d->misses : 0;
 }
 
+/* ---- the CUs by address ---- */
+
+/*
+ * Every CU's address ranges, sorted, read once. Not .debug_aranges
+ * (dwarf_addrdie): a CU it leaves out would be unknown, while addr2line
+ * scans the CUs' own ranges.
+ */
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int read_cu_ranges(struct srcline_dso *d)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	uint8_t type;
+	Dwarf_Half ver;
+
+	d->cus_read = true;
+	while (dwarf_get_units(d->dwarf, cu, &next, &ver, &type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		cu = next;
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
+		    dwarf_tag(&cudie) != DW_TAG_partial_unit)
+			continue;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (grow_array((void **)&d->cus, &d->cus_alloc, d->ncus + 1,
+				       sizeof(*d->cus)))
+				return -ENOMEM;
+			d->cus[d->ncus++] = (struct cu_range){ .lo = lo, .hi = hi, .die = cudie };
+		}
+	}
+	qsort(d->cus, (size_t)d->ncus, sizeof(*d->cus), cu_range_cmp);
+	return 0;
+}
+
+static bool find_cu(struct srcline_dso *d, uint64_t addr, Dwarf_Die *out)
+{
+	int lo = 0, hi;
+
+	if (!d->cus_read && read_cu_ranges(d))
+		return false;
+	hi = d->ncus;
+	while (lo < hi) { /* the first range starting above @addr */
+		int mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges rarely overlap; look back a little in case they do. */
+	for (int i = lo - 1; i >= 0 && i >= lo - 8; i--) {
+		if (addr < d->cus[i].hi) {
+			*out = d->cus[i].die;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- file names ---- */
+
+/*
+ * A line table's file name as addr2line prints it: a relative one is
+ * joined to the CU's DW_AT_comp_dir. The joined strings are kept in a
+ * small table keyed by the two pointers (libdw's strings do not move).
+ */
+static const char *full_name(struct srcline_dso *d, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char *joined;
+
+	if (!file || file[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &a) ||
+	    !(dir = dwarf_formstring(&a)) || !dir[0])
+		return file;
+	for (int i = 0; i < d->njoined; i++)
+		if (d->joined[i].file == file && d->joined[i].dir == dir)
+			return d->joined[i].full;
+	if (grow_array((void **)&d->joined, &d->joined_alloc, d->njoined + 1, sizeof(*d->joined)) ||
+	    asprintf(&joined, "%s/%s", dir, file) < 0)
+		return file;
+	d->joined[d->njoined++] = (struct joined){ .file = file, .dir = dir, .full = joined };
+	return joined;
+}
+
+/* ---- the symbol table, where DWARF has nothing ---- */
+
+/*
+ * binutils' addr2line falls back to the ELF symbol table when no line
+ * covers an address (bfd's _bfd_elf_find_function): the function is the
+ * closest symbol at or below the address in its section, the file is the
+ * STT_FILE symbol before it (for a global symbol only when no STT_FILE
+ * came after another symbol), the line 0. perf shows that as "FILE:0",
+ * or "??:0" without a file. The candidates are kept sorted by address.
+ */
+struct fsym {
+	uint64_t value, size; /* size 0 counts as 1, as bfd does */
+	const char *name, *file;
+	uint32_t order;
+	uint16_t shndx;
+	uint8_t type;
+};
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool maybe_function(const GElf_Sym *s, int type, int bind)
+{
+	if (type == STT_OBJECT || type == STT_TLS || type == STT_SECTION || type == STT_FILE ||
+	    s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+		return false;
+	/* annobin's markers: local hidden untyped labels of size 0. */
+	return !(s->st_size == 0 && bind == STB_LOCAL && type == STT_NOTYPE &&
+		 GELF_ST_VISIBILITY(s->st_other) == STV_HIDDEN);
+}
+
+static int read_fsyms(struct srcline_dso *d, Elf *elf)
+{
+	enum { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL } state = NOTHING_SEEN;
+	Elf_Scn *scn = NULL, *tab = NULL;
+	const char *file = NULL;
+	GElf_Shdr sh, tsh = { 0 };
+	Elf_Data *data;
+	size_t n;
+
+	d->fsyms_read = true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !tab)) {
+			tab = scn;
+			tsh = sh;
+		}
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_size &&
+		    !grow_array((void **)&d->secs, &d->secs_alloc, d->nsecs + 1, sizeof(*d->secs)))
+			d->secs[d->nsecs++] = (struct sec){ .lo = sh.sh_addr,
+							    .hi = sh.sh_addr + sh.sh_size,
+							    .idx = (uint16_t)elf_ndxscn(scn) };
+	}
+	if (!tab || !tsh.sh_entsize || !(data = elf_getdata(tab, NULL)))
+		return 0;
+	n = data->d_size / tsh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, tsh.sh_link, sym.st_name);
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (type == STT_FILE) {
+			file = name; /* "" too: the linker's separator, printed as ":?" */
+			if (state == SYMBOL_SEEN)
+				state = FILE_AFTER_SYMBOL;
+			continue;
+		}
+		if (state == NOTHING_SEEN)
+			state = SYMBOL_SEEN;
+		if (!name || !maybe_function(&sym, type, bind))
+			continue;
+		if (grow_array((void **)&d->fsyms, &d->fsyms_alloc, d->nfsyms + 1,
+			       sizeof(*d->fsyms)))
+			return -ENOMEM;
+		d->fsyms[d->nfsyms++] = (struct fsym){
+			.value = sym.st_value,
+			.size = sym.st_size ? sym.st_size : 1,
+			.name = name,
+			.file = bind == STB_LOCAL || state != FILE_AFTER_SYMBOL ? file : NULL,
+			.order = (uint32_t)i,
+			.shndx = sym.st_shndx,
+			.type = (uint8_t)type,
+		};
+	}
+	qsort(d->fsyms, (size_t)d->nfsyms, sizeof(*d->fsyms), fsym_cmp);
+	return 0;
+}
+
+/* bfd's better_fit: should @c replace @best for @addr (both at or below it)? */
+static bool better_fit(const struct fsym *best, const struct fsym *c, uint64_t addr)
+{
+	if (!best || c->value > best->value)
+		return true;
+	if (c->value < best->value)
+		return false;
+	if (best->value + best->size <= addr)
+		return c->size > best->size;
+	if (c->value + c->size <= addr)
+		return false;
+	if (best->type == STT_FUNC && c->type == STT_NOTYPE)
+		return false;
+	if (c->type == STT_FUNC && best->type == STT_NOTYPE)
+		return true;
+	return c->size < best->size;
+}
+
+static const struct fsym *symtab_function(struct srcline_dso *d, uint64_t addr)
+{
+	const struct fsym *best = NULL;
+	const struct sec *sec = NULL;
+	int lo = 0, hi, first;
+
+	if (!d->fsyms_read && read_fsyms(d, d->sym_elf))
+		return NULL;
+	/* The first allocated section that holds @addr, as addr2line picks it. */
+	for (int i = 0; i < d->nsecs && !sec; i++)
+		if (addr >= d->secs[i].lo && addr < d->secs[i].hi)
+			sec = &d->secs[i];
+	if (!sec)
+		return NULL;
+	hi = d->nfsyms;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (d->fsyms[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The highest value at or below @addr among the section's symbols. */
+	for (first = lo - 1; first >= 0; first--)
+		if (d->fsyms[first].shndx == sec->idx)
+			break;
+	if (first < 0)
+		return NULL;
+	/* Then bfd's tie rules over the symbols at that value, in table order. */
+	while (first > 0 && d->fsyms[first - 1].value == d->fsyms[first].value)
+		first--;
+	for (int i = first; i < lo; i++) {
+		const struct fsym *c = &d->fsyms[i];
+
+		if (c->shndx == sec->idx && c->value == d->fsyms[lo - 1].value &&
+		    better_fit(best, c, addr))
+			best = c;
+	}
+	return best;
+}
+
 /* ---- one lookup through libdw ---- */
 
 /* What addr2line -f names a function: the linkage name when there is one. */
@@ -208,37 +498,148 @@ static const char *die_func_name(Dwarf_Die *die)
 	return NULL;
 }
 
+/* The lowest address of @die's first range (bfd's arange.low); false when none. */
+static bool die_low(Dwarf_Die *die, uint64_t *low)
+{
+	Dwarf_Addr lo, hi, base;
+
+	if (dwarf_lowpc(die, &lo) == 0 || dwarf_ranges(die, 0, &base, &lo, &hi) > 0) {
+		*low = lo;
+		return true;
+	}
+	return false;
+}
+
+static bool has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
+/*
+ * bfd's mangle_style() is 0 for these languages: their DW_AT_name counts
+ * as a linkage name, and addr2line prints it as it is.
+ */
+static bool name_is_linkage(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word lang;
+
+	if (!dwarf_attr(cu, DW_AT_language, &a) || dwarf_formudata(&a, &lang))
+		return false;
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Fortran90:
+	case DW_LANG_Fortran95:
+	case DW_LANG_Fortran03:
+	case DW_LANG_Fortran08:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * In other languages (assembly, C++ without a linkage name), binutils
+ * names the innermost function by the symbol table when the symbol that
+ * covers the address starts where the function does: one alias of an
+ * assembly routine ("setcontext" for DWARF's "__setcontext").
+ */
+static void symbol_name(struct srcline_dso *d, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *fn,
+			struct srcline_frame *frame)
+{
+	const struct fsym *f;
+	uint64_t low;
+
+	if (has_linkage_name(fn) || name_is_linkage(cu) || !die_low(fn, &low))
+		return;
+	f = symtab_function(d, addr);
+	if (f && f->value == low)
+		frame->func = f->name;
+}
+
 /* The call site of inlined subroutine @die: file and line into @f. */
-static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, struct srcline_frame *f)
+static void call_site(struct srcline_dso *d, Dwarf_Die *cu, Dwarf_Die *die, Dwarf_Files *files,
+		      size_t nfiles, struct srcline_frame *f)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word w;
 
 	f->file = NULL;
 	f->line = 0;
-	if (files && dwarf_attr(die, DW_AT_call_file, &a) && !dwarf_formudata(&a, &w) &&
-	    w < nfiles)
-		f->file = dwarf_filesrc(files, w, NULL, NULL);
+	if (files && dwarf_attr(die, DW_AT_call_file, &a) && !dwarf_formudata(&a, &w) && w < nfiles)
+		f->file = full_name(d, cu, dwarf_filesrc(files, w, NULL, NULL));
 	if (dwarf_attr(die, DW_AT_call_line, &a) && !dwarf_formudata(&a, &w) && w <= UINT_MAX)
 		f->line = (unsigned int)w;
 }
 
-/* The function DIEs among @scopes, innermost first, into @fn; their count. */
-static int function_scopes(Dwarf_Die *scopes, int nscopes, Dwarf_Die **fn)
+/*
+ * The function DIEs that contain @addr in @cu, innermost first, into *@fn
+ * (malloc'ed; NULL when none); their count, or -ENOMEM. dwarf_getscopes()
+ * follows an inlined subroutine into its abstract definition, so the
+ * concrete chain of callers comes from dwarf_getscopes_die() on the
+ * innermost scope.
+ */
+static int function_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **scopes, Dwarf_Die ***fn)
 {
-	int n = 0;
+	Dwarf_Die *first = NULL;
+	int nscopes, n = 0;
 
+	*scopes = NULL;
+	*fn = NULL;
+	nscopes = dwarf_getscopes(cu, addr, &first);
+	if (nscopes <= 0)
+		return 0;
+	nscopes = dwarf_getscopes_die(&first[0], scopes);
+	free(first);
+	if (nscopes <= 0)
+		return 0;
+	*fn = malloc((size_t)nscopes * sizeof(**fn));
+	if (!*fn)
+		return -ENOMEM;
 	for (int i = 0; i < nscopes && n < MAX_INLINE_NEST; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+		int tag = dwarf_tag(&(*scopes)[i]);
 
 		if (tag == DW_TAG_inlined_subroutine) {
-			fn[n++] = &scopes[i];
+			(*fn)[n++] = &(*scopes)[i];
 		} else if (tag == DW_TAG_subprogram) {
-			fn[n++] = &scopes[i];
+			(*fn)[n++] = &(*scopes)[i];
 			break;
 		}
 	}
 	return n;
+}
+
+static struct entry *entry_new(uint64_t addr, int status, int nframes)
+{
+	struct entry *e = calloc(1, sizeof(*e) + (size_t)nframes * sizeof(e->frames[0]));
+
+	if (e) {
+		e->addr = addr;
+		e->status = status;
+		e->info.nframes = nframes;
+		e->info.frames = e->frames;
+	}
+	return e;
+}
+
+/* No line for @addr: the symbol table's answer, or perf's unknown. */
+static struct entry *lookup_symtab(struct srcline_dso *d, uint64_t addr)
+{
+	const struct fsym *f = symtab_function(d, addr);
+	struct entry *e = entry_new(addr, f ? 0 : -ENOENT, f ? 1 : 0);
+
+	if (e && f) {
+		e->info.file = f->file;
+		e->frames[0] = (struct srcline_frame){ .func = f->name, .file = f->file };
+	}
+	return e;
 }
 
 /* Compute the entry of @addr (status set); NULL on ENOMEM. */
@@ -250,44 +651,35 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 	struct entry *e = NULL;
 	Dwarf_Line *row;
 	const char *file;
-	int nscopes = 0, nfn = 0, line = 0;
+	int nfn, line = 0;
 
-	if (!d->dwarf || !dwarf_addrdie(d->dwarf, addr, &cu) ||
-	    !(row = dwarf_getsrc_die(&cu, addr)) || !(file = dwarf_linesrc(row, NULL, NULL)) ||
-	    dwarf_lineno(row, &line)) {
-		e = calloc(1, sizeof(*e));
-		if (e) {
-			e->addr = addr;
-			e->status = -ENOENT;
-		}
-		return e;
-	}
-	nscopes = dwarf_getscopes(&cu, addr, &scopes);
-	if (nscopes > 0) {
-		fn = malloc((size_t)nscopes * sizeof(*fn));
-		if (!fn)
-			goto out;
-		nfn = function_scopes(scopes, nscopes, fn);
-	}
+	if (!d->dwarf || !find_cu(d, addr, &cu) || !(row = dwarf_getsrc_die(&cu, addr)) ||
+	    !(file = dwarf_linesrc(row, NULL, NULL)) || dwarf_lineno(row, &line))
+		return lookup_symtab(d, addr);
+	nfn = function_scopes(&cu, addr, &scopes, &fn);
+	if (nfn < 0)
+		goto out;
 	if (nfn > 1 && dwarf_getsrcfiles(&cu, &files, &nfiles))
 		files = NULL;
-	e = calloc(1, sizeof(*e) + (size_t)nfn * sizeof(e->frames[0]));
+	e = entry_new(addr, 0, nfn ? nfn : 1);
 	if (!e)
 		goto out;
-	e->addr = addr;
-	e->info.file = file;
+	e->info.file = full_name(d, &cu, file);
 	e->info.line = line > 0 ? (unsigned int)line : 0;
-	e->info.nframes = nfn;
-	e->info.frames = e->frames;
-	for (int k = 0; k < nfn; k++) {
-		e->frames[k].func = die_func_name(fn[k]);
-		if (k == 0) {
-			e->frames[k].file = e->info.file;
-			e->frames[k].line = e->info.line;
-		} else {
-			call_site(fn[k - 1], files, nfiles, &e->frames[k]);
-		}
+	if (!nfn) {
+		/* A line but no function DIE (assembly): addr2line names the symbol. */
+		const struct fsym *f = symtab_function(d, addr);
+
+		e->frames[0].func = f ? f->name : NULL;
 	}
+	for (int k = 0; k < nfn; k++)
+		e->frames[k].func = die_func_name(fn[k]);
+	if (nfn)
+		symbol_name(d, &cu, addr, fn[0], &e->frames[0]);
+	e->frames[0].file = e->info.file;
+	e->frames[0].line = e->info.line;
+	for (int k = 1; k < nfn; k++)
+		call_site(d, &cu, fn[k - 1], files, nfiles, &e->frames[k]);
 out:
 	free(fn);
 	free(scopes);
@@ -333,7 +725,8 @@ int srcline_dso__find(struct srcline_dso *d, uint64_t addr, const struct srcline
 	if (!d)
 		return pcl_err(EINVAL, "srcline_dso__find: no object");
 	if (d->nslots) {
-		for (j = slot_of(addr, d->nslots - 1); (e = d->slots[j]); j = (j + 1) & (d->nslots - 1)) {
+		for (j = slot_of(addr, d->nslots - 1); (e = d->slots[j]);
+		     j = (j + 1) & (d->nslots - 1)) {
 			if (e->addr == addr) {
 				d->hits++;
 				goto found;
@@ -373,22 +766,19 @@ static const char *shown_file(const char *file, bool full)
 	return slash ? slash + 1 : file;
 }
 
-static bool known(const struct srcline_info *info)
-{
-	return info && info->file;
-}
-
 int srcline_fileline(char *buf, size_t size, const struct srcline_info *info, bool full)
 {
-	if (!known(info))
+	if (!info)
 		return snprintf(buf, size, "%s", SRCLINE_UNKNOWN);
-	return snprintf(buf, size, "%s:%u", shown_file(info->file, full), info->line);
+	/* A symbol-table answer without a STT_FILE: addr2line's "??:?", perf's "??:0". */
+	return snprintf(buf, size, "%s:%u", info->file ? shown_file(info->file, full) : "??",
+			info->line);
 }
 
 int srcline_sort_key(char *buf, size_t size, const struct srcline_info *info, bool full,
 		     const char *sym, uint64_t sym_off, const char *dso_short, uint64_t addr)
 {
-	if (known(info))
+	if (info)
 		return srcline_fileline(buf, size, info, full);
 	if (sym)
 		return snprintf(buf, size, "%s+%llu", sym, (unsigned long long)sym_off);
@@ -403,8 +793,7 @@ int srcline_script_field(char *buf, size_t size, const struct srcline_info *info
 
 	/* perf compares the first four bytes, so "??:0" with anything after it too. */
 	if (n >= 4 && size > 4 && !strncmp(buf, SRCLINE_UNKNOWN, 4)) {
-		if (size)
-			buf[0] = '\0';
+		buf[0] = '\0';
 		return 0;
 	}
 	return n;
@@ -414,9 +803,9 @@ int srcline_srcfile(char *buf, size_t size, const struct srcline_info *info, boo
 {
 	const char *f;
 
-	if (!known(info))
+	/* perf's get_srcfile: "" for its unknown string, else the part before the first ':'. */
+	if (!info || (!info->file && !info->line))
 		return snprintf(buf, size, "%s", "");
-	/* perf cuts its "FILE:LINE" string at the first ':', even one in the path. */
-	f = shown_file(info->file, full);
+	f = info->file ? shown_file(info->file, full) : "??";
 	return snprintf(buf, size, "%.*s", (int)strcspn(f, ":"), f);
 }

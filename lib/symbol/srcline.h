@@ -36,8 +36,13 @@ struct srcline_frame {
 	unsigned int line;
 };
 
+/*
+ * Found: a line table row, or, where no row covers the address, the symbol
+ * table's function (what addr2line falls back to): then @line is 0 and
+ * @file the STT_FILE name before the symbol, or NULL (perf's "??").
+ */
 struct srcline_info {
-	const char *file; /* innermost file (frames[0].file when there are frames) */
+	const char *file; /* innermost file (frames[0].file); NULL: "??" */
 	unsigned int line;
 	int nframes; /* 0 when no function DIE covers the address */
 	const struct srcline_frame *frames;
@@ -53,7 +58,8 @@ struct srcline_dso;
  * and @path itself. A debug file must carry @path's build id, or, when
  * @path has none, the debuglink's CRC.
  *
- * A DSO without debug info opens fine: every lookup is then -ENOENT.
+ * A DSO without debug info opens fine: lookups then answer from its symbol
+ * table only (line 0), as addr2line does, or -ENOENT.
  * NULL with errno (ENOENT, EACCES, EBADMSG: not ELF, ENOMEM) and a message
  * for pcl_last_error() when @path itself cannot be read.
  */
@@ -65,8 +71,8 @@ const char *srcline_dso__debug_file(const struct srcline_dso *d);
 
 /*
  * The source line and inline chain at @addr into *@out (borrowed from @d).
- * 0; -ENOENT when the address has no line (no debug info, outside every
- * CU, no row: perf's unknown); -ENOMEM. Found or not, the answer is cached.
+ * 0; -ENOENT when neither a line nor a function symbol covers it (what
+ * addr2line prints as "??:0", perf's unknown); -ENOMEM. Found or not, the answer is cached.
  */
 int srcline_dso__find(struct srcline_dso *d, uint64_t addr, const struct srcline_info **out);
 /* Cache statistics: lookups answered from the cache, and computed. */
