@@ -44,7 +44,33 @@ struct entry {
 
 struct cu_range {
 	uint64_t lo, hi;
+	int cu; /* in srcline_dso.cux */
+};
+
+/* A function DIE with code: a subprogram or an inlined subroutine. */
+struct fnode {
 	Dwarf_Die die;
+	int cfirst, clast; /* its children's ranges in cu_index.ranges */
+};
+
+struct frange {
+	uint64_t lo, hi;
+	int node, parent; /* parent: the enclosing fnode, -1 at the top */
+};
+
+/*
+ * A CU's functions as a tree of address ranges, built by one walk of its
+ * DIEs at its first lookup: a lookup then descends it by binary search
+ * instead of walking the DIEs again (dwarf_getscopes does, each time).
+ */
+struct cu_index {
+	Dwarf_Die die;
+	bool built;
+	struct fnode *nodes;
+	int nnodes, nodes_alloc;
+	struct frange *ranges; /* sorted by (parent, lo) */
+	int nranges, ranges_alloc;
+	int rfirst, rlast; /* the top-level ranges */
 };
 
 struct joined {
@@ -69,6 +95,8 @@ struct srcline_dso {
 	uint64_t hits, misses;
 	struct cu_range *cus; /* sorted by lo, read at the first lookup */
 	int ncus, cus_alloc;
+	struct cu_index *cux;
+	int ncux, cux_alloc;
 	bool cus_read;
 	struct joined *joined; /* comp_dir-joined file names */
 	int njoined, joined_alloc;
@@ -203,6 +231,11 @@ void srcline_dso__close(struct srcline_dso *d)
 		free(d->slots[i]);
 	free(d->slots);
 	free(d->cus);
+	for (int i = 0; i < d->ncux; i++) {
+		free(d->cux[i].nodes);
+		free(d->cux[i].ranges);
+	}
+	free(d->cux);
 	for (int i = 0; i < d->njoined; i++)
 		free(d->joined[i].full);
 	free(d->joined);
@@ -257,25 +290,29 @@ static int read_cu_ranges(struct srcline_dso *d)
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
 		    dwarf_tag(&cudie) != DW_TAG_partial_unit)
 			continue;
+		if (grow_array((void **)&d->cux, &d->cux_alloc, d->ncux + 1, sizeof(*d->cux)))
+			return -ENOMEM;
+		d->cux[d->ncux] = (struct cu_index){ .die = cudie };
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
 			if (grow_array((void **)&d->cus, &d->cus_alloc, d->ncus + 1,
 				       sizeof(*d->cus)))
 				return -ENOMEM;
-			d->cus[d->ncus++] = (struct cu_range){ .lo = lo, .hi = hi, .die = cudie };
+			d->cus[d->ncus++] = (struct cu_range){ .lo = lo, .hi = hi, .cu = d->ncux };
 		}
+		d->ncux++;
 	}
 	qsort(d->cus, (size_t)d->ncus, sizeof(*d->cus), cu_range_cmp);
 	return 0;
 }
 
-static bool find_cu(struct srcline_dso *d, uint64_t addr, Dwarf_Die *out)
+static struct cu_index *find_cu(struct srcline_dso *d, uint64_t addr)
 {
 	int lo = 0, hi;
 
 	if (!d->cus_read && read_cu_ranges(d))
-		return false;
+		return NULL;
 	hi = d->ncus;
 	while (lo < hi) { /* the first range starting above @addr */
 		int mid = lo + (hi - lo) / 2;
@@ -287,12 +324,10 @@ static bool find_cu(struct srcline_dso *d, uint64_t addr, Dwarf_Die *out)
 	}
 	/* Ranges rarely overlap; look back a little in case they do. */
 	for (int i = lo - 1; i >= 0 && i >= lo - 8; i--) {
-		if (addr < d->cus[i].hi) {
-			*out = d->cus[i].die;
-			return true;
-		}
+		if (addr < d->cus[i].hi)
+			return &d->cux[d->cus[i].cu];
 	}
-	return false;
+	return NULL;
 }
 
 /* ---- file names ---- */
@@ -579,39 +614,150 @@ static void call_site(struct srcline_dso *d, Dwarf_Die *cu, Dwarf_Die *die, Dwar
 		f->line = (unsigned int)w;
 }
 
-/*
- * The function DIEs that contain @addr in @cu, innermost first, into *@fn
- * (malloc'ed; NULL when none); their count, or -ENOMEM. dwarf_getscopes()
- * follows an inlined subroutine into its abstract definition, so the
- * concrete chain of callers comes from dwarf_getscopes_die() on the
- * innermost scope.
- */
-static int function_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **scopes, Dwarf_Die ***fn)
+/* Only these can hold functions with code (types and variables cannot). */
+static bool may_hold_functions(int tag)
 {
-	Dwarf_Die *first = NULL;
-	int nscopes, n = 0;
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	*scopes = NULL;
+static int index_walk(struct cu_index *x, Dwarf_Die *die, int parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_INLINE_NEST || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), me = parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (me == parent) {
+					if (grow_array((void **)&x->nodes, &x->nodes_alloc,
+						       x->nnodes + 1, sizeof(*x->nodes)))
+						return -ENOMEM;
+					x->nodes[x->nnodes] = (struct fnode){ .die = child };
+					me = x->nnodes++;
+				}
+				if (grow_array((void **)&x->ranges, &x->ranges_alloc,
+					       x->nranges + 1, sizeof(*x->ranges)))
+					return -ENOMEM;
+				x->ranges[x->nranges++] = (struct frange){
+					.lo = lo, .hi = hi, .node = me, .parent = parent
+				};
+			}
+		}
+		if (may_hold_functions(tag) && index_walk(x, &child, me, depth + 1))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int frange_cmp(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int index_build(struct cu_index *x)
+{
+	x->built = true;
+	if (index_walk(x, &x->die, -1, 0))
+		return -ENOMEM;
+	qsort(x->ranges, (size_t)x->nranges, sizeof(*x->ranges), frange_cmp);
+	x->rfirst = x->rlast = 0;
+	for (int i = 0; i < x->nnodes; i++)
+		x->nodes[i].cfirst = x->nodes[i].clast = 0;
+	for (int i = 0; i < x->nranges;) {
+		int p = x->ranges[i].parent, j = i;
+
+		while (j < x->nranges && x->ranges[j].parent == p)
+			j++;
+		if (p < 0) {
+			x->rfirst = i;
+			x->rlast = j;
+		} else {
+			x->nodes[p].cfirst = i;
+			x->nodes[p].clast = j;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* The range among [first, last) (sorted by lo) that holds @addr, or -1. */
+static int range_at(const struct frange *r, int first, int last, uint64_t addr)
+{
+	int lo = first, hi = last;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo - 1; i >= first && i >= lo - 8; i--)
+		if (addr < r[i].hi)
+			return i;
+	return -1;
+}
+
+/*
+ * The function DIEs that contain @addr in @x, innermost first, up to and
+ * including the out-of-line function (the first subprogram from the
+ * inside), into *@fn (malloc'ed, pointing into @x); their count, or
+ * -ENOMEM. The concrete chain: an inlined subroutine's callers are the
+ * DIEs around it, not its abstract definition's.
+ */
+static int function_scopes(struct cu_index *x, uint64_t addr, Dwarf_Die ***fn)
+{
+	int path[64], depth = 0, first, last, n = 0;
+
 	*fn = NULL;
-	nscopes = dwarf_getscopes(cu, addr, &first);
-	if (nscopes <= 0)
+	if (!x->built && index_build(x))
+		return -ENOMEM;
+	first = x->rfirst;
+	last = x->rlast;
+	while (depth < (int)ARRAY_SIZE(path)) {
+		int i = range_at(x->ranges, first, last, addr);
+
+		if (i < 0)
+			break;
+		path[depth++] = x->ranges[i].node;
+		first = x->nodes[x->ranges[i].node].cfirst;
+		last = x->nodes[x->ranges[i].node].clast;
+	}
+	if (!depth)
 		return 0;
-	nscopes = dwarf_getscopes_die(&first[0], scopes);
-	free(first);
-	if (nscopes <= 0)
-		return 0;
-	*fn = malloc((size_t)nscopes * sizeof(**fn));
+	*fn = malloc((size_t)depth * sizeof(**fn));
 	if (!*fn)
 		return -ENOMEM;
-	for (int i = 0; i < nscopes && n < MAX_INLINE_NEST; i++) {
-		int tag = dwarf_tag(&(*scopes)[i]);
+	for (int k = depth - 1; k >= 0; k--) {
+		Dwarf_Die *die = &x->nodes[path[k]].die;
 
-		if (tag == DW_TAG_inlined_subroutine) {
-			(*fn)[n++] = &(*scopes)[i];
-		} else if (tag == DW_TAG_subprogram) {
-			(*fn)[n++] = &(*scopes)[i];
+		(*fn)[n++] = die;
+		if (dwarf_tag(die) == DW_TAG_subprogram)
 			break;
-		}
 	}
 	return n;
 }
@@ -645,7 +791,8 @@ static struct entry *lookup_symtab(struct srcline_dso *d, uint64_t addr)
 /* Compute the entry of @addr (status set); NULL on ENOMEM. */
 static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 {
-	Dwarf_Die cu, *scopes = NULL, **fn = NULL;
+	Dwarf_Die cu, **fn = NULL;
+	struct cu_index *x;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	struct entry *e = NULL;
@@ -653,10 +800,13 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 	const char *file;
 	int nfn, line = 0;
 
-	if (!d->dwarf || !find_cu(d, addr, &cu) || !(row = dwarf_getsrc_die(&cu, addr)) ||
-	    !(file = dwarf_linesrc(row, NULL, NULL)) || dwarf_lineno(row, &line))
+	if (!d->dwarf || !(x = find_cu(d, addr)))
 		return lookup_symtab(d, addr);
-	nfn = function_scopes(&cu, addr, &scopes, &fn);
+	cu = x->die;
+	if (!(row = dwarf_getsrc_die(&cu, addr)) || !(file = dwarf_linesrc(row, NULL, NULL)) ||
+	    dwarf_lineno(row, &line))
+		return lookup_symtab(d, addr);
+	nfn = function_scopes(x, addr, &fn);
 	if (nfn < 0)
 		goto out;
 	if (nfn > 1 && dwarf_getsrcfiles(&cu, &files, &nfiles))
@@ -682,7 +832,6 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 		call_site(d, &cu, fn[k - 1], files, nfiles, &e->frames[k]);
 out:
 	free(fn);
-	free(scopes);
 	return e;
 }
 
