@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of lib/symbol/srcline.c: source lines and inline chains from
- * libdw, checked against what perf itself runs, `addr2line -i -f`.
+ * libdw, checked against what perf itself runs, `addr2line -i -f`, and
+ * against perf 6.1's own srcline strings on a recording.
  *
  * The fixture compiles a small program here (gcc -g -O2) whose statements
  * are marked with global asm labels (so nm gives their addresses) and whose
@@ -9,8 +10,11 @@
  * three levels). It is also built without -g, and split into a stripped
  * file plus a debug file found by .gnu_debuglink. Then every address of the
  * program's .text, and addresses spread over this build's pcl binary (an
- * -O2 -g program with much inlining), are asked of addr2line and of the
- * module, and the records must be equal.
+ * -O2 -g program with much inlining) and libc, are asked of addr2line and
+ * of the module, and the records must be equal. Last, a hot program, with
+ * and without -g, is recorded with perf: each sample's `perf script -F
+ * +srcline` line, and the rows of `perf report --sort srcline` and
+ * `--sort srcfile`, must be the module's strings.
  *
  * Files go to a temporary directory, removed at the end.
  */
@@ -518,6 +522,186 @@ static void test_addr2line_libc(void **state)
 	compare_spread(libc, 3000, true);
 }
 
+/* ---- against perf itself ---- */
+
+/* A program that spins in an inlined loop, a global and a static function. */
+static const char hot_src[] = "#define AI static inline __attribute__((always_inline))\n"
+			      "volatile long sink;\n"
+			      "AI long leaf(long x)\n"
+			      "{\n"
+			      "\tfor (long i = 0; i < 40000000; i++)\n"
+			      "\t\tsink += x * i;\n"
+			      "\treturn sink;\n"
+			      "}\n"
+			      "__attribute__((noinline)) long outer(long x)\n"
+			      "{\n"
+			      "\treturn leaf(x) + 1;\n"
+			      "}\n"
+			      "__attribute__((noinline)) static long loc(long x)\n"
+			      "{\n"
+			      "\tfor (long i = 0; i < 40000000; i++)\n"
+			      "\t\tsink ^= i + x;\n"
+			      "\treturn sink;\n"
+			      "}\n"
+			      "int main(int argc, char **argv)\n"
+			      "{\n"
+			      "\t(void)argv;\n"
+			      "\tsink = outer(argc) + loc(argc);\n"
+			      "\treturn 0;\n"
+			      "}\n";
+
+/*
+ * The KEY column of `perf report --sort dso,KEY` for @bin's rows, one per
+ * line, sorted and unique. (With --sort KEY --dsos BIN alone, perf 6.1
+ * leaves out the srcfile row whose key is empty.)
+ */
+static void perf_rows(const char *data, const char *bin, const char *key, char *out, size_t size)
+{
+	char cmd[4 * PATH_MAX];
+	const char *base = strrchr(bin, '/') + 1;
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf report -i '%s' --comm '%s' --stdio --sort dso,%s 2>/dev/null | "
+		 "grep -v '^#' | grep '%%' | sed 's/^ *[0-9.]*%%  //' | grep '^%s ' | "
+		 "sed 's/^%s *//; s/ *$//' | sort -u",
+		 data, base, key, base, base);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	pclose(p);
+}
+
+/* Add @str to the sorted, unique, newline-separated set in @set. */
+static void set_add(char *set, size_t size, const char *str)
+{
+	char line[PATH_MAX + 2], *p = set, *ins = NULL;
+	size_t len;
+
+	snprintf(line, sizeof(line), "%s\n", str);
+	len = strlen(line);
+	while (*p) {
+		char *eol = strchr(p, '\n');
+		size_t l = (size_t)(eol - p) + 1;
+		int c = strncmp(p, line, l < len ? l : len);
+
+		if (c == 0 && l == len)
+			return;
+		if (c > 0 || (c == 0 && l > len)) {
+			ins = p;
+			break;
+		}
+		p = eol + 1;
+	}
+	if (!ins)
+		ins = p;
+	if (strlen(set) + len + 1 > size)
+		return;
+	memmove(ins + len, ins, strlen(ins) + 1);
+	memcpy(ins, line, len);
+}
+
+/*
+ * Record @bin (-no-pie: a sample's ip is the ELF address) with perf, then
+ * compare, for each of its samples, perf script's srcline line with
+ * srcline_script_field(), and the rows of perf report --sort srcline and
+ * --sort srcfile with the keys of those samples.
+ */
+static void compare_perf(const char *bin)
+{
+	char data[PATH_MAX], cmd[4 * PATH_MAX], line[PATH_MAX];
+	static char rows[1 << 14], keys[1 << 14], files[1 << 14];
+	const char *base = strrchr(bin, '/') + 1;
+	struct srcline_dso *d = srcline_dso__open(bin, NULL);
+	unsigned long long ip = 0;
+	int samples = 0, bad = 0;
+	bool have = false;
+	FILE *p;
+
+	assert_non_null(d);
+	snprintf(data, sizeof(data), "%s.data", bin);
+	if (sh("perf record -q -e cpu-clock -o '%s' '%s' >/dev/null 2>&1", data, bin)) {
+		print_message("skip: perf record -e cpu-clock failed on %s\n", bin);
+		srcline_dso__close(d);
+		skip();
+	}
+	keys[0] = files[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' --comm '%s' -F ip,dso,srcline 2>/dev/null",
+		 data, base);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	/* A sample line "  IP (DSO)", then perf's "  SRCLINE" line unless it prints none. */
+	for (;;) {
+		bool eof = !fgets(line, sizeof(line), p);
+		unsigned long long next;
+		char dso[PATH_MAX];
+		bool sample = !eof && sscanf(line, " %llx (%[^)])", &next, dso) == 2;
+
+		if (have) {
+			const struct srcline_info *info = NULL;
+			char want[PATH_MAX], got[PATH_MAX];
+
+			want[0] = '\0';
+			if (!eof && !sample)
+				sscanf(line, " %[^\n]", want);
+			if (srcline_dso__find(d, ip, &info) && info)
+				info = NULL;
+			srcline_script_field(got, sizeof(got), info, false, base, ip);
+			if (strcmp(want, got) && bad++ < 5)
+				print_message("%s %#llx: perf script '%s', pcl '%s'\n", bin, ip,
+					      want, got);
+			srcline_sort_key(got, sizeof(got), info, false, "?", 0, base, ip);
+			set_add(keys, sizeof(keys), got);
+			srcline_srcfile(got, sizeof(got), info, false);
+			set_add(files, sizeof(files), got);
+			samples++;
+			have = false;
+		}
+		if (eof)
+			break;
+		if (sample) {
+			have = !strcmp(dso, bin);
+			ip = next;
+		}
+	}
+	pclose(p);
+	print_message("%s: %d samples compared with perf script\n", bin, samples);
+	assert_true(samples > 10);
+	assert_int_equal(bad, 0);
+	perf_rows(data, bin, "srcline", rows, sizeof(rows));
+	assert_string_equal(rows, keys);
+	perf_rows(data, bin, "srcfile", rows, sizeof(rows));
+	assert_string_equal(rows, files);
+	srcline_dso__close(d);
+}
+
+static void test_perf(void **state)
+{
+	char hot_c[PATH_MAX], hot_g[PATH_MAX], hot_n[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	if (!have_tools || sh("command -v perf >/dev/null")) {
+		print_message("skip: no perf, or no cc/binutils\n");
+		skip();
+	}
+	snprintf(hot_c, sizeof(hot_c), "%s/hot.c", tmpdir);
+	snprintf(hot_g, sizeof(hot_g), "%s/hotg", tmpdir);
+	snprintf(hot_n, sizeof(hot_n), "%s/hotn", tmpdir);
+	f = fopen(hot_c, "w");
+	assert_non_null(f);
+	fputs(hot_src, f);
+	fclose(f);
+	assert_int_equal(sh("cc -g -O2 -fno-pie -no-pie -o '%s' '%s' && "
+			    "cc -O2 -fno-pie -no-pie -o '%s' '%s'",
+			    hot_g, hot_c, hot_n, hot_c),
+			 0);
+	compare_perf(hot_g); /* lines, inside the inlined loop too */
+	compare_perf(hot_n); /* no DWARF: "hot.c:0", and "??:0" that script omits */
+}
+
 static void build_programs(void)
 {
 	snprintf(src, sizeof(src), "%s/prog.c", tmpdir);
@@ -558,6 +742,7 @@ int main(void)
 		UNIT_TEST(test_unknown),       UNIT_TEST(test_no_debug_info),
 		UNIT_TEST(test_debuglink),     UNIT_TEST(test_addr2line_fixture),
 		UNIT_TEST(test_addr2line_pcl), UNIT_TEST(test_addr2line_libc),
+		UNIT_TEST(test_perf),
 	};
 	char exe[PATH_MAX];
 	ssize_t n;
