@@ -152,6 +152,7 @@ bench: all
 	@bench/report.sh $(BUILD)
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
+	@bench/srcline.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

@@ -72,6 +72,13 @@ static const char prog_src[] =
 	"\treturn outer(argc);\n"
 	"}\n";
 
+/* The fixture needs cc, and binutils' addr2line, objcopy and nm. */
+#define skip_no_tools()                                                                            \
+	do {                                                                                       \
+		print_message("skip: cc or binutils (addr2line, objcopy, nm) missing\n");          \
+		skip();                                                                            \
+	} while (0)
+
 static unsigned int line_of(const char *marker)
 {
 	unsigned int line = 1;
@@ -160,7 +167,7 @@ static void test_known_line(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	d = srcline_dso__open(prog, NULL);
 	assert_non_null(d);
 	assert_string_equal(srcline_dso__debug_file(d), prog);
@@ -194,7 +201,7 @@ static void test_inline_chain(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	d = srcline_dso__open(prog, NULL);
 	assert_non_null(d);
 	assert_int_equal(srcline_dso__find(d, nm_addr(prog, "mark_inner"), &info), 0);
@@ -229,7 +236,7 @@ static void test_unknown(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	d = srcline_dso__open(prog, NULL);
 	assert_non_null(d);
 	/* Outside every CU: perf's unknown, twice (the second from the cache). */
@@ -265,7 +272,7 @@ static void test_no_debug_info(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	d = srcline_dso__open(prog_nodebug, NULL);
 	assert_non_null(d);
 	assert_null(srcline_dso__debug_file(d));
@@ -306,7 +313,7 @@ static void test_debuglink(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	/* Found beside the stripped file by its .gnu_debuglink. */
 	d = srcline_dso__open(prog_stripped, NULL);
 	assert_non_null(d);
@@ -450,7 +457,7 @@ static void test_addr2line_fixture(void **state)
 
 	(void)state;
 	if (!have_tools)
-		skip();
+		skip_no_tools();
 	text_range(prog, &start, &end);
 	addrs = calloc(end - start, sizeof(*addrs));
 	assert_non_null(addrs);
@@ -489,8 +496,12 @@ static void compare_spread(const char *path, size_t want, bool names_may_differ)
 static void test_addr2line_pcl(void **state)
 {
 	(void)state;
-	if (!have_tools || access(pcl_bin, R_OK))
+	if (!have_tools)
+		skip_no_tools();
+	if (access(pcl_bin, R_OK)) {
+		print_message("skip: %s not built\n", pcl_bin);
 		skip();
+	}
 	compare_spread(pcl_bin, 5000, false);
 }
 
@@ -509,8 +520,12 @@ static void test_addr2line_libc(void **state)
 	bool separate;
 
 	(void)state;
-	if (!have_tools || access(libc, R_OK))
+	if (!have_tools)
+		skip_no_tools();
+	if (access(libc, R_OK)) {
+		print_message("skip: no %s\n", libc);
 		skip();
+	}
 	d = srcline_dso__open(libc, NULL);
 	assert_non_null(d);
 	separate = srcline_dso__debug_file(d) && strcmp(srcline_dso__debug_file(d), libc);
