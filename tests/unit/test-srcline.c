@@ -566,11 +566,12 @@ static const char hot_src[] = "#define AI static inline __attribute__((always_in
 			      "}\n";
 
 /*
- * The KEY column of `perf report --sort dso,KEY` for @bin's rows, one per
- * line, sorted and unique. (With --sort KEY --dsos BIN alone, perf 6.1
+ * The KEY column of `perf report @opts --sort dso,KEY` for @bin's rows, one
+ * per line, sorted and unique. (With --sort KEY --dsos BIN alone, perf 6.1
  * leaves out the srcfile row whose key is empty.)
  */
-static void perf_rows(const char *data, const char *bin, const char *key, char *out, size_t size)
+static void perf_rows(const char *data, const char *bin, const char *opts, const char *key,
+		      char *out, size_t size)
 {
 	char cmd[4 * PATH_MAX];
 	const char *base = strrchr(bin, '/') + 1;
@@ -578,10 +579,10 @@ static void perf_rows(const char *data, const char *bin, const char *key, char *
 	size_t n;
 
 	snprintf(cmd, sizeof(cmd),
-		 "perf report -i '%s' --comm '%s' --stdio --sort dso,%s 2>/dev/null | "
+		 "perf report -i '%s' --comm '%s' %s --stdio --sort dso,%s 2>/dev/null | "
 		 "grep -v '^#' | grep '%%' | sed 's/^ *[0-9.]*%%  //' | grep '^%s ' | "
 		 "sed 's/^%s *//; s/ *$//' | sort -u",
-		 data, base, key, base, base);
+		 data, base, opts, key, base, base);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	n = fread(out, 1, size - 1, p);
@@ -627,7 +628,7 @@ static void set_add(char *set, size_t size, const char *str)
 static void compare_perf(const char *bin)
 {
 	char data[PATH_MAX], cmd[4 * PATH_MAX], line[PATH_MAX];
-	static char rows[1 << 14], keys[1 << 14], files[1 << 14];
+	static char rows[1 << 14], keys[1 << 14], files[1 << 14], full[1 << 14];
 	const char *base = strrchr(bin, '/') + 1;
 	struct srcline_dso *d = srcline_dso__open(bin, NULL);
 	unsigned long long ip = 0;
@@ -642,7 +643,7 @@ static void compare_perf(const char *bin)
 		srcline_dso__close(d);
 		skip();
 	}
-	keys[0] = files[0] = '\0';
+	keys[0] = files[0] = full[0] = '\0';
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' --comm '%s' -F ip,dso,srcline 2>/dev/null",
 		 data, base);
 	p = popen(cmd, "r");
@@ -661,8 +662,7 @@ static void compare_perf(const char *bin)
 			want[0] = '\0';
 			if (!eof && !sample)
 				sscanf(line, " %[^\n]", want);
-			if (srcline_dso__find(d, ip, &info) && info)
-				info = NULL;
+			srcline_dso__find(d, ip, &info); /* info NULL: not found */
 			srcline_script_field(got, sizeof(got), info, false, base, ip);
 			if (strcmp(want, got) && bad++ < 5)
 				print_message("%s %#llx: perf script '%s', pcl '%s'\n", bin, ip,
@@ -671,6 +671,8 @@ static void compare_perf(const char *bin)
 			set_add(keys, sizeof(keys), got);
 			srcline_srcfile(got, sizeof(got), info, false);
 			set_add(files, sizeof(files), got);
+			srcline_sort_key(got, sizeof(got), info, true, "?", 0, base, ip);
+			set_add(full, sizeof(full), got);
 			samples++;
 			have = false;
 		}
@@ -685,10 +687,12 @@ static void compare_perf(const char *bin)
 	print_message("%s: %d samples compared with perf script\n", bin, samples);
 	assert_true(samples > 10);
 	assert_int_equal(bad, 0);
-	perf_rows(data, bin, "srcline", rows, sizeof(rows));
+	perf_rows(data, bin, "", "srcline", rows, sizeof(rows));
 	assert_string_equal(rows, keys);
-	perf_rows(data, bin, "srcfile", rows, sizeof(rows));
+	perf_rows(data, bin, "", "srcfile", rows, sizeof(rows));
 	assert_string_equal(rows, files);
+	perf_rows(data, bin, "--full-source-path", "srcline", rows, sizeof(rows));
+	assert_string_equal(rows, full);
 	srcline_dso__close(d);
 }
 
