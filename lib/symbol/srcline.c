@@ -4,17 +4,23 @@
  * `addr2line -e FILE -i -f ADDR` (perf 6.1 without libbfd shells out to
  * it), in process and cached.
  *
- * Per lookup: dwarf_addrdie() finds the CU, dwarf_getsrc_die() the line
- * table row (libdw reads a CU's table once and keeps it), dwarf_getscopes()
- * the DIEs that contain the address, innermost first. The functions among
- * them (inlined subroutines, then the subprogram) make the chain; level k
- * takes its position from the call site recorded on level k-1.
+ * Per lookup: the CU from every CU's own ranges (read once, sorted; not
+ * dwarf_addrdie(), which knows only .debug_aranges), the line table row
+ * from dwarf_getsrc_die() (libdw reads a CU's table once), and the chain
+ * from the CU's function index: its subprograms and inlined subroutines
+ * read once into a tree of sorted address ranges, descended by binary
+ * search (dwarf_getscopes() would walk the DIEs on every call, and follows
+ * an inlined subroutine into its abstract definition instead of its
+ * callers). Level k of the chain takes its position from the call site
+ * recorded on level k-1. Where no row covers the address, the symbol
+ * table answers as bfd's does for addr2line (line 0).
  *
  * Cache: an open-addressed table of entry pointers keyed by address, grown
  * at half load. Entries are allocated one by one, so a pointer handed out
  * stays valid across growth until srcline_dso__close(). Names and paths
- * point into libdw's data (.debug_str, the line table's file list), which
- * lives as long as the Dwarf handle, so entries copy no strings.
+ * point into libdw's data (.debug_str, the line table's file list) or the
+ * ELF string tables, which live as long as the object, or into its table
+ * of comp_dir-joined paths, so entries copy no strings.
  * Unknown answers are cached as well: perf asks the same unknown address
  * as often as a known one.
  */
@@ -100,6 +106,8 @@ struct srcline_dso {
 	bool cus_read;
 	struct joined *joined; /* comp_dir-joined file names */
 	int njoined, joined_alloc;
+	int *jslots; /* index + 1 into joined, by hash of the two pointers */
+	size_t njslots;
 	Elf *sym_elf;	    /* the file whose symbols stand in for DWARF */
 	struct fsym *fsyms; /* function symbols, sorted by value */
 	int nfsyms, fsyms_alloc;
@@ -239,6 +247,7 @@ void srcline_dso__close(struct srcline_dso *d)
 	for (int i = 0; i < d->njoined; i++)
 		free(d->joined[i].full);
 	free(d->joined);
+	free(d->jslots);
 	free(d->fsyms);
 	free(d->secs);
 	if (d->dwarf)
@@ -337,22 +346,60 @@ static struct cu_index *find_cu(struct srcline_dso *d, uint64_t addr)
  * joined to the CU's DW_AT_comp_dir. The joined strings are kept in a
  * small table keyed by the two pointers (libdw's strings do not move).
  */
+/* The slot of (@file, @dir): its own, or the empty one where it would go. */
+static size_t joined_slot(const struct srcline_dso *d, const char *file, const char *dir)
+{
+	size_t mask = d->njslots - 1, i;
+
+	if (!d->njslots)
+		return 0;
+	i = (size_t)hash_mix(hash_mix(0, (uintptr_t)file), (uintptr_t)dir) & mask;
+	for (; d->jslots[i]; i = (i + 1) & mask) {
+		const struct joined *j = &d->joined[d->jslots[i] - 1];
+
+		if (j->file == file && j->dir == dir)
+			break;
+	}
+	return i;
+}
+
+static int joined_grow(struct srcline_dso *d)
+{
+	size_t n = d->njslots ? d->njslots * 2 : 64;
+	int *old = d->jslots;
+
+	d->jslots = calloc(n, sizeof(*d->jslots));
+	if (!d->jslots) {
+		d->jslots = old;
+		return -ENOMEM;
+	}
+	free(old);
+	d->njslots = n;
+	for (int k = 0; k < d->njoined; k++)
+		d->jslots[joined_slot(d, d->joined[k].file, d->joined[k].dir)] = k + 1;
+	return 0;
+}
+
 static const char *full_name(struct srcline_dso *d, Dwarf_Die *cu, const char *file)
 {
 	Dwarf_Attribute a;
 	const char *dir;
 	char *joined;
+	size_t h;
 
 	if (!file || file[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &a) ||
 	    !(dir = dwarf_formstring(&a)) || !dir[0])
 		return file;
-	for (int i = 0; i < d->njoined; i++)
-		if (d->joined[i].file == file && d->joined[i].dir == dir)
-			return d->joined[i].full;
+	h = joined_slot(d, file, dir);
+	if (h < d->njslots && d->jslots[h])
+		return d->joined[d->jslots[h] - 1].full;
+	if (((size_t)d->njoined + 1) * 2 > d->njslots && joined_grow(d))
+		return file;
 	if (grow_array((void **)&d->joined, &d->joined_alloc, d->njoined + 1, sizeof(*d->joined)) ||
 	    asprintf(&joined, "%s/%s", dir, file) < 0)
 		return file;
 	d->joined[d->njoined++] = (struct joined){ .file = file, .dir = dir, .full = joined };
+	d->jslots[joined_slot(d, file, dir)] = d->njoined;
 	return joined;
 }
 
