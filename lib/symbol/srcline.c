@@ -602,7 +602,8 @@ static bool has_linkage_name(Dwarf_Die *die)
 
 /*
  * bfd's mangle_style() is 0 for these languages: their DW_AT_name counts
- * as a linkage name, and addr2line prints it as it is.
+ * as a linkage name, and addr2line prints it as it is. (Assembly too: on
+ * libc, addr2line names gas's DIE, not a symbol-table alias.)
  */
 static bool name_is_linkage(Dwarf_Die *cu)
 {
@@ -621,6 +622,7 @@ static bool name_is_linkage(Dwarf_Die *cu)
 	case DW_LANG_Fortran95:
 	case DW_LANG_Fortran03:
 	case DW_LANG_Fortran08:
+	case DW_LANG_Mips_Assembler:
 		return true;
 	default:
 		return false;
@@ -628,10 +630,9 @@ static bool name_is_linkage(Dwarf_Die *cu)
 }
 
 /*
- * In other languages (assembly, C++ without a linkage name), binutils
- * names the innermost function by the symbol table when the symbol that
- * covers the address starts where the function does: one alias of an
- * assembly routine ("setcontext" for DWARF's "__setcontext").
+ * In other languages (C++ without a linkage name, ...), binutils names the
+ * innermost function by the symbol table when the symbol that covers the
+ * address starts where the function does.
  */
 static void symbol_name(struct srcline_dso *d, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *fn,
 			struct srcline_frame *frame)
@@ -750,9 +751,15 @@ static int index_build(struct cu_index *x)
 	return 0;
 }
 
-/* The range among [first, last) (sorted by lo) that holds @addr, or -1. */
+/*
+ * The range among [first, last) (sorted by lo) that holds @addr, or -1.
+ * When several do (assembly: one DIE per alias, same range), bfd's choice:
+ * the shortest, and of equal ones the later DIE.
+ */
 static int range_at(const struct frange *r, int first, int last, uint64_t addr)
 {
+	int best = -1;
+
 	int lo = first, hi = last;
 
 	while (lo < hi) {
@@ -763,10 +770,16 @@ static int range_at(const struct frange *r, int first, int last, uint64_t addr)
 		else
 			hi = mid;
 	}
-	for (int i = lo - 1; i >= first && i >= lo - 8; i--)
-		if (addr < r[i].hi)
-			return i;
-	return -1;
+	for (int i = lo - 1; i >= first && i >= lo - 8; i--) {
+		uint64_t len = r[i].hi - r[i].lo;
+
+		if (addr >= r[i].hi)
+			continue;
+		if (best < 0 || len < r[best].hi - r[best].lo ||
+		    (len == r[best].hi - r[best].lo && r[i].node > r[best].node))
+			best = i;
+	}
+	return best;
 }
 
 /*
