@@ -426,13 +426,17 @@ static int compare_addr2line(const char *path, const uint64_t *addrs, size_t n,
 				our_records(d, addrs[i], got, sizeof(got));
 				record_lines(want, wl, sizeof(wl));
 				record_lines(got, gl, sizeof(gl));
-				if (!strcmp(want, got))
-					;
-				else if (names_may_differ && !strcmp(wl, gl))
-					(*name_only)++;
-				else if (bad++ < (getenv("SRCLINE_SHOW") ? 100000 : 5))
-					print_message("%s %#llx:\naddr2line:\n%spcl:\n%s", path,
-						      (unsigned long long)addrs[i], want, got);
+				if (strcmp(want, got)) {
+					bool name = names_may_differ && !strcmp(wl, gl);
+
+					/* SRCLINE_SHOW=1: print every difference. */
+					if (name)
+						(*name_only)++;
+					if ((!name && bad++ < 5) || getenv("SRCLINE_SHOW"))
+						print_message("%s %#llx:\naddr2line:\n%spcl:\n%s",
+							      path, (unsigned long long)addrs[i],
+							      want, got);
+				}
 				i++;
 			}
 			if (eof)
