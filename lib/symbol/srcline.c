@@ -71,7 +71,11 @@ struct frange {
  */
 struct cu_index {
 	Dwarf_Die die;
-	bool built;
+	Dwarf_Half version;
+	bool built, rows_read, decoded;
+	Dwarf_Lines *lines;
+	size_t nlines;
+	uint8_t *default_file; /* per row: file number 1 from the register's default */
 	struct fnode *nodes;
 	int nnodes, nodes_alloc;
 	struct frange *ranges; /* sorted by (parent, lo) */
@@ -103,6 +107,9 @@ struct srcline_dso {
 	int ncus, cus_alloc;
 	struct cu_index *cux;
 	int ncux, cux_alloc;
+	struct cu_range *seqs; /* sequences of the line tables read so far */
+	int nseqs, seqs_alloc;
+	bool seqs_dirty; /* not sorted since the last addition */
 	bool cus_read;
 	struct joined *joined; /* comp_dir-joined file names */
 	int njoined, joined_alloc;
@@ -239,9 +246,11 @@ void srcline_dso__close(struct srcline_dso *d)
 		free(d->slots[i]);
 	free(d->slots);
 	free(d->cus);
+	free(d->seqs);
 	for (int i = 0; i < d->ncux; i++) {
 		free(d->cux[i].nodes);
 		free(d->cux[i].ranges);
+		free(d->cux[i].default_file);
 	}
 	free(d->cux);
 	for (int i = 0; i < d->njoined; i++)
@@ -283,6 +292,59 @@ static int cu_range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static int add_range(struct cu_range **v, int *n, int *alloc, uint64_t lo, uint64_t hi, int cu)
+{
+	if (grow_array((void **)v, alloc, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	(*v)[(*n)++] = (struct cu_range){ .lo = lo, .hi = hi, .cu = cu };
+	return 0;
+}
+
+static int add_cu_range(struct srcline_dso *d, uint64_t lo, uint64_t hi)
+{
+	return add_range(&d->cus, &d->ncus, &d->cus_alloc, lo, hi, d->ncux);
+}
+
+/* The sequences of CU @cu's line table, as ranges into @v. */
+static int ranges_from_lines(Dwarf_Die *die, int cu, struct cu_range **v, int *n, int *alloc)
+{
+	Dwarf_Lines *lines;
+	size_t nl;
+	bool open = false, ended = false;
+	Dwarf_Addr start = 0, end_addr = 0;
+
+	if (dwarf_getsrclines(die, &lines, &nl))
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
+			continue;
+		/*
+		 * libdw sorts rows by address, and the rows of one sequence at
+		 * one address in no fixed order: a row of the sequence that
+		 * ended may come after its end row. It starts no sequence.
+		 */
+		if (ended && a == end_addr && !end)
+			continue;
+		ended = false;
+		if (!open) {
+			start = a;
+			open = true;
+		}
+		if (end) {
+			if (a > start && add_range(v, n, alloc, start, a, cu))
+				return -ENOMEM;
+			open = false;
+			ended = true;
+			end_addr = a;
+		}
+	}
+	return 0;
+}
+
 static int read_cu_ranges(struct srcline_dso *d)
 {
 	Dwarf_CU *cu = NULL, *next;
@@ -294,6 +356,7 @@ static int read_cu_ranges(struct srcline_dso *d)
 	while (dwarf_get_units(d->dwarf, cu, &next, &ver, &type, &cudie, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
+		int n0;
 
 		cu = next;
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
@@ -301,42 +364,77 @@ static int read_cu_ranges(struct srcline_dso *d)
 			continue;
 		if (grow_array((void **)&d->cux, &d->cux_alloc, d->ncux + 1, sizeof(*d->cux)))
 			return -ENOMEM;
-		d->cux[d->ncux] = (struct cu_index){ .die = cudie };
+		d->cux[d->ncux] = (struct cu_index){ .die = cudie, .version = ver };
+		n0 = d->ncus;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
-			if (hi <= lo)
-				continue;
-			if (grow_array((void **)&d->cus, &d->cus_alloc, d->ncus + 1,
-				       sizeof(*d->cus)))
+			if (hi > lo && add_cu_range(d, lo, hi))
 				return -ENOMEM;
-			d->cus[d->ncus++] = (struct cu_range){ .lo = lo, .hi = hi, .cu = d->ncux };
 		}
+		/* No ranges on the CU: its line table's sequences, as bfd reads them then. */
+		if (d->ncus == n0 &&
+		    ranges_from_lines(&cudie, d->ncux, &d->cus, &d->ncus, &d->cus_alloc))
+			return -ENOMEM;
 		d->ncux++;
 	}
 	qsort(d->cus, (size_t)d->ncus, sizeof(*d->cus), cu_range_cmp);
 	return 0;
 }
 
-static struct cu_index *find_cu(struct srcline_dso *d, uint64_t addr)
+/* The CU of the range among @v[0, @n) (sorted by lo) that holds @addr. */
+static struct cu_index *range_cu(struct srcline_dso *d, const struct cu_range *v, int n,
+				 uint64_t addr)
 {
-	int lo = 0, hi;
+	int lo = 0, hi = n;
 
-	if (!d->cus_read && read_cu_ranges(d))
-		return NULL;
-	hi = d->ncus;
 	while (lo < hi) { /* the first range starting above @addr */
 		int mid = lo + (hi - lo) / 2;
 
-		if (d->cus[mid].lo <= addr)
+		if (v[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* Ranges rarely overlap; look back a little in case they do. */
 	for (int i = lo - 1; i >= 0 && i >= lo - 8; i--) {
-		if (addr < d->cus[i].hi)
-			return &d->cux[d->cus[i].cu];
+		if (addr < v[i].hi)
+			return &d->cux[v[i].cu];
 	}
 	return NULL;
+}
+
+/*
+ * The CU of @addr: by the CUs' ranges, else by the line table sequences of
+ * the CUs that earlier lookups read. That is bfd's state in addr2line: it
+ * adds a CU's sequences to its address ranges when it decodes the CU's
+ * line table, so an address in padding after a function (outside the
+ * CU's DW_AT_ranges, inside a sequence) gets the sequence's last row only
+ * if that CU was asked before. perf asks each distinct address once, in
+ * the order it meets them, as this object computes them: the same state.
+ */
+static struct cu_index *find_cu(struct srcline_dso *d, uint64_t addr)
+{
+	struct cu_index *x;
+
+	if (!d->cus_read && read_cu_ranges(d))
+		return NULL;
+	x = range_cu(d, d->cus, d->ncus, addr);
+	if (x)
+		return x;
+	if (d->seqs_dirty) {
+		qsort(d->seqs, (size_t)d->nseqs, sizeof(*d->seqs), cu_range_cmp);
+		d->seqs_dirty = false;
+	}
+	return range_cu(d, d->seqs, d->nseqs, addr);
+}
+
+/* @x's line table has been read: its sequences now place addresses too. */
+static void cu_decoded(struct srcline_dso *d, struct cu_index *x)
+{
+	if (x->decoded)
+		return;
+	x->decoded = true;
+	if (!ranges_from_lines(&x->die, (int)(x - d->cux), &d->seqs, &d->nseqs, &d->seqs_alloc))
+		d->seqs_dirty = true;
 }
 
 /* ---- file names ---- */
@@ -401,6 +499,86 @@ static const char *full_name(struct srcline_dso *d, Dwarf_Die *cu, const char *f
 	d->joined[d->njoined++] = (struct joined){ .file = file, .dir = dir, .full = joined };
 	d->jslots[joined_slot(d, file, dir)] = d->njoined;
 	return joined;
+}
+
+/*
+ * binutils 2.40 (addr2line, so perf) names a DWARF 5 row's file wrongly in
+ * one case: before the first DW_LNS_set_file of a sequence the file
+ * register holds its default, 1, and binutils names entry 0 (the primary
+ * file) instead. gcc usually repeats the primary file as entry 1, so this
+ * shows only where entry 1 is another file (glibc's CUs whose first code
+ * comes from a header). readelf -wL and libdw name entry 1. To print what
+ * perf prints, the rows that still have the default file are marked once
+ * per CU (the assembler writes DW_LNS_set_file only when the file changes,
+ * so they are the rows of file 1 before the first other file of their
+ * sequence), and named by entry 0.
+ */
+static void mark_default_files(struct cu_index *x)
+{
+	bool changed = false, ended = false;
+	Dwarf_Addr end_addr = 0;
+
+	x->rows_read = true;
+	if (x->version < 5 || dwarf_getsrclines(&x->die, &x->lines, &x->nlines) || !x->nlines)
+		return;
+	x->default_file = calloc(x->nlines, 1);
+	if (!x->default_file)
+		return;
+	for (size_t i = 0; i < x->nlines; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(x->lines, i);
+		Dwarf_Files *files;
+		Dwarf_Addr a;
+		size_t idx = 1;
+		bool end = false;
+
+		if (!l || dwarf_line_file(l, &files, &idx) || dwarf_lineendsequence(l, &end) ||
+		    dwarf_lineaddr(l, &a))
+			continue;
+		/*
+		 * libdw sorts rows by address, and the rows of one sequence
+		 * at one address in no fixed order: a row of the sequence
+		 * that ended may come after its end row. Such a row (another
+		 * file at the end address) does not start the next sequence.
+		 */
+		if (ended) {
+			if (a == end_addr && idx != 1)
+				continue;
+			ended = changed = false;
+		}
+		x->default_file[i] = !changed && idx == 1;
+		if (idx != 1)
+			changed = true;
+		if (end) {
+			ended = true;
+			end_addr = a;
+		}
+	}
+}
+
+/* Does @row (at @addr) of @x name file 1 by the register's default? */
+static bool default_file_row(struct cu_index *x, Dwarf_Line *row, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!x->rows_read)
+		mark_default_files(x);
+	if (!x->default_file)
+		return false;
+	hi = x->nlines;
+	while (lo < hi) { /* the first row above @addr */
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr a = 0;
+
+		dwarf_lineaddr(dwarf_onesrcline(x->lines, mid), &a);
+		if (a <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k-- > 0 && lo - k <= 64;)
+		if (dwarf_onesrcline(x->lines, k) == row)
+			return x->default_file[k];
+	return false;
 }
 
 /* ---- the symbol table, where DWARF has nothing ---- */
@@ -863,17 +1041,20 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 	if (!d->dwarf || !(x = find_cu(d, addr)))
 		return lookup_symtab(d, addr);
 	cu = x->die;
+	cu_decoded(d, x);
 	if (!(row = dwarf_getsrc_die(&cu, addr)) || !(file = dwarf_linesrc(row, NULL, NULL)) ||
 	    dwarf_lineno(row, &line))
 		return lookup_symtab(d, addr);
 	nfn = function_scopes(x, addr, &fn);
 	if (nfn < 0)
 		goto out;
-	if (nfn > 1 && dwarf_getsrcfiles(&cu, &files, &nfiles))
+	if (dwarf_getsrcfiles(&cu, &files, &nfiles))
 		files = NULL;
 	e = entry_new(addr, 0, nfn ? nfn : 1);
 	if (!e)
 		goto out;
+	if (default_file_row(x, row, addr) && files && nfiles)
+		file = dwarf_filesrc(files, 0, NULL, NULL) ?: file;
 	e->info.file = full_name(d, &cu, file);
 	e->info.line = line > 0 ? (unsigned int)line : 0;
 	if (!nfn) {

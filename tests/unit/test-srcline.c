@@ -516,10 +516,10 @@ static void test_addr2line_pcl(void **state)
 
 /*
  * libc through its separate debug file, found by build id (Debian's
- * libc6-dbg; dwz-compressed DWARF 5), when this machine has it. Every
- * function, chain and line number must agree. A file name may differ in
- * one known way (docs/srcline.md): binutils 2.40 names the CU's main file
- * instead of the header that readelf -wL and libdw give for some rows.
+ * libc6-dbg; dwz-compressed DWARF 5), when this machine has it: 20000
+ * addresses, exactly as addr2line answers them, including its two quirks
+ * (docs/srcline.md): rows with the default file number 1, and addresses in
+ * padding that only the line table sequences of CUs already read cover.
  */
 static void test_addr2line_libc(void **state)
 {
@@ -542,7 +542,7 @@ static void test_addr2line_libc(void **state)
 		print_message("skip: no debug file for %s (libc6-dbg)\n", libc);
 		skip();
 	}
-	compare_spread(libc, 3000, true);
+	compare_spread(libc, 20000, false);
 }
 
 /* ---- against perf itself ---- */
