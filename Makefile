@@ -26,10 +26,11 @@ OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
-# libdw: DWARF unwinding of --call-graph dwarf samples (lib/symbol/unwind.c);
+# libdw: DWARF unwinding of --call-graph dwarf samples (lib/symbol/unwind.c),
 # libiberty: C++/Rust demangling (cplus_demangle); zstd: perf record -z files;
 # protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
-# by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above).
+# by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
+# libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
 LDLIBS := -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
@@ -159,6 +160,7 @@ bench: all
 	@bench/report.sh $(BUILD)
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
+	@bench/srcline.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \
