@@ -494,6 +494,13 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 				w = (int)strlen(e->thread ? e->thread->comm : e->comm);
 			else
 				w = (int)strlen(cell(&p, e, o.keys[c]));
+			/*
+			 * perf sizes an entry with no symbol for a raw 64-bit
+			 * address, "[x] 0x" and 16 digits, whatever it prints:
+			 * address 0 prints as 16 zeros, 2 narrower.
+			 */
+			if (o.keys[c] == PCL_SORT_SYM && !e->frame.sym && w < 22)
+				w = 22;
 			if (w > p.cols[c].width)
 				p.cols[c].width = w;
 		}

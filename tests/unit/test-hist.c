@@ -1264,6 +1264,24 @@ static void test_report_zero_address(void **state)
 		      "    50.00%  hot      [unknown]      [.] 0x00007fffffffe000\n");
 }
 
+/* An entry with no symbol makes the Symbol column 22 wide, as perf's, even at address 0. */
+static void test_report_zero_address_width(void **state)
+{
+	struct pcl_report_opts o = { .sz = sizeof(o) };
+	struct pcl_hist_opts ho = { .sz = sizeof(ho) };
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&ho);
+	add(PERF_RECORD_MISC_KERNEL, 100, 100, 0, 0, NULL, 0, 1);
+	pcl_hists__finish(fx.h);
+	print_report(&o);
+	expect_report("# Overhead  Command  Shared Object  Symbol                \n"
+		      "# ........  .......  .............  ......................\n"
+		      "#\n"
+		      "   100.00%  hot      [unknown]      [k] 0000000000000000\n");
+}
+
 /* Children columns and perf's graph: "---" for a single root, "|--XX.XX%--" branches. */
 static void test_report_children_graph(void **state)
 {
@@ -1609,6 +1627,7 @@ int main(void)
 		UNIT_TEST(test_report_flat),
 		UNIT_TEST(test_report_keys),
 		UNIT_TEST(test_report_zero_address),
+		UNIT_TEST(test_report_zero_address_width),
 		UNIT_TEST(test_report_children_graph),
 		UNIT_TEST(test_report_self_graph),
 		UNIT_TEST(test_report_folded),
