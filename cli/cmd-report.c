@@ -790,6 +790,7 @@ static int report(struct report_opts *o)
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;
 	ro.percent_limit = o->percent_limit;
+	ro.dso_filter = o->lists.dso.n > 0;
 	/*
 	 * fractal shares are of the parent: a light entry can show its
 	 * branches; and a relative share of an entry is larger than the

@@ -55,6 +55,11 @@ struct pcl_report_opts {
 	uint64_t graph_total;
 	/* The sample count pcl_report__json gives as "samples"; 0: the histogram's. */
 	uint64_t nr_samples;
+	/*
+	 * --dso was given. Otherwise, as in perf, an entry with no symbol
+	 * widens the Shared Object column to 16 (a raw address's digits).
+	 */
+	bool dso_filter;
 };
 
 /*

@@ -453,6 +453,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	struct pcl_report_opts o = { 0 };
 	struct printer p = { .fp = fp, .o = &o };
 	size_t n = pcl_hists__nr_entries(h);
+	bool unresolved = false; /* an entry with no symbol */
 	char buf[4096];
 
 	if (!fp || !h || !opts)
@@ -482,6 +483,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 
 		if (e->hidden)
 			continue;
+		unresolved |= !e->frame.sym;
 		for (int c = 0; c < p.nr_cols; c++) {
 			int w;
 
@@ -505,6 +507,10 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 				p.cols[c].width = w;
 		}
 	}
+	/* perf's hists__set_unres_dso_col_len */
+	for (int c = 0; c < p.nr_cols; c++)
+		if (o.keys[c] == PCL_SORT_DSO && unresolved && !o.dso_filter && p.cols[c].width < 16)
+			p.cols[c].width = 16;
 	if (!o.quiet)
 		print_header(&p);
 	for (size_t i = 0; i < n; i++) {

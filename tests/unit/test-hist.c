@@ -1257,11 +1257,12 @@ static void test_report_zero_address(void **state)
 	pcl_hists__finish(fx.h);
 	print_report(&o);
 	/* a kernel address below the kernel's map is in no map */
-	expect_report("# Overhead  Command  Shared Object  Symbol                \n"
-		      "# ........  .......  .............  ......................\n"
+	/* and with no --dso, perf gives Shared Object a raw address's 16 columns */
+	expect_report("# Overhead  Command  Shared Object     Symbol                \n"
+		      "# ........  .......  ................  ......................\n"
 		      "#\n"
-		      "    50.00%  hot      [unknown]      [k] 0000000000000000\n"
-		      "    50.00%  hot      [unknown]      [.] 0x00007fffffffe000\n");
+		      "    50.00%  hot      [unknown]         [k] 0000000000000000\n"
+		      "    50.00%  hot      [unknown]         [.] 0x00007fffffffe000\n");
 }
 
 /* An entry with no symbol makes the Symbol column 22 wide, as perf's, even at address 0. */
@@ -1275,6 +1276,13 @@ static void test_report_zero_address_width(void **state)
 	new_hists(&ho);
 	add(PERF_RECORD_MISC_KERNEL, 100, 100, 0, 0, NULL, 0, 1);
 	pcl_hists__finish(fx.h);
+	print_report(&o);
+	expect_report("# Overhead  Command  Shared Object     Symbol                \n"
+		      "# ........  .......  ................  ......................\n"
+		      "#\n"
+		      "   100.00%  hot      [unknown]         [k] 0000000000000000\n");
+	/* --dso given: perf leaves Shared Object its own width */
+	o.dso_filter = true;
 	print_report(&o);
 	expect_report("# Overhead  Command  Shared Object  Symbol                \n"
 		      "# ........  .......  .............  ......................\n"
