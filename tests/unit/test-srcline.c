@@ -716,14 +716,6 @@ static void build_programs(void)
 			prog_stripped) == 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -734,7 +726,6 @@ int main(void)
 		UNIT_TEST(test_perf),
 	};
 	char exe[PATH_MAX];
-	ssize_t n;
 	int ret;
 
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pcl-test-srcline-XXXXXX");
@@ -743,13 +734,10 @@ int main(void)
 		return 1;
 	}
 	/* The test binaries are in BUILD/tests/, pcl in BUILD/. */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
+	unit_exe_dir(exe, sizeof(exe));
 	snprintf(pcl_bin, sizeof(pcl_bin), "%s/../pcl", exe);
 	build_programs();
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unit_remove_dir(tmpdir);
 	return ret;
 }

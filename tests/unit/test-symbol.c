@@ -1216,14 +1216,6 @@ static void build_programs(void)
 		     prog, src, prog_nopie, src, prog_nobid, src) == 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1250,7 +1242,6 @@ int main(void)
 		UNIT_TEST(test_symbols_symfs_kernel),
 	};
 	char exe[PATH_MAX];
-	ssize_t n;
 	int ret;
 
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pcl-test-symbol-XXXXXX");
@@ -1259,13 +1250,10 @@ int main(void)
 		return 1;
 	}
 	/* The workloads are built next to the test binaries: BUILD/tests/workloads/. */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
+	unit_exe_dir(exe, sizeof(exe));
 	snprintf(hot, sizeof(hot), "%s/workloads/hot", exe);
 	build_programs();
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unit_remove_dir(tmpdir);
 	return ret;
 }

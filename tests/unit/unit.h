@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <pcl/pcl.h>
 #include <signal.h>
@@ -31,23 +32,31 @@
 #define UNIT_TIMEOUT_S 60
 #endif
 
-/* Remove directory @dir and the files in it (a test's scratch directory). */
+static inline int unit_remove_entry(const char *path, const struct stat *sb, int flag,
+				    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Remove directory @dir and everything below it (a test's scratch directory). */
 static inline void unit_remove_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
+	nftw(dir, unit_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
+/* The directory of the running test binary (BUILD/tests) into @buf. */
+static inline void unit_exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	buf[n > 0 ? n : 0] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
 }
 
 /* Write @text to @root/@rel, making the directories on the way (fake sysfs trees). */
