@@ -78,8 +78,7 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	unsigned long v;
+	uint64_t v;
 	int c;
 
 	optind = 1;
@@ -121,8 +120,7 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 			o->so.deltatime = true;
 			break;
 		case OPT_MAX_STACK:
-			v = strtoul(optarg, &end, 0);
-			if (*end || !*optarg || v > 1u << 20) {
+			if (!parse_uint(optarg, 0, 0, 1u << 20, &v)) {
 				die_msg("bad --max-stack '%s' (a number of frames)", optarg);
 				return -1;
 			}

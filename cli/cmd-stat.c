@@ -61,15 +61,6 @@ enum {
 	OPT_NO_BIG_NUM,
 };
 
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return *s && !*end && !errno && *out >= min && *out <= max;
-}
-
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option longopts[] = {
@@ -96,7 +87,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;
-	long v;
+	uint64_t v;
 
 	optind = 1;
 	opterr = 0;
@@ -107,14 +98,14 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 				return -1;
 			break;
 		case 'r':
-			if (!parse_long(optarg, 1, 100000, &v)) {
+			if (!parse_uint(optarg, 10, 1, 100000, &v)) {
 				die_msg("bad repeat count '%s' (expected a number >= 1)", optarg);
 				return -1;
 			}
 			o->repeat = (int)v;
 			break;
 		case 'I':
-			if (!parse_long(optarg, 10, INT_MAX, &v)) {
+			if (!parse_uint(optarg, 10, 10, INT_MAX, &v)) {
 				die_msg("bad interval '%s' (expected milliseconds >= 10)", optarg);
 				return -1;
 			}
