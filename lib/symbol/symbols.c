@@ -44,6 +44,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "internal.h"
+#include "files.h"
 #include "symtab.h"
 
 /* A table shared by several DSOs, loaded on first need. */
@@ -54,6 +55,9 @@ struct shared_tab {
 	char *note;
 	uint8_t build_id[20]; /* of the file it came from (vmlinux, vDSO) */
 	int build_id_size;
+	char *path;	      /* the vmlinux it came from */
+	const void *image;    /* the vDSO image it came from (this process's) */
+	size_t image_size;
 };
 
 struct pcl_symbols {
@@ -63,6 +67,9 @@ struct pcl_symbols {
 	struct shared_tab vmlinux_tab;	/* --vmlinux, or one found at perf's places */
 	struct shared_tab kallsyms_tab; /* the kernel without a vmlinux, and its modules */
 	struct shared_tab vdso;
+	/* Each DSO's files (files.h), by DSO pointer: open addressing. */
+	struct dso_files **files;
+	size_t cap_files, nr_files;
 };
 
 static char *note_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -104,7 +111,102 @@ static void shared_reset(struct shared_tab *st)
 {
 	symtab_put(st->t);
 	free(st->note);
+	free(st->path);
 	memset(st, 0, sizeof(*st));
+}
+
+/* ---- the files behind each DSO (files.h) ---- */
+
+struct dso_files {
+	const struct pcl_dso *dso;
+	struct symbols_dso_files f;
+	char *path, *debug;
+	struct srcline_dso *sl;
+	bool sl_tried;
+};
+
+static void files_free(struct pcl_symbols *s)
+{
+	for (size_t i = 0; i < s->cap_files; i++) {
+		struct dso_files *df = s->files[i];
+
+		if (!df)
+			continue;
+		srcline_dso__close(df->sl);
+		free(df->path);
+		free(df->debug);
+		free(df);
+	}
+	free(s->files);
+	s->files = NULL;
+	s->cap_files = s->nr_files = 0;
+}
+
+static size_t files_slot(const struct pcl_symbols *s, const struct pcl_dso *dso)
+{
+	size_t j = hash_mix((uintptr_t)dso, 0) & (s->cap_files - 1);
+
+	while (s->files[j] && s->files[j]->dso != dso)
+		j = (j + 1) & (s->cap_files - 1);
+	return j;
+}
+
+static struct dso_files *files_find(const struct pcl_symbols *s, const struct pcl_dso *dso)
+{
+	return s->cap_files ? s->files[files_slot(s, dso)] : NULL;
+}
+
+/*
+ * Remember the files @dso's symbols came from: @path (code), @debug
+ * (separate debug file), @segs (NULL: none), or a vDSO @image. Best
+ * effort: without memory the DSO just has no files.
+ */
+static void files_note(struct pcl_symbols *s, const struct pcl_dso *dso, const char *path,
+		       const char *debug, const struct elf_segs *segs, const void *image,
+		       size_t image_size)
+{
+	struct dso_files *df;
+	size_t j;
+
+	if (files_find(s, dso))
+		return;
+	if ((s->nr_files + 1) * 2 > s->cap_files) {
+		size_t ncap = s->cap_files ? s->cap_files * 2 : 64;
+		struct dso_files **nt = calloc(ncap, sizeof(*nt)), **old = s->files;
+		size_t ocap = s->cap_files;
+
+		if (!nt)
+			return;
+		s->files = nt;
+		s->cap_files = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (old[i])
+				nt[files_slot(s, old[i]->dso)] = old[i];
+		}
+		free(old);
+	}
+	df = calloc(1, sizeof(*df));
+	if (!df)
+		return;
+	df->dso = dso;
+	df->path = path ? strdup(path) : NULL;
+	df->debug = debug ? strdup(debug) : NULL;
+	if ((path && !df->path) || (debug && !df->debug)) {
+		free(df->path);
+		free(df->debug);
+		free(df);
+		return;
+	}
+	df->f.path = df->path;
+	df->f.debug = df->debug;
+	df->f.image = image;
+	df->f.image_size = image_size;
+	if (segs)
+		df->f.segs = *segs;
+	df->f.absolute = dso->kind != PCL_DSO_USER && dso->kind != PCL_DSO_VDSO;
+	j = files_slot(s, dso);
+	s->files[j] = df;
+	s->nr_files++;
 }
 
 static char *dup_opt(const char *s, bool *oom)
@@ -182,6 +284,7 @@ PCL_API void pcl_symbols__free(struct pcl_symbols *s)
 	shared_reset(&s->vmlinux_tab);
 	shared_reset(&s->kallsyms_tab);
 	shared_reset(&s->vdso);
+	files_free(s);
 	free(s->symfs);
 	free(s->vmlinux);
 	free(s->kallsyms);
@@ -238,6 +341,7 @@ struct expect {
 	int build_id_size;
 	bool have_crc;
 	uint32_t crc; /* from the runtime file's .gnu_debuglink */
+	char *found;  /* PATH_MAX bytes: the debug file taken, or NULL */
 };
 
 /* Open @path as a debug file for @e; true (and @o open) when it is one. */
@@ -259,6 +363,8 @@ static bool try_debug(struct elf_obj *o, const char *path, const struct expect *
 			goto reject;
 	}
 	pr_debug("symbols: using debug file %s\n", path);
+	if (e->found)
+		snprintf(e->found, PATH_MAX, "%s", path);
 	return true;
 reject:
 	pr_debug("symbols: %s does not match, not used\n", path);
@@ -389,10 +495,10 @@ static int user_table(struct pcl_dso *dso, struct elf_obj *syms, const struct el
 
 static int load_user(struct pcl_symbols *s, struct pcl_dso *dso)
 {
-	char path[PATH_MAX], link[256];
+	char path[PATH_MAX], link[256], dbgpath[PATH_MAX] = "";
 	struct elf_obj run, dbg;
 	struct elf_segs segs;
-	struct expect e = { 0 };
+	struct expect e = { .found = dbgpath };
 	bool have_run, have_dbg = false, mismatch = false, has_link = false;
 	int err, ret;
 
@@ -432,6 +538,7 @@ static int load_user(struct pcl_symbols *s, struct pcl_dso *dso)
 
 		elf_obj_segs(run_ok ? &run : &dbg, &segs);
 		ret = user_table(dso, &dbg, &segs, run_ok ? &run : NULL, user_flags(s), path);
+		files_note(s, dso, run_ok ? path : NULL, dbgpath[0] ? dbgpath : NULL, &segs, NULL, 0);
 		elf_obj_close(&dbg);
 	} else if (have_run && mismatch && !s->o.ignore_build_ids) {
 		ret = set_status(dso, PCL_DSO_SYMS_BAD_BUILD_ID, NULL,
@@ -439,6 +546,7 @@ static int load_user(struct pcl_symbols *s, struct pcl_dso *dso)
 	} else if (have_run) {
 		elf_obj_segs(&run, &segs);
 		ret = user_table(dso, &run, &segs, &run, user_flags(s), path);
+		files_note(s, dso, path, NULL, &segs, NULL, 0);
 	} else {
 		bool missing = err == -ENOENT || err == -ENOTDIR || err == -ENAMETOOLONG;
 
@@ -495,6 +603,8 @@ static void load_vdso_table(struct pcl_symbols *s)
 	}
 	memcpy(st->build_id, o.build_id, sizeof(st->build_id));
 	st->build_id_size = o.build_id_size;
+	st->image = (const void *)base;
+	st->image_size = size;
 	elf_obj_segs(&o, &segs);
 	st->t = elf_obj_symtab(&o, segs.n ? &segs : NULL, &o, user_flags(s), "[vdso]");
 	if (!st->t) {
@@ -538,14 +648,35 @@ static bool attach_cached(const struct pcl_symbols *s, struct pcl_dso *dso, cons
 		t = pcl_symtab__load_kallsyms(path, 0);
 	if (!t)
 		return false;
+	if (dso->kind == PCL_DSO_VDSO) {
+		struct elf_obj o;
+		struct elf_segs segs = { 0 };
+
+		if (!elf_obj_open(&o, path)) {
+			elf_obj_segs(&o, &segs);
+			elf_obj_close(&o);
+		}
+		files_note((struct pcl_symbols *)s, dso, path, NULL, &segs, NULL, 0);
+	}
 	pr_debug("symbols: %s from the build-id cache: %s\n", dso->name, path);
 	set_status(dso, PCL_DSO_SYMS_OK, t, NULL);
 	return true;
 }
 
 /* The shared table @st for @dso (a reference), or its failure. */
-static int attach_shared(struct pcl_dso *dso, struct shared_tab *st)
+static int attach_shared(struct pcl_symbols *s, struct pcl_dso *dso, struct shared_tab *st)
 {
+	if (st->t && (st->path || st->image)) {
+		struct elf_segs segs = { 0 };
+		struct elf_obj o;
+
+		if (st->image && !elf_obj_open_mem(&o, st->image, st->image_size)) {
+			elf_obj_segs(&o, &segs);
+			elf_obj_close(&o);
+		}
+		files_note(s, dso, st->path, NULL, st->image ? &segs : NULL, st->image,
+			   st->image_size);
+	}
 	if (!st->t)
 		return set_status(dso, st->status, NULL, st->note ? strdup(st->note) : NULL);
 	return set_status(dso, PCL_DSO_SYMS_OK, symtab_get(st->t), NULL);
@@ -570,7 +701,7 @@ static int load_vdso(struct pcl_symbols *s, struct pcl_dso *dso)
 			return dso->sym_status;
 		return refuse_build(dso, st->build_id, st->build_id_size, "this machine's vDSO");
 	}
-	return attach_shared(dso, st);
+	return attach_shared(s, dso, st);
 }
 
 /* ---- the kernel and its modules ---- */
@@ -591,6 +722,8 @@ static void load_kallsyms_table(struct pcl_symbols *s, struct shared_tab *st)
 static void vmlinux_table(struct shared_tab *st, struct elf_obj *o, const char *path)
 {
 	st->status = PCL_DSO_SYMS_ERROR;
+	free(st->path);
+	st->path = strdup(path); /* NULL: the table, without its file */
 	memcpy(st->build_id, o->build_id, sizeof(st->build_id));
 	st->build_id_size = o->build_id_size;
 	if (!o->symtab) {
@@ -739,10 +872,10 @@ static int load_kernel(struct pcl_symbols *s, struct pcl_dso *dso)
 			load_vmlinux_opt(s, vt);
 		if (vt->t && other_build(s, dso, vt->build_id, vt->build_id_size))
 			return refuse_build(dso, vt->build_id, vt->build_id_size, "vmlinux");
-		return attach_shared(dso, vt);
+		return attach_shared(s, dso, vt);
 	}
 	if (!module && (vt->t || (!vt->tried && find_vmlinux(s, dso, vt))))
-		return attach_shared(dso, vt);
+		return attach_shared(s, dso, vt);
 	/* As perf: with a symfs, no local file stands for the recorded kernel. */
 	if (s->symfs && !s->kallsyms)
 		return set_status(dso, PCL_DSO_SYMS_NOT_FOUND, NULL,
@@ -767,7 +900,7 @@ static int load_kernel(struct pcl_symbols *s, struct pcl_dso *dso)
 	}
 	if (!s->kallsyms_tab.tried)
 		load_kallsyms_table(s, &s->kallsyms_tab);
-	return attach_shared(dso, &s->kallsyms_tab);
+	return attach_shared(s, dso, &s->kallsyms_tab);
 }
 
 /* ---- JIT maps ---- */
@@ -841,4 +974,45 @@ PCL_API const struct pcl_symbol *pcl_symbols__find(struct pcl_symbols *s, struct
 	if (dso->sym_status != PCL_DSO_SYMS_OK)
 		return NULL;
 	return pcl_symtab__find(dso->sym_priv, addr);
+}
+
+const struct symbols_dso_files *symbols_dso_files(struct pcl_symbols *s, struct pcl_dso *dso)
+{
+	struct dso_files *df;
+
+	if (!s || !dso)
+		return NULL;
+	if (dso->sym_status == PCL_DSO_SYMS_UNTRIED)
+		pcl_symbols__load(s, dso);
+	df = files_find(s, dso);
+	return df ? &df->f : NULL;
+}
+
+uint64_t symbols_dso_vaddr(const struct symbols_dso_files *f, uint64_t addr)
+{
+	if (!f || f->absolute)
+		return addr;
+	for (int i = 0; i < f->segs.n; i++) {
+		if (addr >= f->segs.s[i].offset && addr - f->segs.s[i].offset < f->segs.s[i].memsz)
+			return addr - f->segs.s[i].offset + f->segs.s[i].vaddr;
+	}
+	return addr;
+}
+
+int symbols_srcline(struct pcl_symbols *s, struct pcl_dso *dso, uint64_t addr,
+		    const struct srcline_info **out)
+{
+	struct dso_files *df;
+
+	if (!symbols_dso_files(s, dso))
+		return -ENOENT;
+	df = files_find(s, dso);
+	if (!df->sl_tried) {
+		df->sl_tried = true;
+		if (df->path || df->debug)
+			df->sl = srcline_dso__open(df->path ? df->path : df->debug, df->debug);
+	}
+	if (!df->sl)
+		return -ENOENT;
+	return srcline_dso__find(df->sl, symbols_dso_vaddr(&df->f, addr), out);
 }

@@ -30,6 +30,7 @@
 #include <pcl/data.h>
 #include <pcl/machine.h>
 #include <pcl/symbol.h>
+#include "symbol/files.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -855,6 +856,85 @@ static void test_symbols_debug_files(void **state)
 	assert_int_equal(status, PCL_DSO_SYMS_OK);
 }
 
+/*
+ * The files behind a DSO (symbol/files.h): the code file, the debug file,
+ * the DSO-relative to ELF address mapping, and source lines through them.
+ */
+static void check_static_fn_line(struct pcl_symbols *s, struct pcl_dso *d, const char *binary)
+{
+	const struct symbols_dso_files *f;
+	const struct srcline_info *info;
+	uint64_t v, sz;
+
+	assert_true(nm_lookup(binary, "static_fn", &v, &sz));
+	f = symbols_dso_files(s, d);
+	assert_non_null(f);
+	assert_int_equal(symbols_dso_vaddr(f, file_offset(binary, v)), v);
+	assert_int_equal(symbols_srcline(s, d, file_offset(binary, v), &info), 0);
+	assert_non_null(info->file);
+	assert_string_equal(strrchr(info->file, '/') + 1, "prog.c");
+	assert_int_equal(info->line, 11); /* static_fn's line in prog_src */
+	assert_true(info->nframes >= 1);
+	assert_string_equal(info->frames[info->nframes - 1].func, "static_fn");
+}
+
+static void test_symbols_files(void **state)
+{
+	char root[PATH_MAX], dbg[PATH_MAX];
+	struct pcl_symbols *s;
+	struct pcl_dso d = { .kind = PCL_DSO_USER };
+	const struct symbols_dso_files *f;
+	const struct srcline_info *info;
+	char hexid[41];
+	int n;
+
+	(void)state;
+	need_cc();
+	/* Non-PIE: the ELF addresses are far from the file offsets. */
+	s = symbols_new(NULL, false);
+	d.name = prog_nopie;
+	check_static_fn_line(s, &d, prog_nopie);
+	f = symbols_dso_files(s, &d);
+	assert_string_equal(f->path, prog_nopie);
+	assert_null(f->debug);
+	assert_false(f->absolute);
+	dso_done(&d);
+	pcl_symbols__free(s);
+
+	/* Stripped, its debug file by build id under the symfs. */
+	d = (struct pcl_dso){ .name = "/opt/app/prog", .kind = PCL_DSO_USER };
+	n = pcl_build_id_read(prog, d.build_id);
+	assert_true(n > 1);
+	d.build_id_size = (uint8_t)n;
+	for (int i = 0; i < n; i++)
+		sprintf(hexid + 2 * i, "%02x", d.build_id[i]);
+	tpath(root, sizeof(root), "symfs-files");
+	assert_int_equal(
+		sh("set -e; mkdir -p '%s/opt/app' '%s/usr/lib/debug/.build-id/%.2s'; "
+		   "strip -s -o '%s/opt/app/prog' '%s'; "
+		   "objcopy --only-keep-debug '%s' '%s/usr/lib/debug/.build-id/%.2s/%s.debug'",
+		   root, root, hexid, root, prog, prog, root, hexid, hexid + 2),
+		0);
+	s = symbols_new(root, false);
+	check_static_fn_line(s, &d, prog);
+	f = symbols_dso_files(s, &d);
+	snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, hexid,
+		 hexid + 2);
+	assert_non_null(f->debug);
+	assert_string_equal(f->debug, dbg);
+	assert_non_null(strstr(f->path, "/opt/app/prog"));
+	dso_done(&d);
+	pcl_symbols__free(s);
+
+	/* A DSO with no file has no files and no lines. */
+	s = symbols_new(NULL, false);
+	d = (struct pcl_dso){ .name = "/no/such/file", .kind = PCL_DSO_USER };
+	assert_null(symbols_dso_files(s, &d));
+	assert_int_equal(symbols_srcline(s, &d, 0x1000, &info), -ENOENT);
+	dso_done(&d);
+	pcl_symbols__free(s);
+}
+
 static void test_symbols_vdso(void **state)
 {
 	struct pcl_symbols *s;
@@ -1233,6 +1313,7 @@ int main(void)
 		UNIT_TEST(test_symbols_missing),
 		UNIT_TEST(test_symbols_symfs),
 		UNIT_TEST(test_symbols_debug_files),
+		UNIT_TEST(test_symbols_files),
 		UNIT_TEST(test_symbols_vdso),
 		UNIT_TEST(test_symbols_kernel),
 		UNIT_TEST(test_symbols_vmlinux),
