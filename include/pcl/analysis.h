@@ -93,7 +93,9 @@ struct pcl_hist_opts {
 	int nr_members;	   /* > 1: an event group shown together (perf --group) */
 	/*
 	 * Trees only for entries weighing at least this share of the total
-	 * (their branches under it would not be shown anyway); 0: all.
+	 * (their branches under it would not be shown anyway); 0: all. With
+	 * children, a node lighter than that is kept, with its sums, but not
+	 * what is under it.
 	 */
 	double tree_min_percent;
 };

@@ -13,7 +13,9 @@
  * on deep stacks. Each sample is reduced to a unique chain (its own entry
  * plus its frames' identities, hashed), with the period and count of every
  * sample that had it. pcl_hists__finish then walks the unique chains once
- * to credit the children periods and to grow the trees.
+ * to credit the children periods, and grows the trees from them (in
+ * children mode, by merging each sampled entry's chains first: see
+ * grow_children_trees).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,10 @@ struct hentry {
 	struct hkey key;
 	uint64_t hash;
 	uint32_t stamp; /* the unique chain that last credited it (children mode) */
+	/* children trees (pass 2): */
+	uint32_t on_path; /* its frames among the nodes above the one being walked */
+	struct pcl_callnode *chains_root; /* every chain of this self entry, as a tree */
+	size_t sources;			  /* its tree's sources (struct links) */
 };
 
 struct uchain {
@@ -61,7 +67,8 @@ struct pcl_hists {
 	size_t nr_chains, cap_chains;
 	struct idslot *ids; /* direct-mapped: (entry, resolver's chain id) -> unique chain */
 	struct node_chunk *node_chunks;
-	struct pcl_callnode **nodes; /* open addressing: every tree node, while finishing */
+	struct node_chunk *chain_chunks; /* the chains_root trees, freed when finished */
+	struct pcl_callnode **nodes;	 /* open addressing: every tree node, while finishing */
 	size_t nr_nodes, cap_nodes;
 	struct uchain **order; /* the unique chains in the order samples first had them */
 	size_t alloc_order;
@@ -96,41 +103,63 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 	return h;
 }
 
-/* Tree nodes are many and die together: they come from chunks of the hists. */
+/*
+ * Tree nodes are many and die together: they come from chunks of the hists.
+ * Each carries the index (in h->order) of the first unique chain that went
+ * through it: siblings of equal weight are shown in that order.
+ */
 #define NODES_PER_CHUNK 4096
+
+struct xnode {
+	struct pcl_callnode n; /* first: a node's address is its xnode's */
+	uint32_t seq;
+	uint32_t nr_children;
+};
 
 struct node_chunk {
 	struct node_chunk *next;
 	size_t used;
-	struct pcl_callnode nodes[NODES_PER_CHUNK];
+	struct xnode nodes[NODES_PER_CHUNK];
 };
 
-static struct pcl_callnode *node_new(struct pcl_hists *h)
+static uint32_t node_seq(const struct pcl_callnode *n)
 {
-	struct node_chunk *c = h->node_chunks;
+	return ((const struct xnode *)n)->seq;
+}
+
+static struct pcl_callnode *node_new(struct node_chunk **chunks, uint32_t seq)
+{
+	struct node_chunk *c = *chunks;
 
 	if (!c || c->used == NODES_PER_CHUNK) {
 		c = malloc(sizeof(*c));
 		if (!c)
 			return NULL;
-		c->next = h->node_chunks;
+		c->next = *chunks;
 		c->used = 0;
-		h->node_chunks = c;
+		*chunks = c;
 	}
 	memset(&c->nodes[c->used], 0, sizeof(c->nodes[0]));
-	return &c->nodes[c->used++];
+	c->nodes[c->used].seq = seq;
+	return &c->nodes[c->used++].n;
+}
+
+static void chunks_free(struct node_chunk **chunks)
+{
+	while (*chunks) {
+		struct node_chunk *c = *chunks;
+
+		*chunks = c->next;
+		free(c);
+	}
 }
 
 PCL_API void pcl_hists__free(struct pcl_hists *h)
 {
 	if (!h)
 		return;
-	while (h->node_chunks) {
-		struct node_chunk *c = h->node_chunks;
-
-		h->node_chunks = c->next;
-		free(c);
-	}
+	chunks_free(&h->node_chunks);
+	chunks_free(&h->chain_chunks);
 	for (int i = 0; i < h->nr; i++) {
 		free(h->entries[i]->e.member_self);
 		free(h->entries[i]);
@@ -263,11 +292,10 @@ static uint64_t frame_ident(const struct pcl_frame *f)
 
 static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
 {
-	const struct pcl_dso *da = a->map ? a->map->dso : NULL, *db = b->map ? b->map->dso : NULL;
-
-	if (da != db || !a->sym != !b->sym)
+	/* the cheap tests first: the maps' DSOs are a load further away */
+	if (!a->sym != !b->sym || frame_ident(a) != frame_ident(b))
 		return false;
-	return frame_ident(a) == frame_ident(b);
+	return (a->map ? a->map->dso : NULL) == (b->map ? b->map->dso : NULL);
 }
 
 static uint64_t chain_hash(const struct hentry *self, const struct pcl_frame *f, size_t n)
@@ -428,10 +456,13 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 }
 
 /*
- * Children are found through one index of every node made while the trees
- * grow, by (parent, frame identity): a node can have thousands of children
+ * Children are found by scanning a node's list while it is short (most
+ * nodes have one child), and through one index by (parent, frame identity)
+ * once a node has more than WIDE: a node can have thousands of children
  * (frames with no symbol are one child per address), too many to scan.
  */
+#define WIDE 8
+
 static uint64_t node_hash(const struct pcl_callnode *parent, const struct pcl_frame *f)
 {
 	uint64_t x = hash_mix((uintptr_t)parent, (uintptr_t)(f->map ? f->map->dso : NULL));
@@ -439,45 +470,71 @@ static uint64_t node_hash(const struct pcl_callnode *parent, const struct pcl_fr
 	return hash_mix(x, frame_ident(f) ^ ((uint64_t)!f->sym << 63));
 }
 
-static int nodes_grow(struct pcl_hists *h)
+static void nodes_insert(struct pcl_callnode **t, size_t cap, struct pcl_callnode *c)
 {
-	size_t ncap = h->cap_nodes ? h->cap_nodes * 2 : 4096;
-	struct pcl_callnode **nt = calloc(ncap, sizeof(*nt));
+	size_t j = node_hash(c->parent, &c->frame) & (cap - 1);
 
+	while (t[j])
+		j = (j + 1) & (cap - 1);
+	t[j] = c;
+}
+
+/* Room in the index for @more nodes. */
+static int nodes_reserve(struct pcl_hists *h, size_t more)
+{
+	size_t ncap = h->cap_nodes ? h->cap_nodes : 4096;
+	struct pcl_callnode **nt;
+
+	while ((h->nr_nodes + more) * 2 >= ncap)
+		ncap *= 2;
+	if (ncap == h->cap_nodes)
+		return 0;
+	nt = calloc(ncap, sizeof(*nt));
 	if (!nt)
 		return -ENOMEM;
-	for (size_t i = 0; i < h->cap_nodes; i++) {
-		struct pcl_callnode *c = h->nodes[i];
-		size_t j;
-
-		if (!c)
-			continue;
-		j = node_hash(c->parent, &c->frame) & (ncap - 1);
-		while (nt[j])
-			j = (j + 1) & (ncap - 1);
-		nt[j] = c;
-	}
+	for (size_t i = 0; i < h->cap_nodes; i++)
+		if (h->nodes[i])
+			nodes_insert(nt, ncap, h->nodes[i]);
 	free(h->nodes);
 	h->nodes = nt;
 	h->cap_nodes = ncap;
 	return 0;
 }
 
-static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct pcl_callnode *parent,
-					  const struct pcl_frame *f)
+static struct pcl_callnode *child_find(const struct pcl_hists *h, struct pcl_callnode *parent,
+				       const struct pcl_frame *f)
 {
 	struct pcl_callnode *c = parent->hint;
-	size_t j;
 
 	if (c && frame_same(&c->frame, f))
 		return c;
-	if (h->nr_nodes * 2 >= h->cap_nodes && nodes_grow(h))
+	if (((struct xnode *)parent)->nr_children <= WIDE) {
+		for (c = parent->first; c; c = c->next)
+			if (frame_same(&c->frame, f))
+				return parent->hint = c;
 		return NULL;
-	j = node_hash(parent, f) & (h->cap_nodes - 1);
-	for (; (c = h->nodes[j]); j = (j + 1) & (h->cap_nodes - 1))
+	}
+	for (size_t j = node_hash(parent, f) & (h->cap_nodes - 1); (c = h->nodes[j]);
+	     j = (j + 1) & (h->cap_nodes - 1))
 		if (c->parent == parent && frame_same(&c->frame, f))
 			return parent->hint = c;
-	c = node_new(h);
+	return NULL;
+}
+
+/* The child of @parent for @f, made (from @chunks, first seen by chain @seq) if new. */
+static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct node_chunk **chunks,
+					  struct pcl_callnode *parent, const struct pcl_frame *f,
+					  uint32_t seq)
+{
+	struct xnode *xp = (struct xnode *)parent;
+	struct pcl_callnode *c = child_find(h, parent, f);
+
+	if (c)
+		return c;
+	/* the index takes the children of a node that gets wide, and all it gets after */
+	if (xp->nr_children >= WIDE && nodes_reserve(h, xp->nr_children == WIDE ? WIDE + 1 : 1))
+		return NULL;
+	c = node_new(chunks, seq);
 	if (!c)
 		return NULL;
 	c->frame = *f;
@@ -485,24 +542,34 @@ static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct pcl_callno
 	c->next = parent->first;
 	parent->first = c;
 	parent->hint = c;
-	h->nodes[j] = c;
-	h->nr_nodes++;
+	if (++xp->nr_children == WIDE + 1) {
+		for (struct pcl_callnode *k = c; k; k = k->next)
+			nodes_insert(h->nodes, h->cap_nodes, k);
+		h->nr_nodes += WIDE + 1;
+	} else if (xp->nr_children > WIDE) {
+		nodes_insert(h->nodes, h->cap_nodes, c);
+		h->nr_nodes++;
+	}
 	return c;
 }
 
-/* Append the path @f[0..n) (in display order) with @period to @e's tree. */
-static int tree_add(struct pcl_hists *h, struct pcl_hist_entry *e, const struct pcl_frame *const *f,
-		    size_t n, uint64_t period, uint64_t count)
+/*
+ * Append the path @f[0..n) (in display order) of unique chain @seq, with
+ * @period, to the tree at @root (made from @chunks if there is none yet).
+ */
+static int tree_add(struct pcl_hists *h, struct node_chunk **chunks, struct pcl_callnode **root,
+		    const struct pcl_frame *const *f, size_t n, uint64_t period, uint64_t count,
+		    uint32_t seq)
 {
 	struct pcl_callnode *node;
 
-	if (!e->root && !(e->root = node_new(h)))
+	if (!*root && !(*root = node_new(chunks, seq)))
 		return -ENOMEM;
-	node = e->root;
+	node = *root;
 	node->total += period;
 	node->count += count;
 	for (size_t i = 0; i < n; i++) {
-		node = child_findnew(h, node, f[i]);
+		node = child_findnew(h, chunks, node, f[i], seq);
 		if (!node)
 			return -ENOMEM;
 		node->total += period;
@@ -585,34 +652,228 @@ static uint64_t entry_weight(const struct pcl_hists *h, const struct hentry *e)
 }
 
 /*
- * Pass 2: the trees, for the entries heavy enough to show a branch: no
- * branch of an entry weighs more than the entry, so lighter ones need none.
+ * Pass 2 without children: the trees of the self entries heavy enough to
+ * show a branch (no branch of an entry weighs more than the entry).
  */
-static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t stamp,
-		      const struct pcl_frame **path, uint64_t min)
+static int grow_self_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq,
+			   const struct pcl_frame **path, uint64_t min)
 {
-	size_t n = u->n;
-
-	if (n && entry_weight(h, u->self) >= min &&
-	    tree_add(h, &u->self->e, path, n, u->period, u->count))
-		return -ENOMEM;
-	if (!h->opts.children)
+	if (!u->n || entry_weight(h, u->self) < min)
 		return 0;
-	u->self->stamp = stamp;
-	for (size_t p = 0; p < n; p++) {
+	return tree_add(h, &h->node_chunks, &u->self->e.root, path, u->n, u->period, u->count, seq);
+}
+
+/*
+ * Pass 2 in children mode. The tree of an entry is, for each unique chain
+ * it is on, the chain from that entry's frame down (from its first frame
+ * in display order, once per chain), or the whole chain if it is the
+ * sample's own entry. Adding chain by chain costs the chain's length for
+ * every entry on it: depth^2 per unique chain, most of a report's time on
+ * deep stacks, and it makes every node of every tree when most weigh too
+ * little to be shown.
+ *
+ * Instead, the unique chains of each self entry are first merged into one
+ * tree (chains_root: common callers shared). An entry's tree is then the
+ * merge of the subtrees of those trees rooted at the entry's first frames
+ * (its sources), done top down: the sources' nodes for one frame make one
+ * node, and only a node heavy enough to be shown (at least min) gets
+ * children. A lighter one is kept, childless, with its sums: the graph
+ * reads the weights and counts of all of a shown node's children, never
+ * anything under one too light to show (hists.h: tree_min_percent).
+ *
+ * What is built is node for node what adding each chain gives: a node's
+ * total, count and self are the sums over the chains through it, and its
+ * frame and its place among equal siblings those of the first chain (in
+ * sample order) through it: the lowest seq of its sources.
+ */
+struct srcs {
+	const struct pcl_callnode **v;
+	size_t n, alloc;
+};
+
+static int srcs_push(struct srcs *s, const struct pcl_callnode *x)
+{
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? s->alloc * 2 : 1024;
+		const struct pcl_callnode **nv = realloc(s->v, na * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->alloc = na;
+	}
+	s->v[s->n++] = x;
+	return 0;
+}
+
+/* The order frame_same groups by: DSO, symbol or not, symbol start or ip; then seq. */
+static int src_cmp(const struct pcl_callnode *a, const struct pcl_callnode *b)
+{
+	const struct pcl_dso *da = a->frame.map ? a->frame.map->dso : NULL,
+			     *db = b->frame.map ? b->frame.map->dso : NULL;
+	uint64_t ia = frame_ident(&a->frame), ib = frame_ident(&b->frame);
+
+	if (da != db)
+		return (uintptr_t)da < (uintptr_t)db ? -1 : 1;
+	if (!a->frame.sym != !b->frame.sym)
+		return a->frame.sym ? -1 : 1;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	return (node_seq(a) > node_seq(b)) - (node_seq(a) < node_seq(b));
+}
+
+static int src_qcmp(const void *a, const void *b)
+{
+	return src_cmp(*(const struct pcl_callnode *const *)a,
+		       *(const struct pcl_callnode *const *)b);
+}
+
+static void srcs_sort(const struct pcl_callnode **v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), src_qcmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) { /* few: insertion sort */
+		const struct pcl_callnode *x = v[i];
+		size_t j = i;
+
+		for (; j && src_cmp(x, v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The children of @dst from the sources @s->v[base..base+n), sorted by src_cmp here. */
+static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode *dst, size_t base,
+		       size_t n, uint64_t min)
+{
+	size_t end = base + n;
+
+	srcs_sort(s->v + base, n);
+	for (size_t i = base, j; i < end; i = j) {
+		const struct pcl_callnode *x = s->v[i]; /* the group's lowest seq */
+		struct pcl_callnode *c = node_new(&h->node_chunks, node_seq(x));
+		size_t top = s->n;
+
+		if (!c)
+			return -ENOMEM;
+		c->frame = x->frame;
+		c->parent = dst;
+		c->next = dst->first;
+		dst->first = c;
+		for (j = i; j < end && frame_same(&s->v[j]->frame, &x->frame); j++) {
+			c->total += s->v[j]->total;
+			c->count += s->v[j]->count;
+			c->self += s->v[j]->self;
+		}
+		if (c->total < min)
+			continue;
+		for (size_t k = i; k < j; k++)
+			for (const struct pcl_callnode *y = s->v[k]->first; y; y = y->next)
+				if (srcs_push(s, y))
+					return -ENOMEM;
+		if (s->n > top && build_level(h, s, c, top, s->n - top, min))
+			return -ENOMEM;
+		s->n = top;
+	}
+	return 0;
+}
+
+/* The sources of every entry's tree: a list per entry (hentry.sources), linked by index. */
+struct links {
+	struct link {
+		const struct pcl_callnode *x;
+		size_t next; /* 1 + index of the entry's next source; 0: none */
+	} * v;
+	int n, alloc;
+};
+
+/*
+ * Walk @self's chains_root tree below @x, noting each node that is the
+ * first frame of an entry (on no node above it, and not @self) as a source
+ * of that entry's tree, if it is heavy enough to have one.
+ */
+static int walk_chains(struct pcl_hists *h, struct hentry *self, const struct pcl_callnode *x,
+		       uint64_t min, struct links *l)
+{
+	for (const struct pcl_callnode *c = x->first; c; c = c->next) {
 		/* the entry exists (credit_chain made it): its level does not matter */
-		struct hentry *e = frame_entry(h, u->self, path[p], path[p]->level);
+		struct hentry *e = frame_entry(h, self, &c->frame, c->frame.level);
 
 		if (!e)
 			return -ENOMEM;
-		if (e->stamp == stamp)
-			continue;
-		e->stamp = stamp;
-		if (entry_weight(h, e) >= min &&
-		    tree_add(h, &e->e, path + p, n - p, u->period, u->count))
+		if (e != self && !e->on_path && entry_weight(h, e) >= min) {
+			if (grow_array((void **)&l->v, &l->alloc, l->n + 1, sizeof(*l->v)))
+				return -ENOMEM;
+			l->v[l->n] = (struct link){ c, e->sources };
+			e->sources = (size_t)++l->n;
+		}
+		e->on_path++;
+		if (walk_chains(h, self, c, min, l))
 			return -ENOMEM;
+		e->on_path--;
 	}
 	return 0;
+}
+
+/* @e's tree from its sources: its own chains (if it is a sample's entry) and @l's. */
+static int build_tree(struct pcl_hists *h, struct hentry *e, const struct links *l, struct srcs *s,
+		      uint64_t min)
+{
+	const struct pcl_callnode *own = e->chains_root;
+	struct pcl_callnode *root;
+
+	if (!e->sources && !own)
+		return 0;
+	root = node_new(&h->node_chunks, 0);
+	if (!root)
+		return -ENOMEM;
+	e->e.root = root;
+	s->n = 0;
+	if (own) {
+		root->total += own->total;
+		root->count += own->count;
+		for (const struct pcl_callnode *c = own->first; c; c = c->next)
+			if (srcs_push(s, c))
+				return -ENOMEM;
+	}
+	for (size_t i = e->sources; i; i = l->v[i - 1].next) {
+		const struct pcl_callnode *x = l->v[i - 1].x;
+
+		root->total += x->total;
+		root->count += x->count;
+		if (srcs_push(s, x))
+			return -ENOMEM;
+	}
+	return s->n ? build_level(h, s, root, 0, s->n, min) : 0;
+}
+
+static int grow_children_trees(struct pcl_hists *h, const struct pcl_frame **path, uint64_t min)
+{
+	struct links l = { 0 };
+	struct srcs s = { 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < h->nr_chains; i++) {
+		struct uchain *u = h->order[i];
+
+		if (!u->n)
+			continue;
+		chain_path(h, u, path);
+		if (tree_add(h, &h->chain_chunks, &u->self->chains_root, path, u->n, u->period,
+			     u->count, (uint32_t)i))
+			return -ENOMEM;
+	}
+	for (int i = 0; i < h->nr && !ret; i++)
+		if (h->entries[i]->chains_root)
+			ret = walk_chains(h, h->entries[i], h->entries[i]->chains_root, min, &l);
+	for (int i = 0; i < h->nr && !ret; i++)
+		if (entry_weight(h, h->entries[i]) >= min)
+			ret = build_tree(h, h->entries[i], &l, &s, min);
+	free(l.v);
+	free(s.v);
+	return ret;
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -681,63 +942,71 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	return 0;
 }
 
-struct node_pos {
-	struct pcl_callnode *n;
-	size_t pos; /* creation order, for ties */
-};
-
+/* Heaviest first; ties in the order the nodes were first reached. */
 static int node_cmp(const void *pa, const void *pb)
 {
-	const struct node_pos *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->n->total, b->n->total);
+	const struct pcl_callnode *a = *(struct pcl_callnode *const *)pa,
+				  *b = *(struct pcl_callnode *const *)pb;
+	int c = cmp_u64_desc(a->total, b->total);
 
-	return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+	return c ? c : (node_seq(a) > node_seq(b)) - (node_seq(a) < node_seq(b));
 }
 
-/*
- * Children heaviest first; ties keep the order they were made in. Nodes
- * lighter than @min are never shown, nor is anything under them: their
- * children stay unsorted.
- */
-static void sort_tree(struct pcl_callnode *n, uint64_t min)
+/* Relink @n's @k children in the order @cmp gives; false without memory. */
+static bool sort_children(struct pcl_callnode *n, size_t k, int (*cmp)(const void *, const void *))
 {
-	struct node_pos v[32], *arr = v;
-	struct pcl_callnode *c;
-	size_t k = 0;
+	struct pcl_callnode *v[32], **arr = v, *c;
 
-	for (c = n->first; c; c = c->next)
-		k++;
-	if (k == 1) { /* most nodes: a chain goes on */
-		if (n->first->total >= min)
-			sort_tree(n->first, min);
-		return;
-	}
+	if (k < 2)
+		return true;
 	if (k > 32 && !(arr = malloc(k * sizeof(*arr))))
-		return;
-	/* made newest first: the list runs against creation order */
+		return false;
 	c = n->first;
 	for (size_t i = 0; i < k; i++, c = c->next)
-		arr[i] = (struct node_pos){ c, k - 1 - i };
-	if (k <= 32) { /* insertion sort: no call per comparison */
+		arr[i] = c;
+	if (k <= 32) { /* insertion sort: few calls per comparison */
 		for (size_t i = 1; i < k; i++) {
-			struct node_pos x = arr[i];
+			struct pcl_callnode *x = arr[i];
 			size_t j = i;
 
-			for (; j && node_cmp(&x, &arr[j - 1]) < 0; j--)
+			for (; j && cmp(&x, &arr[j - 1]) < 0; j--)
 				arr[j] = arr[j - 1];
 			arr[j] = x;
 		}
 	} else {
-		qsort(arr, k, sizeof(*arr), node_cmp);
+		qsort(arr, k, sizeof(*arr), cmp);
 	}
-	n->first = k ? arr[0].n : NULL;
-	for (size_t i = 0; i < k; i++) {
-		arr[i].n->next = i + 1 < k ? arr[i + 1].n : NULL;
-		if (arr[i].n->total >= min)
-			sort_tree(arr[i].n, min);
-	}
+	n->first = arr[0];
+	for (size_t i = 0; i < k; i++)
+		arr[i]->next = i + 1 < k ? arr[i + 1] : NULL;
 	if (arr != v)
 		free(arr);
+	return true;
+}
+
+static size_t nr_children(const struct pcl_callnode *n)
+{
+	size_t k = 0;
+
+	for (const struct pcl_callnode *c = n->first; c; c = c->next)
+		k++;
+	return k;
+}
+
+/*
+ * Children heaviest first; ties keep the order they were first reached in.
+ * Nodes lighter than @min are never shown, nor is anything under them:
+ * their children stay unsorted.
+ */
+static void sort_tree(struct pcl_callnode *n, uint64_t min)
+{
+	size_t k = nr_children(n);
+
+	if (k > 1 && !sort_children(n, k, node_cmp))
+		return;
+	for (struct pcl_callnode *c = n->first; c; c = c->next)
+		if (c->total >= min)
+			sort_tree(c, min);
 }
 
 PCL_API void pcl_hists__finish(struct pcl_hists *h)
@@ -746,6 +1015,7 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 	const struct pcl_frame **path = NULL;
 	size_t path_alloc = 0;
 	uint64_t min = 0;
+	bool merged = h && h->opts.callchain && h->opts.children;
 
 	if (!h)
 		return;
@@ -766,11 +1036,15 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 			goto out;
 	}
 	min = (uint64_t)((double)h->total_period * h->opts.tree_min_percent / 100.0);
+	if (merged) {
+		grow_children_trees(h, path, min);
+		goto out;
+	}
 	for (size_t i = 0; h->opts.callchain && i < h->nr_chains; i++) {
 		struct uchain *u = h->order[i];
 
 		chain_path(h, u, path);
-		if (grow_trees(h, u, ++stamp, path, min))
+		if (grow_self_trees(h, u, (uint32_t)i, path, min))
 			break;
 	}
 out:
@@ -778,6 +1052,9 @@ out:
 	free(h->nodes);
 	h->nodes = NULL;
 	h->nr_nodes = h->cap_nodes = 0;
+	chunks_free(&h->chain_chunks);
+	for (int i = 0; i < h->nr; i++)
+		h->entries[i]->chains_root = NULL;
 	if (h->nr) /* no entries: h->entries is NULL, which qsort_r must not get */
 		qsort_r(h->entries, (size_t)h->nr, sizeof(*h->entries), entry_cmp, h);
 	for (int i = 0; i < h->nr; i++)
@@ -809,7 +1086,7 @@ static const struct {
 	const char *name;
 	enum pcl_sort_key key;
 } sort_names[] = {
-	{ "comm", PCL_SORT_COMM }, { "dso", PCL_SORT_DSO }, { "sym", PCL_SORT_SYM },
+	{ "comm", PCL_SORT_COMM },  { "dso", PCL_SORT_DSO }, { "sym", PCL_SORT_SYM },
 	{ "symbol", PCL_SORT_SYM }, { "pid", PCL_SORT_PID }, { "tid", PCL_SORT_TID },
 	{ "cpu", PCL_SORT_CPU },
 };
@@ -825,16 +1102,18 @@ PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 		bool found = false;
 
 		for (size_t i = 0; i < ARRAY_SIZE(sort_names) && len; i++)
-			if (strlen(sort_names[i].name) == len && !strncmp(s, sort_names[i].name, len)) {
+			if (strlen(sort_names[i].name) == len &&
+			    !strncmp(s, sort_names[i].name, len)) {
 				if (n >= max)
 					return pcl_err(EINVAL, "too many sort keys");
 				keys[n++] = sort_names[i].key;
 				found = true;
 			}
 		if (!found)
-			return pcl_err(EINVAL,
-				       "unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, cpu)",
-				       (int)len, s);
+			return pcl_err(
+				EINVAL,
+				"unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, cpu)",
+				(int)len, s);
 		s += len;
 		if (*s == ',')
 			s++;

@@ -1092,6 +1092,62 @@ static void test_recursion(void **state)
 	assert_int_equal(entry_of("foo")->max_depth, 5);
 }
 
+/*
+ * Children trees are merged from the chains of each sampled entry: shared
+ * callers once, equal siblings in first-sample order, and a node too light
+ * to show (under tree_min_percent) kept with its sums but nothing below it.
+ */
+static void test_tree_merged(void **state)
+{
+	/* callee first: main -> foo -> bar, main -> foo, main -> bar -> foo, main -> bar */
+	const uint64_t mfb[] = { PERF_CONTEXT_USER, BAR + 0x10, FOO + 0x10, MAIN + 0x10 };
+	const uint64_t mf[] = { PERF_CONTEXT_USER, FOO + 0x20, MAIN + 0x20 };
+	const uint64_t mbf[] = { PERF_CONTEXT_USER, FOO + 0x30, BAR + 0x30, MAIN + 0x30 };
+	const uint64_t mb[] = { PERF_CONTEXT_USER, BAR + 0x40, MAIN + 0x40 };
+	struct pcl_hist_opts o = { .sz = sizeof(o), .children = true, .callchain = true,
+				   .caller_order = true, .tree_min_percent = 10 };
+	const struct pcl_callnode *m, *n;
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&o);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x10, mfb, 4, 40);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, FOO + 0x20, mf, 3, 45);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x18, mfb, 4, 10); /* bar again, by symbol */
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, FOO + 0x30, mbf, 4, 3);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x40, mb, 3, 2);
+	pcl_hists__finish(fx.h);
+	/* main's tree: main 100 -> foo 95 (self 45) -> bar 50; main -> bar 5, too light: no foo */
+	m = entry_of("main")->root->first;
+	assert_int_equal(node_is(m, "main", 100, 0, 5), 0);
+	assert_null(m->first->next->next);
+	n = m->first;
+	assert_int_equal(node_is(n, "foo", 95, 45, 3), 0);
+	assert_int_equal(node_is(n->first, "bar", 50, 50, 2), 0);
+	assert_null(n->first->next);
+	n = n->next;
+	assert_int_equal(node_is(n, "bar", 5, 2, 2), 0);
+	assert_null(n->first);
+	/* foo's: the chains through it from foo down, and its own samples' whole chains */
+	m = entry_of("foo")->root->first;
+	assert_int_equal(node_is(m, "foo", 50, 0, 2), 0);
+	assert_int_equal(node_is(m->first, "bar", 50, 50, 2), 0);
+	m = m->next;
+	assert_int_equal(node_is(m, "main", 48, 0, 2), 0);
+	assert_null(m->next);
+	assert_int_equal(node_is(m->first, "foo", 45, 45, 1), 0);
+	assert_int_equal(node_is(m->first->next, "bar", 3, 0, 1), 0);
+	assert_null(m->first->next->first); /* 3 < 10: childless */
+	/* bar's: whole chains of its samples first-sample first, then from bar down */
+	assert_int_equal(entry_of("bar")->children, 55);
+	m = entry_of("bar")->root->first;
+	assert_int_equal(node_is(m, "main", 52, 0, 3), 0);
+	assert_int_equal(node_is(m->first, "foo", 50, 0, 2), 0);
+	assert_int_equal(node_is(m->first->next, "bar", 2, 2, 1), 0);
+	assert_int_equal(node_is(m->next, "bar", 3, 0, 1), 0);
+	assert_null(m->next->first); /* 3 < 10: childless */
+}
+
 static void test_sort_keys_parse(void **state)
 {
 	enum pcl_sort_key k[PCL_SORT_MAX];
@@ -1630,6 +1686,7 @@ int main(void)
 		UNIT_TEST(test_children_without_chains),
 		UNIT_TEST(test_tree_min_percent),
 		UNIT_TEST(test_recursion),
+		UNIT_TEST(test_tree_merged),
 		UNIT_TEST(test_sort_keys_parse),
 		UNIT_TEST(test_hists_null),
 		UNIT_TEST(test_report_flat),
