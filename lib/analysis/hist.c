@@ -686,8 +686,17 @@ static int grow_self_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq,
  * frame and its place among equal siblings those of the first chain (in
  * sample order) through it: the lowest seq of its sources.
  */
+/* A node of a chains_root tree with what frame_same compares, to sort by. */
+struct src {
+	uintptr_t dso;
+	uint64_t ident; /* frame_ident */
+	bool nosym;
+	uint32_t seq;
+	const struct pcl_callnode *x;
+};
+
 struct srcs {
-	const struct pcl_callnode **v;
+	struct src *v;
 	size_t n, alloc;
 };
 
@@ -695,50 +704,51 @@ static int srcs_push(struct srcs *s, const struct pcl_callnode *x)
 {
 	if (s->n == s->alloc) {
 		size_t na = s->alloc ? s->alloc * 2 : 1024;
-		const struct pcl_callnode **nv = realloc(s->v, na * sizeof(*nv));
+		struct src *nv = realloc(s->v, na * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
 		s->v = nv;
 		s->alloc = na;
 	}
-	s->v[s->n++] = x;
+	s->v[s->n++] = (struct src){ (uintptr_t)(x->frame.map ? x->frame.map->dso : NULL),
+				     frame_ident(&x->frame), !x->frame.sym, node_seq(x), x };
 	return 0;
 }
 
-/* The order frame_same groups by: DSO, symbol or not, symbol start or ip; then seq. */
-static int src_cmp(const struct pcl_callnode *a, const struct pcl_callnode *b)
+static bool src_same(const struct src *a, const struct src *b)
 {
-	const struct pcl_dso *da = a->frame.map ? a->frame.map->dso : NULL,
-			     *db = b->frame.map ? b->frame.map->dso : NULL;
-	uint64_t ia = frame_ident(&a->frame), ib = frame_ident(&b->frame);
+	return a->dso == b->dso && a->nosym == b->nosym && a->ident == b->ident;
+}
 
-	if (da != db)
-		return (uintptr_t)da < (uintptr_t)db ? -1 : 1;
-	if (!a->frame.sym != !b->frame.sym)
-		return a->frame.sym ? -1 : 1;
-	if (ia != ib)
-		return ia < ib ? -1 : 1;
-	return (node_seq(a) > node_seq(b)) - (node_seq(a) < node_seq(b));
+/* The order frame_same groups by: DSO, symbol or not, symbol start or ip; then seq. */
+static int src_cmp(const struct src *a, const struct src *b)
+{
+	if (a->dso != b->dso)
+		return a->dso < b->dso ? -1 : 1;
+	if (a->nosym != b->nosym)
+		return a->nosym ? 1 : -1;
+	if (a->ident != b->ident)
+		return a->ident < b->ident ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static int src_qcmp(const void *a, const void *b)
 {
-	return src_cmp(*(const struct pcl_callnode *const *)a,
-		       *(const struct pcl_callnode *const *)b);
+	return src_cmp(a, b);
 }
 
-static void srcs_sort(const struct pcl_callnode **v, size_t n)
+static void srcs_sort(struct src *v, size_t n)
 {
 	if (n > 16) {
 		qsort(v, n, sizeof(*v), src_qcmp);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) { /* few: insertion sort */
-		const struct pcl_callnode *x = v[i];
+		struct src x = v[i];
 		size_t j = i;
 
-		for (; j && src_cmp(x, v[j - 1]) < 0; j--)
+		for (; j && src_cmp(&x, &v[j - 1]) < 0; j--)
 			v[j] = v[j - 1];
 		v[j] = x;
 	}
@@ -752,8 +762,8 @@ static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode 
 
 	srcs_sort(s->v + base, n);
 	for (size_t i = base, j; i < end; i = j) {
-		const struct pcl_callnode *x = s->v[i]; /* the group's lowest seq */
-		struct pcl_callnode *c = node_new(&h->node_chunks, node_seq(x));
+		const struct pcl_callnode *x = s->v[i].x; /* the group's lowest seq */
+		struct pcl_callnode *c = node_new(&h->node_chunks, s->v[i].seq);
 		size_t top = s->n;
 
 		if (!c)
@@ -762,15 +772,15 @@ static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode 
 		c->parent = dst;
 		c->next = dst->first;
 		dst->first = c;
-		for (j = i; j < end && frame_same(&s->v[j]->frame, &x->frame); j++) {
-			c->total += s->v[j]->total;
-			c->count += s->v[j]->count;
-			c->self += s->v[j]->self;
+		for (j = i; j < end && src_same(&s->v[j], &s->v[i]); j++) {
+			c->total += s->v[j].x->total;
+			c->count += s->v[j].x->count;
+			c->self += s->v[j].x->self;
 		}
 		if (c->total < min)
 			continue;
 		for (size_t k = i; k < j; k++)
-			for (const struct pcl_callnode *y = s->v[k]->first; y; y = y->next)
+			for (const struct pcl_callnode *y = s->v[k].x->first; y; y = y->next)
 				if (srcs_push(s, y))
 					return -ENOMEM;
 		if (s->n > top && build_level(h, s, c, top, s->n - top, min))
