@@ -130,7 +130,7 @@ tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS) $(NOFP_WORKLOADS)
 # The unit tests whose matter is threads, for the ThreadSanitizer build
 # (make check: BUILD=build/tsan SANITIZE=thread tests-tsan). Only these and
 # libpcl.a are built there, to keep make check short.
-TSAN_TESTS := test-region
+TSAN_TESTS := test-region test-prefetch test-events
 tests-tsan: $(BUILD)/libpcl.a $(TSAN_TESTS:%=$(BUILD)/tests/%)
 
 deps:

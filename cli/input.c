@@ -89,12 +89,19 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 	min = getenv("PCL_PROGRESS_MIN") ? strtoull(getenv("PCL_PROGRESS_MIN"), NULL, 0)
 					 : PROGRESS_MIN;
 	in->progress = isatty(STDERR_FILENO) && in->file_size >= min;
+	/*
+	 * Reading and decoding on a second thread, resolving and counting on
+	 * this one. A stream, or no thread, is read here (PCL_PREFETCH=0 too:
+	 * for comparing the two).
+	 */
+	if (!getenv("PCL_PREFETCH") || strcmp(getenv("PCL_PREFETCH"), "0"))
+		pcl_data_events__prefetch(in->events);
 	return 0;
 }
 
 static void progress(struct input *in)
 {
-	uint64_t off = pcl_data_reader__offset(in->reader);
+	uint64_t off = in->ev.offset; /* the reader's own belongs to the prefetch thread */
 	int pct = in->file_size ? (int)(off * 100 / in->file_size) : 0;
 	char bar[41];
 

@@ -293,6 +293,19 @@ PCL_API void pcl_data_events__free(struct pcl_data_events *e);
  */
 PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev);
 PCL_API const struct pcl_data_stats *pcl_data_events__stats(const struct pcl_data_events *e);
+/*
+ * Read ahead: from now on a second thread reads, decompresses, orders and
+ * decodes @e's events while the caller handles earlier ones, and
+ * pcl_data_events__next hands them over in the same order (its records
+ * valid until the next call, as before). Call it before the first
+ * __next. Until __next has returned 0 or an error, the reader belongs to
+ * that thread: call no pcl_data_reader__ function that reads its progress
+ * (__offset, __count, __truncated) nor pcl_data_events__stats. Returns 0;
+ * -EOPNOTSUPP for a stream (pipe mode: the reader learns its events as it
+ * goes), or -errno when no thread can be made: then the events are read
+ * on the caller's thread, as without it. Unstable API (PCL_UNSTABLE_0.1).
+ */
+PCL_API int pcl_data_events__prefetch(struct pcl_data_events *e);
 
 /*
  * Strings of a CMDLINE-style feature (u32 n, then n perf strings) into a

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "data/prefetch.h"
 
 #define CHUNK_SIZE (1u << 20)
 /* Past this many queued bytes the older half is delivered (perf: OE_FLUSH__HALF). */
@@ -51,6 +52,7 @@ struct pcl_data_events {
 	struct qent released; /* the entry delivered last, released at the next call */
 	bool have_released;
 	struct pcl_data_stats stats;
+	struct prefetch *pf; /* reading ahead: the stream runs on its thread */
 };
 
 PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, bool ordered)
@@ -89,6 +91,7 @@ PCL_API void pcl_data_events__free(struct pcl_data_events *e)
 {
 	if (!e)
 		return;
+	prefetch_stop(e->pf);
 	free_chunks(e);
 	free(e->q);
 	free(e->tmp);
@@ -419,10 +422,11 @@ static int take(struct pcl_data_events *e, const struct perf_event_header *h,
 	return enqueue(e, h, t, idx);
 }
 
-PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev)
+/* The stream itself (on the prefetch thread while there is one). */
+static int events_next(void *arg, struct pcl_data_event *ev)
 {
-	if (!e || !ev)
-		return pcl_err(EINVAL, "pcl_data_events__next: invalid argument");
+	struct pcl_data_events *e = arg;
+
 	release(e);
 	for (;;) {
 		const struct perf_event_header *h;
@@ -465,4 +469,24 @@ PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_eve
 		if (ret)
 			return ret;
 	}
+}
+
+PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev)
+{
+	if (!e || !ev)
+		return pcl_err(EINVAL, "pcl_data_events__next: invalid argument");
+	return e->pf ? prefetch_next(e->pf, ev) : events_next(e, ev);
+}
+
+PCL_API int pcl_data_events__prefetch(struct pcl_data_events *e)
+{
+	if (!e)
+		return pcl_err(EINVAL, "pcl_data_events__prefetch: invalid argument");
+	if (e->pf)
+		return 0;
+	/* a stream declares its events and features as they come: the reader changes */
+	if (pcl_data_reader__is_pipe(e->r))
+		return pcl_err(EOPNOTSUPP, "a stream is read on one thread");
+	e->pf = prefetch_start(events_next, e);
+	return e->pf ? 0 : -errno;
 }

@@ -206,6 +206,9 @@ static void tag(struct run *run, const struct pcl_data_event *ev)
 	snprintf(run->tags + len, sizeof(run->tags) - len, "%s%s", len ? " " : "", t);
 }
 
+/* Every test runs twice: reading on this thread, then ahead on a second one. */
+static bool prefetching;
+
 /* Read every event of @path into @run. */
 static void read_events(const char *path, bool ordered, struct run *run)
 {
@@ -221,6 +224,11 @@ static void read_events(const char *path, bool ordered, struct run *run)
 	assert_non_null(r);
 	e = pcl_data_events__new(r, ordered);
 	assert_non_null(e);
+	if (prefetching) {
+		ret = pcl_data_events__prefetch(e);
+		/* a stream stays on one thread */
+		assert_int_equal(ret, pcl_data_reader__is_pipe(r) ? -EOPNOTSUPP : 0);
+	}
 	while ((ret = pcl_data_events__next(e, &ev)) == 1) {
 		if (run->n < (int)ARRAY_SIZE(run->attr_idx)) {
 			run->attr_idx[run->n] = ev.attr_idx;
@@ -1353,7 +1361,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	ret = cmocka_run_group_tests_name("read here", tests, NULL, NULL);
+	prefetching = true;
+	ret |= cmocka_run_group_tests_name("read ahead", tests, NULL, NULL);
 	remove_tmpdir();
 	return ret;
 }
