@@ -89,13 +89,6 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 	min = getenv("PCL_PROGRESS_MIN") ? strtoull(getenv("PCL_PROGRESS_MIN"), NULL, 0)
 					 : PROGRESS_MIN;
 	in->progress = isatty(STDERR_FILENO) && in->file_size >= min;
-	/*
-	 * Reading and decoding on a second thread, resolving and counting on
-	 * this one. A stream, or no thread, is read here (PCL_PREFETCH=0 too:
-	 * for comparing the two).
-	 */
-	if (!getenv("PCL_PREFETCH") || strcmp(getenv("PCL_PREFETCH"), "0"))
-		pcl_data_events__prefetch(in->events);
 	return 0;
 }
 
@@ -121,7 +114,20 @@ static void progress_clear(struct input *in)
 
 int input_next(struct input *in)
 {
-	int ret = pcl_data_events__next(in->events, &in->ev);
+	int ret;
+
+	/*
+	 * Reading and decoding on a second thread, resolving and counting on
+	 * this one; from the first event on, not before: --header-only reads
+	 * the stream itself. A stream, or no thread, is read here
+	 * (PCL_PREFETCH=0 too: for comparing the two).
+	 */
+	if (!in->prefetch_tried) {
+		in->prefetch_tried = true;
+		if (!getenv("PCL_PREFETCH") || strcmp(getenv("PCL_PREFETCH"), "0"))
+			pcl_data_events__prefetch(in->events);
+	}
+	ret = pcl_data_events__next(in->events, &in->ev);
 
 	if (ret <= 0) {
 		progress_clear(in);

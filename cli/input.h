@@ -21,6 +21,7 @@ struct input {
 	bool progress; /* stderr is a terminal and the file is large */
 	bool shown;    /* the bar is on screen */
 	bool failed;   /* input_next reported an error */
+	bool prefetch_tried; /* reading ahead on a second thread asked for (input_next) */
 };
 
 /*

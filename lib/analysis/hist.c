@@ -697,20 +697,13 @@ struct src {
 
 struct srcs {
 	struct src *v;
-	size_t n, alloc;
+	int n, alloc;
 };
 
 static int srcs_push(struct srcs *s, const struct pcl_callnode *x)
 {
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 1024;
-		struct src *nv = realloc(s->v, na * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->alloc = na;
-	}
+	if (grow_array((void **)&s->v, &s->alloc, s->n + 1, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->n++] = (struct src){ (uintptr_t)(x->frame.map ? x->frame.map->dso : NULL),
 				     frame_ident(&x->frame), !x->frame.sym, node_seq(x), x };
 	return 0;
@@ -755,16 +748,16 @@ static void srcs_sort(struct src *v, size_t n)
 }
 
 /* The children of @dst from the sources @s->v[base..base+n), sorted by src_cmp here. */
-static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode *dst, size_t base,
-		       size_t n, uint64_t min)
+static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode *dst, int base,
+		       int n, uint64_t min)
 {
-	size_t end = base + n;
+	int end = base + n;
 
-	srcs_sort(s->v + base, n);
-	for (size_t i = base, j; i < end; i = j) {
+	srcs_sort(s->v + base, (size_t)n);
+	for (int i = base, j; i < end; i = j) {
 		const struct pcl_callnode *x = s->v[i].x; /* the group's lowest seq */
 		struct pcl_callnode *c = node_new(&h->node_chunks, s->v[i].seq);
-		size_t top = s->n;
+		int top = s->n;
 
 		if (!c)
 			return -ENOMEM;
@@ -779,7 +772,7 @@ static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode 
 		}
 		if (c->total < min)
 			continue;
-		for (size_t k = i; k < j; k++)
+		for (int k = i; k < j; k++)
 			for (const struct pcl_callnode *y = s->v[k].x->first; y; y = y->next)
 				if (srcs_push(s, y))
 					return -ENOMEM;

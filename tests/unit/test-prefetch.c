@@ -95,6 +95,15 @@ static struct source *source_new(int n, int fail_at)
 	return s;
 }
 
+/* A thread reading @s (freed by the caller after prefetch_stop). */
+static struct prefetch *start(struct source *s)
+{
+	struct prefetch *p = prefetch_start(src_next, s);
+
+	assert_non_null(p);
+	return p;
+}
+
 /* Event @i as the caller gets it: its bytes and its decoded fields. */
 static int check_event(const struct pcl_data_event *ev, int i)
 {
@@ -135,12 +144,11 @@ static int check_event(const struct pcl_data_event *ev, int i)
 static void test_in_order(void **state)
 {
 	struct source *s = source_new(20000, -1);
-	struct prefetch *p = prefetch_start(src_next, s);
+	struct prefetch *p = start(s);
 	struct pcl_data_event ev;
 	int i = 0, bad = 0, ret;
 
 	(void)state;
-	assert_non_null(p);
 	while ((ret = prefetch_next(p, &ev)) == 1)
 		bad += check_event(&ev, i++);
 	assert_int_equal(ret, 0);
@@ -157,12 +165,11 @@ static void test_in_order(void **state)
 static void test_error(void **state)
 {
 	struct source *s = source_new(5000, 3333);
-	struct prefetch *p = prefetch_start(src_next, s);
+	struct prefetch *p = start(s);
 	struct pcl_data_event ev;
 	int i = 0, bad = 0, ret;
 
 	(void)state;
-	assert_non_null(p);
 	while ((ret = prefetch_next(p, &ev)) == 1)
 		bad += check_event(&ev, i++);
 	assert_int_equal(bad, 0);
@@ -180,11 +187,10 @@ static void test_error(void **state)
 static void test_stop_early(void **state)
 {
 	struct source *s = source_new(1000000, -1);
-	struct prefetch *p = prefetch_start(src_next, s);
+	struct prefetch *p = start(s);
 	struct pcl_data_event ev;
 
 	(void)state;
-	assert_non_null(p);
 	for (int i = 0; i < 10; i++) {
 		assert_int_equal(prefetch_next(p, &ev), 1);
 		assert_int_equal(check_event(&ev, i), 0);
@@ -201,11 +207,10 @@ static void test_stop_early(void **state)
 static void test_empty(void **state)
 {
 	struct source *s = source_new(0, -1);
-	struct prefetch *p = prefetch_start(src_next, s);
+	struct prefetch *p = start(s);
 	struct pcl_data_event ev;
 
 	(void)state;
-	assert_non_null(p);
 	assert_int_equal(prefetch_next(p, &ev), 0);
 	assert_int_equal(prefetch_next(p, &ev), 0);
 	prefetch_stop(p);
