@@ -178,22 +178,31 @@ main()
 EOF
 if cmp -s "$WL.new" "$WL"; then rm -f "$WL.new"; else mv -f "$WL.new" "$WL"; fi
 
+# The workload record runs, as a command that takes SECONDS and COPIES after
+# it, and the file whose change makes recordings stale; the samples to get
+# and the CPU seconds that should give them. bench/report.sh sets them to
+# its deep-stack workload for its second file.
+WL_CMD=("$PYTHON" "$WL")
+WL_FILE=$WL
+WL_SAMPLES=$SAMPLES
+WL_DUR=$DUR
+
 # record TOOL FILE: FILE (and FILE.info: "SAMPLES LOST BYTES SECONDS DUR")
 # from TOOL record -g on the workload, unless a good one is cached. How many
 # samples DUR seconds give depends on the load; with fewer than 80% of
 # SAMPLES, record once more for proportionally longer (at most MAX_DUR s).
 record() {
-	local tool=$1 f=$2 bin t0 t1 s=0 lost dur=$DUR try
+	local tool=$1 f=$2 bin t0 t1 s=0 lost dur=$WL_DUR try
 	[ "$tool" = perf ] && bin=$PERF || bin=$PCL
-	if [ "$RERECORD" != 1 ] && [ -s "$f" ] && [ -s "$f.info" ] && [ "$f.info" -nt "$f" ] && [ "$f" -nt "$WL" ]; then
+	if [ "$RERECORD" != 1 ] && [ -s "$f" ] && [ -s "$f.info" ] && [ "$f.info" -nt "$f" ] && [ "$f" -nt "$WL_FILE" ]; then
 		return 0
 	fi
 	rm -f "$f" "$f.info"
 	for try in 1 2; do
-		echo "bench: recording $f: $tool record -g -F $FREQ, $COPIES x $PYTHON for ${dur} CPU-s each ..." >&2
+		echo "bench: recording $f: $tool record -g -F $FREQ, $COPIES x ${WL_CMD[0]} for ${dur} CPU-s each ..." >&2
 		rm -f "$f.tmp" "$f.tmp.old" # a recorder keeps an old output as .old
 		t0=$EPOCHREALTIME
-		if ! "$bin" record -q -g -F "$FREQ" -o "$f.tmp" -- "$PYTHON" "$WL" "$dur" "$COPIES" >"$TMP/rec.out" 2>&1; then
+		if ! "$bin" record -q -g -F "$FREQ" -o "$f.tmp" -- "${WL_CMD[@]}" "$dur" "$COPIES" >"$TMP/rec.out" 2>&1; then
 			echo "bench: $tool record failed:" >&2
 			tail -5 "$TMP/rec.out" >&2
 			rm -f "$f.tmp"
@@ -206,8 +215,8 @@ record() {
 			rm -f "$f.tmp"
 			return 1
 		fi
-		[ $try = 2 ] || [ $((s * 10)) -ge $((SAMPLES * 8)) ] && break
-		dur=$(awk -v d="$dur" -v s="$s" -v t="$SAMPLES" -v m="$MAX_DUR" \
+		[ $try = 2 ] || [ $((s * 10)) -ge $((WL_SAMPLES * 8)) ] && break
+		dur=$(awk -v d="$dur" -v s="$s" -v t="$WL_SAMPLES" -v m="$MAX_DUR" \
 			'BEGIN { n = int(d * t * 1.05 / s + 0.999); print (n > m ? m : n) }')
 		echo "bench: only $s samples; again, for ${dur} CPU-s" >&2
 	done

@@ -20,6 +20,12 @@
 # (or the workload script changed).
 # Sample counts come from perf report --stats.
 #
+# A third file, the deep-stack one: bench/deep.c (an interpreter walking a
+# fixed program tree, built with frame pointers: chains of 60 to 127
+# frames, a few thousand distinct paths) recorded by perf record -g, about
+# DEEP_SAMPLES (default 400000) samples. There building the children's call
+# trees is most of the work.
+#
 # Each file is reported in the default (children) mode and with
 # --no-children, by perf report --stdio and pcl report --stdio, N rounds
 # with the two tools in alternating order; the table shows the round with
@@ -31,7 +37,9 @@
 #   lines       lines of report written (output goes to a file, not
 #               /dev/null, so that a fast but empty report shows)
 # and, per case, perf/pcl for time (the speed-up; above 10 is the aim) and
-# pcl/perf for memory (at most 1 is the aim). Times and peak memory come
+# pcl/perf for memory (at most 1 is the aim). pcl reads ahead on a second
+# thread; "pcl-1t" is pcl with PCL_PREFETCH=0, on one thread, to show what
+# that gives (on a busy machine the difference is noise). Times and peak memory come
 # from a small wait4() wrapper built here (or /usr/bin/time without a
 # compiler); a report taking over TIMEOUT (600) s is stopped and shows as
 # failed. If pcl has no report command yet, only perf is timed.
@@ -45,11 +53,28 @@ cd "$(dirname "$0")/.." || exit 1
 N=${N:-3}
 
 files=()
+declare -A wl_name=([perf-g]=python3 [pcl-g]=python3 [perf-deep]=deep)
 record perf "$BENCH_DIR/perf-g.data" && files+=(perf-g)
 if pcl_has record; then
 	record pcl "$BENCH_DIR/pcl-g.data" && files+=(pcl-g)
 else
 	echo "bench: '$PCL' has no record command; only perf's file is used" >&2
+fi
+DEEP_SAMPLES=${DEEP_SAMPLES:-400000}
+if command -v cc >/dev/null 2>&1 &&
+	cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		-o "$BENCH_DIR/deep.new" bench/deep.c; then
+	# a binary that did not change keeps its recording
+	if cmp -s "$BENCH_DIR/deep.new" "$BENCH_DIR/deep"; then
+		rm -f "$BENCH_DIR/deep.new"
+	else
+		mv -f "$BENCH_DIR/deep.new" "$BENCH_DIR/deep"
+	fi
+	WL_CMD=("$BENCH_DIR/deep") WL_FILE=$BENCH_DIR/deep WL_SAMPLES=$DEEP_SAMPLES
+	WL_DUR=$(awk -v t="$DEEP_SAMPLES" -v c="$COPIES" -v r="$rate" 'BEGIN { print int(t / (c * r) + 0.999) }')
+	record perf "$BENCH_DIR/perf-deep.data" && files+=(perf-deep)
+else
+	echo "bench: no compiler (cc) for bench/deep.c: no deep-stack file" >&2
 fi
 [ ${#files[@]} -gt 0 ] || die "no file to report on"
 
@@ -62,7 +87,7 @@ if ! pcl_has report; then
 		pcl_note="'$PCL' has no report command yet: only perf report is timed"
 	fi
 else
-	tools+=(pcl)
+	tools+=(pcl pcl-1t)
 fi
 [ -n "$pcl_note" ] && echo "bench: $pcl_note" >&2
 
@@ -74,9 +99,11 @@ run() {
 	[ "$tool" = perf ] && bin=$PERF || bin=$PCL
 	[ "$mode" = no-children ] && opt=(--no-children)
 	rm -f "$TMP/t.out"
+	[ "$tool" = pcl-1t ] && export PCL_PREFETCH=0
 	"${TIMER[@]}" "$TMP/t.out" "${TO[@]}" "$bin" report --stdio "${opt[@]}" -i "$BENCH_DIR/$file.data" \
 		>"$TMP/report.out" 2>"$TMP/report.err"
 	st=$?
+	unset PCL_PREFETCH
 	lines=$(wc -l <"$TMP/report.out")
 	if [ $st -ne 0 ]; then
 		cp "$TMP/report.err" "$TMP/$file.$mode.$tool.err"
@@ -115,30 +142,34 @@ best() { awk '$5 == 0 && (!n++ || $1 < w) { w = $1; b = $0 } { l = $0 } END { pr
 for file in "${files[@]}"; do
 	read -r s lost bytes secs dur <"$BENCH_DIR/$file.data.info"
 	echo
-	printf '%s: %s record -g -F %s, %s x python3 for %s CPU-s each (%s s wall): %s samples, %s LOST records, %.1f MiB\n' \
-		"$BENCH_DIR/$file.data" "${file%-g}" "$FREQ" "$COPIES" "${dur:-?}" "$secs" "$s" "$lost" \
+	printf '%s: %s record -g -F %s, %s x %s for %s CPU-s each (%s s wall): %s samples, %s LOST records, %.1f MiB\n' \
+		"$BENCH_DIR/$file.data" "${file%%-*}" "$FREQ" "$COPIES" "${wl_name[$file]}" "${dur:-?}" "$secs" "$s" "$lost" \
 		"$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')"
-	printf '  %-12s %-5s %8s %8s %9s %8s  %s\n' mode tool "wall s" "cpu s" "peak MiB" lines "header"
+	printf '  %-12s %-6s %8s %8s %9s %8s  %s\n' mode tool "wall s" "cpu s" "peak MiB" lines "header"
 	for mode in children no-children; do
 		for tool in "${tools[@]}"; do
 			read -r w c m l st < <(best "$TMP/$file.$mode.$tool.res")
-			eval "${tool}_w=\$w ${tool}_c=\$c ${tool}_m=\$m ${tool}_st=\$st"
+			v=${tool//-/_} # pcl-1t: pcl_1t_w ...
+			eval "${v}_w=\$w ${v}_c=\$c ${v}_m=\$m ${v}_st=\$st"
 			hdr=$(sed 's/^# //' "$TMP/$file.$mode.$tool.head" 2>/dev/null)
 			if [ "$st" != 0 ]; then
 				[ "$st" = 124 ] && st="124, timed out after ${TIMEOUT}s"
-				printf '  %-12s %-5s %8s %8s %9s %8s  FAILED (exit %s): %s\n' "$mode" "$tool" - - - "$l" "$st" \
+				printf '  %-12s %-6s %8s %8s %9s %8s  FAILED (exit %s): %s\n' "$mode" "$tool" - - - "$l" "$st" \
 					"$(grep -v '^$' "$TMP/$file.$mode.$tool.err" 2>/dev/null | head -1 | cut -c1-80)"
 				continue
 			fi
-			printf '  %-12s %-5s %8.2f %8.2f %9.1f %8d  %s\n' "$mode" "$tool" "$w" "$c" \
+			printf '  %-12s %-6s %8.2f %8.2f %9.1f %8d  %s\n' "$mode" "$tool" "$w" "$c" \
 				"$(awk -v k="$m" 'BEGIN { print k / 1024 }')" "$l" "$hdr"
 		done
 		# shellcheck disable=SC2154 # set through eval above
-		if [ ${#tools[@]} -eq 2 ] && [ "$perf_st" = 0 ] && [ "$pcl_st" = 0 ]; then
+		if [ ${#tools[@]} -ge 2 ] && [ "$perf_st" = 0 ] && [ "$pcl_st" = 0 ]; then
 			awk -v pw="$perf_w" -v cw="$pcl_w" -v pc="$perf_c" -v cc="$pcl_c" -v pm="$perf_m" -v cm="$pcl_m" 'BEGIN {
 				t = cw > 0 ? pw / cw : 0; c = cc > 0 ? pc / cc : 0; m = pm > 0 ? cm / pm : 0
 				printf "  %-12s perf/pcl time %.1fx (cpu %.1fx)%s, pcl/perf memory %.2fx%s\n", "", t, c,
 					(t >= 10 ? "" : " [aim: >= 10x]"), m, (m <= 1 ? "" : " [aim: <= 1x]") }'
+			[ "$pcl_1t_st" = 0 ] && awk -v pw="$perf_w" -v cw="$pcl_1t_w" -v pc="$perf_c" -v cc="$pcl_1t_c" 'BEGIN {
+				printf "  %-12s on one thread: perf/pcl-1t time %.1fx (cpu %.1fx)\n", "",
+					(cw > 0 ? pw / cw : 0), (cc > 0 ? pc / cc : 0) }'
 		fi
 	done
 done

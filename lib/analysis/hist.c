@@ -110,10 +110,18 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
  */
 #define NODES_PER_CHUNK 4096
 
+/* What frame_same compares, taken once (fkey_of). */
+struct fkey {
+	uintptr_t dso;
+	uint64_t ident; /* frame_ident */
+	bool nosym;
+};
+
 struct xnode {
 	struct pcl_callnode n; /* first: a node's address is its xnode's */
 	uint32_t seq;
 	uint32_t nr_children;
+	struct fkey key; /* of n.frame */
 };
 
 struct node_chunk {
@@ -296,6 +304,21 @@ static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
 	if (!a->sym != !b->sym || frame_ident(a) != frame_ident(b))
 		return false;
 	return (a->map ? a->map->dso : NULL) == (b->map ? b->map->dso : NULL);
+}
+
+static struct fkey fkey_of(const struct pcl_frame *f)
+{
+	return (struct fkey){ (uintptr_t)(f->map ? f->map->dso : NULL), frame_ident(f), !f->sym };
+}
+
+static bool fkey_eq(const struct fkey *a, const struct fkey *b)
+{
+	return a->ident == b->ident && a->dso == b->dso && a->nosym == b->nosym;
+}
+
+static const struct fkey *node_key(const struct pcl_callnode *n)
+{
+	return &((const struct xnode *)n)->key;
 }
 
 static uint64_t chain_hash(const struct hentry *self, const struct pcl_frame *f, size_t n)
@@ -502,21 +525,21 @@ static int nodes_reserve(struct pcl_hists *h, size_t more)
 }
 
 static struct pcl_callnode *child_find(const struct pcl_hists *h, struct pcl_callnode *parent,
-				       const struct pcl_frame *f)
+				       const struct pcl_frame *f, const struct fkey *k)
 {
 	struct pcl_callnode *c = parent->hint;
 
-	if (c && frame_same(&c->frame, f))
+	if (c && fkey_eq(node_key(c), k))
 		return c;
 	if (((struct xnode *)parent)->nr_children <= WIDE) {
 		for (c = parent->first; c; c = c->next)
-			if (frame_same(&c->frame, f))
+			if (fkey_eq(node_key(c), k))
 				return parent->hint = c;
 		return NULL;
 	}
 	for (size_t j = node_hash(parent, f) & (h->cap_nodes - 1); (c = h->nodes[j]);
 	     j = (j + 1) & (h->cap_nodes - 1))
-		if (c->parent == parent && frame_same(&c->frame, f))
+		if (c->parent == parent && fkey_eq(node_key(c), k))
 			return parent->hint = c;
 	return NULL;
 }
@@ -527,7 +550,8 @@ static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct node_chunk
 					  uint32_t seq)
 {
 	struct xnode *xp = (struct xnode *)parent;
-	struct pcl_callnode *c = child_find(h, parent, f);
+	struct fkey k = fkey_of(f);
+	struct pcl_callnode *c = child_find(h, parent, f, &k);
 
 	if (c)
 		return c;
@@ -537,14 +561,15 @@ static struct pcl_callnode *child_findnew(struct pcl_hists *h, struct node_chunk
 	c = node_new(chunks, seq);
 	if (!c)
 		return NULL;
+	((struct xnode *)c)->key = k;
 	c->frame = *f;
 	c->parent = parent;
 	c->next = parent->first;
 	parent->first = c;
 	parent->hint = c;
 	if (++xp->nr_children == WIDE + 1) {
-		for (struct pcl_callnode *k = c; k; k = k->next)
-			nodes_insert(h->nodes, h->cap_nodes, k);
+		for (struct pcl_callnode *sib = c; sib; sib = sib->next)
+			nodes_insert(h->nodes, h->cap_nodes, sib);
 		h->nr_nodes += WIDE + 1;
 	} else if (xp->nr_children > WIDE) {
 		nodes_insert(h->nodes, h->cap_nodes, c);
@@ -688,9 +713,7 @@ static int grow_self_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq,
  */
 /* A node of a chains_root tree with what frame_same compares, to sort by. */
 struct src {
-	uintptr_t dso;
-	uint64_t ident; /* frame_ident */
-	bool nosym;
+	struct fkey key;
 	uint32_t seq;
 	const struct pcl_callnode *x;
 };
@@ -704,25 +727,24 @@ static int srcs_push(struct srcs *s, const struct pcl_callnode *x)
 {
 	if (grow_array((void **)&s->v, &s->alloc, s->n + 1, sizeof(*s->v)))
 		return -ENOMEM;
-	s->v[s->n++] = (struct src){ (uintptr_t)(x->frame.map ? x->frame.map->dso : NULL),
-				     frame_ident(&x->frame), !x->frame.sym, node_seq(x), x };
+	s->v[s->n++] = (struct src){ *node_key(x), node_seq(x), x };
 	return 0;
 }
 
 static bool src_same(const struct src *a, const struct src *b)
 {
-	return a->dso == b->dso && a->nosym == b->nosym && a->ident == b->ident;
+	return fkey_eq(&a->key, &b->key);
 }
 
 /* The order frame_same groups by: DSO, symbol or not, symbol start or ip; then seq. */
 static int src_cmp(const struct src *a, const struct src *b)
 {
-	if (a->dso != b->dso)
-		return a->dso < b->dso ? -1 : 1;
-	if (a->nosym != b->nosym)
-		return a->nosym ? 1 : -1;
-	if (a->ident != b->ident)
-		return a->ident < b->ident ? -1 : 1;
+	if (a->key.dso != b->key.dso)
+		return a->key.dso < b->key.dso ? -1 : 1;
+	if (a->key.nosym != b->key.nosym)
+		return a->key.nosym ? 1 : -1;
+	if (a->key.ident != b->key.ident)
+		return a->key.ident < b->key.ident ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
@@ -761,6 +783,7 @@ static int build_level(struct pcl_hists *h, struct srcs *s, struct pcl_callnode 
 
 		if (!c)
 			return -ENOMEM;
+		((struct xnode *)c)->key = s->v[i].key;
 		c->frame = x->frame;
 		c->parent = dst;
 		c->next = dst->first;
@@ -1038,7 +1061,12 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 		if (credit_chain(h, u, ++stamp, path))
 			goto out;
 	}
-	min = (uint64_t)((double)h->total_period * h->opts.tree_min_percent / 100.0);
+	/*
+	 * computed as the report's printer computes its own minimum (a
+	 * product rounded otherwise could come out one lower): nothing it
+	 * shows is below a node left childless here
+	 */
+	min = (uint64_t)((double)h->total_period * (h->opts.tree_min_percent / 100.0));
 	if (merged) {
 		grow_children_trees(h, path, min);
 		goto out;
