@@ -16,7 +16,9 @@
  * status (0, or -errno and the message) after its events; the thread
  * returns after handing it over, and the caller joins it when it gets
  * there. prefetch_stop raises stop, which the thread sees when it waits for
- * room or takes a batch, and joins it.
+ * room or takes a batch, and joins it. A thread waiting for room is woken
+ * when half the ring is free (it sleeps only when all of it is full, so the
+ * caller always reaches that point before it would wait itself).
  *
  * A copied record is decoded again over the copy (decoding is a pure
  * function of the bytes and the attr), so the pointers of the decoded
@@ -31,7 +33,7 @@
 #include "internal.h"
 #include "data/prefetch.h"
 
-#define NR_BATCHES   4
+#define NR_BATCHES   8
 #define BATCH_EVENTS 512
 /* room for at least one record of the largest size (u16: 64 KiB) */
 #define BATCH_BYTES (512u << 10)
@@ -201,8 +203,13 @@ int prefetch_next(struct prefetch *p, struct pcl_data_event *ev)
 		pthread_mutex_lock(&p->lock);
 		if (p->cur) { /* past its last event: give it back */
 			p->head = (p->head + 1) % NR_BATCHES;
-			p->filled--;
-			pthread_cond_signal(&p->room);
+			/*
+			 * a thread waiting for room is woken once half the ring
+			 * is free, not for each batch: waking it costs more than
+			 * a batch
+			 */
+			if (--p->filled <= NR_BATCHES / 2)
+				pthread_cond_signal(&p->room);
 		}
 		while (!p->filled)
 			pthread_cond_wait(&p->more, &p->lock);
