@@ -414,6 +414,28 @@ out:
 	return best;
 }
 
+/*
+ * Where location @l of @f is in memory: the address recorded, moved into
+ * @f's map when it was recorded through another (the same DSO mapped by
+ * another process); the function's address for a location without one.
+ */
+static uint64_t loc_address(const struct pcl_profile_func *f, const struct pcl_profile_loc *l)
+{
+	const struct pcl_map *m = f->map;
+	uint64_t a;
+
+	if (!l->addr)
+		return func_address(f);
+	if (!m || !m->dso || (l->ip >= m->start && l->ip < m->end))
+		return l->ip;
+	if (m->pgoff == UINT64_MAX ||
+	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
+		a = l->addr;
+	else
+		a = m->start + (l->addr - m->pgoff);
+	return a >= m->start && a < m->end ? a : l->ip;
+}
+
 static void add_functions(struct builder *b, const struct pcl_profile *p)
 {
 	size_t n;
@@ -426,31 +448,66 @@ static void add_functions(struct builder *b, const struct pcl_profile *p)
 			mapping_id(b, f[i].map);
 	for (size_t i = 0; i < n; i++) {
 		Function *fn = &b->funcs[i];
-		Location *l = &b->locs[i];
 
 		*fn = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		fn->id = i + 1;
 		fn->name = str(b, f[i].name ? f[i].name : "[unknown]");
 		fn->system_name = fn->name;
-		fn->filename = f[i].dso && f[i].dso->name ? str(b, f[i].dso->name) : 0;
+		/* the source file, for pprof -list; none without debug info */
+		fn->filename = f[i].file ? str(b, f[i].file) : 0;
+		fn->start_line = f[i].file ? f[i].line : 0;
 		b->func_ptrs[i] = fn;
-
-		b->lines[i] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
-		b->lines[i].function_id = i + 1;
-		b->line_ptrs[i] = &b->lines[i];
-
-		*l = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
-		l->id = i + 1;
-		l->mapping_id = f[i].map && f[i].map->dso ? mapping_id(b, f[i].map) : 0;
-		l->address = func_address(&f[i]);
-		l->n_line = 1;
-		l->line = &b->line_ptrs[i];
-		b->loc_ptrs[i] = l;
 	}
 	b->prof.function = b->func_ptrs;
 	b->prof.n_function = n;
+}
+
+/*
+ * One Location per profile location: the lines of its inline chain,
+ * innermost first (pprof's order), or its function alone.
+ */
+static void add_locations(struct builder *b, const struct pcl_profile *p)
+{
+	size_t nf, nl, nln, used = 0;
+	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	const struct pcl_profile_loc *loc = pcl_profile__locs(p, &nl);
+	const struct pcl_profile_line *ln = pcl_profile__lines(p, &nln);
+
+	for (size_t i = 0; i < nl; i++) {
+		const struct pcl_profile_func *fi = &f[loc[i].func];
+		Location *l = &b->locs[i];
+		size_t first = used;
+
+		*l = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+		l->id = i + 1;
+		l->mapping_id = fi->map && fi->map->dso ? mapping_id(b, fi->map) : 0;
+		l->address = loc_address(fi, &loc[i]);
+		for (uint32_t k = 0; k < loc[i].nr_lines && loc[i].first_line + k < nln; k++) {
+			const struct pcl_profile_line *x = &ln[loc[i].first_line + k];
+
+			b->lines[used] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+			b->lines[used].function_id = (uint64_t)x->func + 1;
+			b->lines[used].line = x->line;
+			b->line_ptrs[used] = &b->lines[used];
+			used++;
+		}
+		if (used == first) {
+			b->lines[used] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+			b->lines[used].function_id = (uint64_t)loc[i].func + 1;
+			b->line_ptrs[used] = &b->lines[used];
+			used++;
+		} else if (l->mapping_id) {
+			/* names, files, lines and inline frames come with the file */
+			Mapping *mp = &b->maps[l->mapping_id - 1];
+
+			mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = true;
+		}
+		l->n_line = used - first;
+		l->line = &b->line_ptrs[first];
+		b->loc_ptrs[i] = l;
+	}
 	b->prof.location = b->loc_ptrs;
-	b->prof.n_location = n;
+	b->prof.n_location = nl;
 	b->prof.mapping = b->map_ptrs;
 }
 
@@ -498,7 +555,7 @@ static void add_samples(struct builder *b, const struct pcl_profile *p)
 		sm->location_id = ids;
 		/* innermost first: up the tree to the root, at most depth steps */
 		for (uint32_t d = node < nn ? nodes[node].depth : 0; d && node && node < nn; d--) {
-			*ids++ = (uint64_t)nodes[node].func + 1;
+			*ids++ = (uint64_t)nodes[node].loc + 1;
 			node = nodes[node].parent;
 		}
 		sm->n_location_id = (size_t)(ids - sm->location_id);
@@ -517,11 +574,13 @@ static void add_samples(struct builder *b, const struct pcl_profile *p)
 /* Every array, sized from the profile; one spare element each so none is calloc(0). */
 static int builder_alloc(struct builder *b, const struct pcl_profile *p, size_t nr_facts)
 {
-	size_t nf, nt, ns, nn, depths = 0;
+	size_t nf, nt, ns, nn, nl, nln, depths = 0;
 	const struct pcl_profile_stack *s = pcl_profile__stacks(p, &ns);
 	const struct pcl_profile_node *nodes = pcl_profile__nodes(p, &nn);
 
 	pcl_profile__funcs(p, &nf);
+	pcl_profile__locs(p, &nl);
+	pcl_profile__lines(p, &nln);
 	pcl_profile__threads(p, &nt);
 	for (size_t i = 0; i < ns; i++)
 		depths += s[i].node < nn ? nodes[s[i].node].depth : 0;
@@ -530,10 +589,11 @@ static int builder_alloc(struct builder *b, const struct pcl_profile *p, size_t 
 	b->comments = calloc(nr_facts + 2, sizeof(*b->comments));
 	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
 	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
-	b->lines = calloc(nf + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nf + 1, sizeof(*b->line_ptrs));
-	b->locs = calloc(nf + 1, sizeof(*b->locs));
-	b->loc_ptrs = calloc(nf + 1, sizeof(*b->loc_ptrs));
+	/* a location has its lines, or one for its function */
+	b->lines = calloc(nl + nln + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nl + nln + 1, sizeof(*b->line_ptrs));
+	b->locs = calloc(nl + 1, sizeof(*b->locs));
+	b->loc_ptrs = calloc(nl + 1, sizeof(*b->loc_ptrs));
 	b->maps = calloc(nf + 1, sizeof(*b->maps));
 	b->map_ptrs = calloc(nf + 1, sizeof(*b->map_ptrs));
 	b->map_keys = calloc(nf + 1, sizeof(*b->map_keys));
@@ -633,6 +693,7 @@ int pcl_export_pprof(FILE *fp, const struct pcl_profile *p, const struct pcl_exp
 		goto oom;
 	add_header(&b, p, opts);
 	add_functions(&b, p);
+	add_locations(&b, p);
 	add_samples(&b, p);
 	if (b.oom)
 		goto oom;
