@@ -197,9 +197,10 @@ static const struct srcline_info *src_at(struct pcl_profile *p, const struct pcl
 }
 
 /*
- * Where @fn (a symbol) starts: the line of its first instruction, taken at
- * the outermost level of the chain there (the function itself, should
- * something be inlined at its very start).
+ * Where @fn (a symbol) is in the source: the file of its first instruction
+ * and the line its debug info declares it at (the outermost level of the
+ * chain there: the function itself, should something be inlined at its
+ * very start). No line without a function DIE.
  */
 static void func_start_line(struct pcl_profile *p, struct pcl_profile_func *fn,
 			    const struct pcl_map *m)
@@ -210,13 +211,10 @@ static void func_start_line(struct pcl_profile *p, struct pcl_profile_func *fn,
 		return;
 	if (info->nframes > 0) {
 		fn->file = info->frames[info->nframes - 1].file;
-		fn->line = info->frames[info->nframes - 1].line;
+		fn->line = fn->file ? info->frames[info->nframes - 1].decl_line : 0;
 	} else {
 		fn->file = info->file;
-		fn->line = info->line;
 	}
-	if (!fn->file)
-		fn->line = 0;
 }
 
 static uint64_t str_hash64(const char *s)
@@ -233,10 +231,11 @@ static uint64_t str_hash64(const char *s)
  * per DSO, level and name, demangled as the symbolizer's names are.
  */
 static int intern_inlined(struct pcl_profile *p, const struct pcl_map *m, char level,
-			  const char *name, const char *file, uint64_t ip, uint32_t *out)
+			  const struct srcline_frame *sf, const char *file, uint64_t ip,
+			  uint32_t *out)
 {
-	char *dem = pcl_demangle(name);
-	const char *shown = dem ? dem : name;
+	char *dem = pcl_demangle(sf->func);
+	const char *shown = dem ? dem : sf->func;
 	struct pcl_profile_func *fn;
 	struct slot *s;
 
@@ -249,15 +248,18 @@ static int intern_inlined(struct pcl_profile *p, const struct pcl_map *m, char l
 	if (s->val) {
 		free(dem);
 		*out = s->val - 1;
-		if (!p->funcs[*out].file)
+		if (!p->funcs[*out].file && file) {
 			p->funcs[*out].file = file;
+			p->funcs[*out].line = sf->decl_line;
+		}
 		return 0;
 	}
 	if (dem)
 		p->owned[p->nr_owned++] = dem;
 	fn = &p->funcs[p->nr_funcs];
 	*fn = (struct pcl_profile_func){ .name = shown, .dso = m->dso, .map = m, .ip = ip,
-					 .level = level, .file = file, .inlined = true };
+					 .level = level, .file = file,
+					 .line = file ? sf->decl_line : 0, .inlined = true };
 	*out = (uint32_t)p->nr_funcs++;
 	p->inline_ix.nr++;
 	s->val = *out + 1;
@@ -280,8 +282,7 @@ static int add_lines(struct pcl_profile *p, struct pcl_profile_loc *l, const str
 		}
 		/* the levels above the last are functions inlined into it */
 		if (k < n - 1 && info->frames[k].func &&
-		    intern_inlined(p, f->map, f->level, info->frames[k].func, ln.file, f->ip,
-				   &ln.func))
+		    intern_inlined(p, f->map, f->level, &info->frames[k], ln.file, f->ip, &ln.func))
 			return -ENOMEM;
 		if (ROOM(p, lines))
 			return -ENOMEM;

@@ -1063,8 +1063,13 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 
 		e->frames[0].func = f ? f->name : NULL;
 	}
-	for (int k = 0; k < nfn; k++)
+	for (int k = 0; k < nfn; k++) {
+		int decl = 0;
+
 		e->frames[k].func = die_func_name(fn[k]);
+		if (!dwarf_decl_line(fn[k], &decl) && decl > 0)
+			e->frames[k].decl_line = (unsigned int)decl;
+	}
 	if (nfn)
 		symbol_name(d, &cu, addr, fn[0], &e->frames[0]);
 	e->frames[0].file = e->info.file;
