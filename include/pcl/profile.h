@@ -7,6 +7,9 @@
  * (node 0 is the root, each node a function called from its parent); each
  * thread's samples are summed per stack. With opts.timeline the samples are
  * also kept one by one, in time order, with the thread's context switches.
+ * With opts.symbols each frame gets its source position (pcl_profile_loc):
+ * a node is then a location, one address of a function where the debug
+ * info has a line for it.
  *
  * Names, maps and DSOs point into the machine and symbol tables the samples
  * were resolved against: keep those alive while the profile is used.

@@ -28,11 +28,19 @@
  *   list (processType "default", processName its main thread's name),
  *   registerTime/unregisterTime its first and last event. Each has the
  *   samples, stacks, frames, strings and markers of its own (indices are
- *   per thread). A frame is one function, its location string "symbol
- *   (in dso)" (the form the profiler parses into a function and a library
+ *   per thread). A frame is one profile location (a function, or one
+ *   address of it with source lines), its location string "symbol (in
+ *   dso)" (the form the profiler parses into a function and a library
  *   resource; a bare name for code in no known map; "0xADDR (in dso)" for
  *   code no symbol covers, one frame per address); its category Kernel
- *   for kernel code, else User. A stack
+ *   for kernel code, else User. With source positions (the profile built
+ *   with opts.symbols), a function whose file and declaration line are
+ *   known is "symbol (FILE:LINE)": process-profile.ts fills a function's
+ *   fileName and lineNumber from that form only (it takes it for a script
+ *   function, and the file stands where the library would), and a C++
+ *   form's position is dropped. The frame's line column is the line in its
+ *   function (the outermost level of the location's inline chain: the call
+ *   of what is inlined there); null without one. A stack
  *   is one node of the profile's stack tree, made in the order the samples
  *   reach it, so its prefix (the caller's stack) always comes first.
  * - samples: [stack, time (ms since meta.startTime), eventDelay 0] in time

@@ -14,12 +14,22 @@
  *   "cpu" shown) and what pprof falls back to without the field (the last
  *   type). The sample counts stay one -sample_index=samples away.
  * - Labels: "thread" (the command name), "pid" and "tid" (numbers).
- * - One Function and one Location per profile function (ids: its index + 1),
- *   so a Sample's location_id list is its stack node's path to the root,
- *   innermost first. The Location's address is the function's start in
- *   memory (the symbol's file offset moved through the map it was seen in),
- *   which stands for every sample aggregated into it; the first address
- *   recorded in it when the symbol is unknown or starts outside that map.
+ * - One Function per profile function and one Location per profile
+ *   location (ids: index + 1), so a Sample's location_id list is its stack
+ *   node's path to the root, innermost first. A location without source
+ *   lines stands for its whole function: its address is the function's
+ *   start in memory (the symbol's file offset moved through the map it was
+ *   seen in), or the first address recorded in it when the symbol is
+ *   unknown or starts outside that map; one Line, the function, line 0.
+ * - Source positions (a profile built with opts.symbols): a location with
+ *   lines is one address (as recorded, moved into its function's map when
+ *   another process's map recorded it), its Lines the inline chain,
+ *   innermost first, each naming its function (inlined functions are
+ *   Functions of their own) and line. A Function's filename is its source
+ *   file and start_line its declaration's line; without debug info both
+ *   are left empty (a binary is no source for pprof -list). A Mapping
+ *   holding a location with lines says has_filenames, has_line_numbers and
+ *   has_inline_frames.
  * - One Mapping per distinct (DSO, start, limit, offset) the functions were
  *   seen through: usually one per DSO, but a DSO mapped at two places (two
  *   processes with ASLR) gets two, so each Location's address lies inside
