@@ -78,10 +78,10 @@ struct pcl_profile_node {
  * source line and the functions inlined there.
  */
 struct pcl_profile_loc {
-	uint32_t func;	 /* index into pcl_profile__funcs: the out-of-line function */
-	uint64_t addr;	 /* DSO-relative (pcl_frame.addr); 0: the whole function */
-	uint64_t ip;	 /* the address as recorded (the first frame met) */
-	bool ret;	 /* @addr is a return address: its lines are the call's (addr - 1) */
+	uint32_t func;	     /* index into pcl_profile__funcs: the out-of-line function */
+	uint64_t addr;	     /* DSO-relative (pcl_frame.addr); 0: the whole function */
+	uint64_t ip;	     /* the address as recorded (the first frame met) */
+	bool ret;	     /* @addr is a return address: its lines are the call's (addr - 1) */
 	uint32_t first_line; /* its lines are pcl_profile__lines[first_line ...] */
 	uint32_t nr_lines;   /* 0: no source position */
 };

@@ -455,7 +455,7 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 	}
 	/* outermost caller first */
 	for (size_t i = n; i-- > 0;) {
-		/* a caller's frame holds a return address, unless it is the first user frame under kernel ones */
+		/* a caller's frame holds a return address, but not a user frame under kernel ones */
 		bool ret = i > 0 && chain[i - 1].level == chain[i].level;
 		uint32_t func, loc;
 
