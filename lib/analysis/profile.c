@@ -217,12 +217,13 @@ static void func_start_line(struct pcl_profile *p, struct pcl_profile_func *fn,
 	}
 }
 
-static uint64_t str_hash64(const char *s)
+/* FNV-1a */
+static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h;
 }
 
@@ -240,7 +241,7 @@ static int intern_inlined(struct pcl_profile *p, const struct pcl_map *m, char l
 	struct slot *s;
 
 	s = index_slot(&p->inline_ix, (uint64_t)(uintptr_t)m->dso ^ (uint64_t)level,
-		       str_hash64(shown));
+		       str_hash(shown));
 	if (!s || (!s->val && (ROOM(p, funcs) || (dem && ROOM(p, owned))))) {
 		free(dem);
 		return -ENOMEM;
@@ -616,15 +617,6 @@ struct names {
 	const char **v;
 	size_t nr, alloc;
 };
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 static int name_id(struct names *nm, const char *s, uint32_t *out)
 {

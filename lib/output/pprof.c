@@ -343,26 +343,33 @@ static uint64_t mapping_id(struct builder *b, const struct pcl_map *m)
 }
 
 /*
- * Where @f starts in memory: the symbol's DSO-relative start (a file
- * offset for a file map, the address itself for the kernel, its modules
- * and JIT maps; see machine.h) moved through @f's map. The address
- * recorded when there is no symbol or it starts outside that map.
+ * The DSO-relative @addr (a file offset for a file map, the address itself
+ * for the kernel, its modules and JIT maps; see machine.h) moved through
+ * @m into memory; @other when it falls outside that map.
+ */
+static uint64_t map_address(const struct pcl_map *m, uint64_t addr, uint64_t other)
+{
+	uint64_t a;
+
+	if (m->pgoff == UINT64_MAX ||
+	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
+		a = addr;
+	else if (addr >= m->pgoff && addr - m->pgoff < m->end - m->start)
+		a = m->start + (addr - m->pgoff);
+	else
+		return other;
+	return a >= m->start && a < m->end ? a : other;
+}
+
+/*
+ * Where @f starts in memory: the symbol's start moved through @f's map. The
+ * address recorded when there is no symbol or it starts outside that map.
  */
 static uint64_t func_address(const struct pcl_profile_func *f)
 {
-	const struct pcl_map *m = f->map;
-	uint64_t a;
-
-	if (!m || !m->dso || f->end <= f->start)
+	if (!f->map || !f->map->dso || f->end <= f->start)
 		return f->ip;
-	if (m->pgoff == UINT64_MAX ||
-	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
-		a = f->start;
-	else if (f->start >= m->pgoff && f->start - m->pgoff < m->end - m->start)
-		a = m->start + (f->start - m->pgoff);
-	else
-		return f->ip;
-	return a >= m->start && a < m->end ? a : f->ip;
+	return map_address(f->map, f->start, f->ip);
 }
 
 /* Whether the file @d is named @comm (the kernel cuts a command name to 15 bytes). */
@@ -432,18 +439,12 @@ out:
 static uint64_t loc_address(const struct pcl_profile_func *f, const struct pcl_profile_loc *l)
 {
 	const struct pcl_map *m = f->map;
-	uint64_t a;
 
 	if (!l->addr)
 		return func_address(f);
 	if (!m || !m->dso || (l->ip >= m->start && l->ip < m->end))
 		return l->ip;
-	if (m->pgoff == UINT64_MAX ||
-	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
-		a = l->addr;
-	else
-		a = m->start + (l->addr - m->pgoff);
-	return a >= m->start && a < m->end ? a : l->ip;
+	return map_address(m, l->addr, l->ip);
 }
 
 static void add_functions(struct builder *b, const struct pcl_profile *p)

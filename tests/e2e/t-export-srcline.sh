@@ -10,7 +10,8 @@
 #                       step:HOT-INLINE then spin_outer:CALL-INLINE
 #                       (pprof's inline frames, innermost first)
 #   BY-pprof-addr2line  every location of the workload that is a sample's
-#                       leaf or a return address: its lines (function:line,
+#                       leaf or a return address and has a line (not a
+#                       whole function's): its lines (function:line,
 #                       innermost first) are what `addr2line -i -f` says for
 #                       its address (a return address: the byte before, the
 #                       call), the address taken back to the ELF's
@@ -130,8 +131,10 @@ check_pprof() {
 			"got '$best' in '$chain'" "$(head -8 "$TMP/$by.byline")"
 	fi
 
-	# every leaf and return address against addr2line, in one run
-	awk -F'\t' '$1 == "leaf" || $1 == "ret" { print $4, $1, $6 }' "$TMP/$by.locs" |
+	# every leaf and return address against addr2line, in one run; not the
+	# locations that stand for a whole function (one line, 0: the address
+	# had no line, e.g. clang's line-0 rows), whose address is its start
+	awk -F'\t' '($1 == "leaf" || $1 == "ret") && $6 !~ /^[^;]*:0$/ { print $4, $1, $6 }' "$TMP/$by.locs" |
 		to_vaddr "$exe" >"$TMP/$by.want-a2l"
 	awk '{ print "0x" $1 }' "$TMP/$by.want-a2l" | addr2line -a -i -f -e "$exe" 2>/dev/null |
 		awk '/^0x/ { if (k != "") print k, c; k = $1; sub(/^0x0*/, "", k); if (k == "") k = "0"; c = ""; fn = ""; next }
