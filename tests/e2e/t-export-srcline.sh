@@ -18,6 +18,10 @@
 #                       virtual address through the mapping and PT_LOADs
 #   BY-pprof-funcs      Functions spin_leaf, spin_outer and step: the
 #                       source file, and start_line their declaration's line
+#   BY-perf-lines       the samples ending in spin_leaf and spin_outer,
+#                       counted per line (the innermost: step's inside
+#                       spin_outer), in the pprof export and in `perf script
+#                       -F ip,sym,srcline` of the same file: equal
 #   BY-go-list          `go tool pprof -list '^spin_leaf$'` prints the
 #                       HOT-LEAF line with a sample count; -list '^step$'
 #                       the HOT-INLINE line
@@ -164,6 +168,31 @@ check_pprof() {
 	if [ -z "$fails" ]; then ok "$by-pprof-funcs"; else not_ok "$by-pprof-funcs" "$fails"; fi
 }
 
+# check_perf_lines BY: per line, the samples that end in spin_leaf and
+# spin_outer (its own lines and step's inlined into it) as pcl's pprof
+# export counts them (the leaf locations' innermost lines) and as
+# `perf script -F ip,sym,srcline` prints them on the same file: equal.
+check_perf_lines() {
+	local by=$1
+	if ! have_perf; then
+		skip "$by-perf-lines" "perf is not installed"
+		return
+	fi
+	run_long "ps-$by" 120 perf script -i "$TMP/$by.data" -F ip,sym,srcline -G
+	awk '$2 == "spin_leaf" || $2 == "spin_outer" { s = $2; next }
+	     s != "" { n = split($1, p, ":"); c[s " " p[n]]++; s = "" }
+	     END { for (k in c) print k, c[k] }' "$TMP/ps-$by.out" | sort >"$TMP/$by.perf-lines"
+	awk -F'\t' '$1 == "leaf" { n = split($6, l, ";"); split(l[1], a, ":"); split(l[n], o, ":")
+		if (o[1] == "spin_leaf" || o[1] == "spin_outer") c[o[1] " " a[2]] += $5 }
+		END { for (k in c) print k, c[k] }' "$TMP/$by.locs" | sort >"$TMP/$by.pcl-lines"
+	if [ -s "$TMP/$by.perf-lines" ] && cmp -s "$TMP/$by.perf-lines" "$TMP/$by.pcl-lines"; then
+		ok "$by-perf-lines"
+	else
+		not_ok "$by-perf-lines" "samples per 'FUNCTION LINE': perf script (left) and pcl's pprof (right) differ" \
+			"$(diff "$TMP/$by.perf-lines" "$TMP/$by.pcl-lines" | head -12)" "$(show "$TMP/ps-$by.err" 5)"
+	fi
+}
+
 # go_row OUT LINE: the flat column of source line LINE in a pprof -list output.
 go_row() { awk -v l="$2" '{ for (i = 1; i <= NF; i++) if ($i == l ":") { print $1; exit } }' "$1"; }
 
@@ -231,6 +260,7 @@ for by in pcl perf; do
 		skip "$by-pprof" "protoc is not installed"
 	elif export_to $by pprof pb.gz && pprof_dump $by; then
 		check_pprof $by
+		check_perf_lines $by
 		check_go $by
 	fi
 	export_to $by firefox ff.json && check_firefox $by
