@@ -184,13 +184,18 @@ void pcl_profile__free(struct pcl_profile *p)
 
 /* ---- source positions (opts.symbols) ---- */
 
-/* The source line at @addr of @m's DSO with a line-table row, or NULL. */
+/*
+ * The source line at @addr of @m's DSO with a line-table row, or NULL. Only
+ * for files mapped in user space, as perf asks addr2line: not the kernel
+ * and its modules (a vmlinux's DWARF would cost more than the export) nor
+ * JIT maps or the vDSO.
+ */
 static const struct srcline_info *src_at(struct pcl_profile *p, const struct pcl_map *m,
 					 uint64_t addr)
 {
 	const struct srcline_info *info;
 
-	if (!p->opts.symbols || !m || !m->dso ||
+	if (!p->opts.symbols || !m || !m->dso || m->dso->kind != PCL_DSO_USER ||
 	    symbols_srcline(p->opts.symbols, m->dso, addr, &info) || !info->line)
 		return NULL; /* not known, or only the symbol table's guess (line 0) */
 	return info;
@@ -322,7 +327,7 @@ static int intern_loc(struct pcl_profile *p, const struct pcl_frame *f, bool ret
 	const struct srcline_info *info;
 	struct slot *s;
 
-	if (!p->opts.symbols || !f->map || !f->map->dso)
+	if (!p->opts.symbols || !f->map || !f->map->dso || f->map->dso->kind != PCL_DSO_USER)
 		return func_loc(p, func, f->ip, out);
 	s = index_find(&p->loc_ix, k1, f->addr);
 	if (s) {
