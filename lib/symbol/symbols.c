@@ -468,8 +468,8 @@ static int open_runtime(const struct pcl_symbols *s, const struct pcl_dso *dso, 
  * cache), replaces @run (closed if open) when it is that build; @path
  * becomes its path.
  */
-static bool open_copy(const struct pcl_dso *dso, const char *cpath, struct elf_obj *run,
-		      char *path, size_t size)
+static bool open_copy(const struct pcl_dso *dso, const char *cpath, struct elf_obj *run, char *path,
+		      size_t size)
 {
 	struct elf_obj c;
 
