@@ -116,9 +116,11 @@ static bool client_ready(struct debuginfod *d)
 {
 	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
 
+	if (d->broken)
+		return false;
 	if (d->client)
 		return true;
-	if (d->broken || !urls || !*urls)
+	if (!urls || !*urls)
 		return false;
 	pthread_once(&api_once, api_load);
 	if (api.ok)
