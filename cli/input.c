@@ -217,13 +217,15 @@ void input_finish(struct input *in)
 		note_untrusted_maps(in);
 	if (in->dfd_failure)
 		fprintf(stderr, "pcl: warning: %s\n", in->dfd_failure);
-	if (in->dfd_missed)
+	if (in->dfd_missed > 1)
 		fprintf(stderr,
-			"pcl: warning: no server in $DEBUGINFOD_URLS has %s%s; %d look-up%s "
-			"found nothing\n",
-			in->dfd_miss ? in->dfd_miss : "a file asked for",
-			in->dfd_missed > 1 ? ", nor others" : "", in->dfd_missed,
-			in->dfd_missed > 1 ? "s" : "");
+			"pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s, nor %d "
+			"other file%s asked for\n",
+			in->dfd_miss ? in->dfd_miss : "a file", in->dfd_missed - 1,
+			in->dfd_missed > 2 ? "s" : "");
+	else if (in->dfd_missed)
+		fprintf(stderr, "pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s\n",
+			in->dfd_miss ? in->dfd_miss : "a file asked for");
 	free(in->dfd_failure);
 	free(in->dfd_miss);
 	in->dfd_failure = in->dfd_miss = NULL;
