@@ -42,20 +42,6 @@ static const char src[] = "#include <stdio.h>\n"
 			  "int main(int argc, char **argv)\n"
 			  "{ (void)argv; printf(\"%d\\n\", static_fn(argc)); return 0; }\n";
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 /* What the symbolizer told its callback. */
 struct seen {
 	int progress, found, failed;
@@ -155,11 +141,11 @@ static void make_server(char *url, size_t size, const char *name, const char *de
 	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof(dir), "%s/%s/buildid/%s", tmpdir, name, hexid);
-	assert_int_equal(sh("mkdir -p '%s'", dir), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s'", dir), 0);
 	if (debuginfo)
-		assert_int_equal(sh("cp '%s' '%s/debuginfo'", debuginfo, dir), 0);
+		assert_int_equal(unit_sh("cp '%s' '%s/debuginfo'", debuginfo, dir), 0);
 	if (executable)
-		assert_int_equal(sh("cp '%s' '%s/executable'", executable, dir), 0);
+		assert_int_equal(unit_sh("cp '%s' '%s/executable'", executable, dir), 0);
 	snprintf(url, size, "file://%s/%s", tmpdir, name);
 }
 
@@ -184,9 +170,28 @@ static bool under(const char *path, const char *cache)
 	return path && !strncmp(path, dir, strlen(dir));
 }
 
-static void test_debuginfo(void **state)
+/*
+ * A server @srv with the debug file (and @exe as the executable, NULL:
+ * none), a client cache @cache, and a symbolizer that must name static_fn
+ * in @d through them.
+ */
+static struct pcl_symbols *served(struct seen *seen, struct pcl_dso *d, const char *srv,
+				  const char *exe, const char *cache)
 {
 	char url[PATH_MAX + 16], dbg[PATH_MAX];
+	struct pcl_symbols *s;
+
+	snprintf(dbg, sizeof(dbg), "%s/prog.debug", tmpdir);
+	make_server(url, sizeof(url), srv, dbg, exe);
+	use_urls(url, cache);
+	s = symbols_new(seen);
+	assert_string_equal(name_at(s, d), "static_fn");
+	assert_int_equal(d->sym_status, PCL_DSO_SYMS_OK);
+	return s;
+}
+
+static void test_debuginfo(void **state)
+{
 	const struct symbols_dso_files *f;
 	const struct srcline_info *info;
 	struct seen seen = { 0 };
@@ -196,12 +201,7 @@ static void test_debuginfo(void **state)
 	(void)state;
 	if (!ready)
 		skip();
-	snprintf(dbg, sizeof(dbg), "%s/prog.debug", tmpdir);
-	make_server(url, sizeof(url), "srv-debug", dbg, NULL);
-	use_urls(url, "cache-debug");
-	s = symbols_new(&seen);
-	assert_string_equal(name_at(s, &d), "static_fn");
-	assert_int_equal(d.sym_status, PCL_DSO_SYMS_OK);
+	s = served(&seen, &d, "srv-debug", NULL, "cache-debug");
 	assert_int_equal(seen.found, 1);
 	assert_int_equal(seen.failed, 0);
 	assert_string_equal(seen.what, "debuginfo");
@@ -222,7 +222,7 @@ static void test_debuginfo(void **state)
 	pcl_symbols__free(s);
 
 	/* A second symbolizer finds it in the cache: found again, with no server at all. */
-	assert_int_equal(sh("rm -rf '%s/srv-debug'", tmpdir), 0);
+	assert_int_equal(unit_sh("rm -rf '%s/srv-debug'", tmpdir), 0);
 	memset(&seen, 0, sizeof(seen));
 	d = dso_of("/opt/app/prog");
 	s = symbols_new(&seen);
@@ -234,7 +234,6 @@ static void test_debuginfo(void **state)
 
 static void test_executable(void **state)
 {
-	char url[PATH_MAX + 16], dbg[PATH_MAX];
 	const struct symbols_dso_files *f;
 	struct seen seen = { 0 };
 	struct pcl_symbols *s;
@@ -244,11 +243,7 @@ static void test_executable(void **state)
 	if (!ready)
 		skip();
 	/* The file is gone: the stripped executable and its debuginfo both come from the server. */
-	snprintf(dbg, sizeof(dbg), "%s/prog.debug", tmpdir);
-	make_server(url, sizeof(url), "srv-exe", dbg, stripped);
-	use_urls(url, "cache-exe");
-	s = symbols_new(&seen);
-	assert_string_equal(name_at(s, &d), "static_fn");
+	s = served(&seen, &d, "srv-exe", stripped, "cache-exe");
 	assert_int_equal(seen.found, 2);
 	f = symbols_dso_files(s, &d);
 	assert_non_null(f);
@@ -402,10 +397,10 @@ static void setup_files(void)
 		return;
 	fputs(src, f);
 	fclose(f);
-	if (sh("command -v strip >/dev/null && command -v objcopy >/dev/null && "
-	       "cc -O1 -g -Wl,--build-id -o '%s' '%s' 2>/dev/null && mkdir -p '%s/opt/app' && "
-	       "strip -s -o '%s' '%s' && objcopy --only-keep-debug '%s' '%s'",
-	       prog, srcpath, root, stripped, prog, prog, dbg)) {
+	if (unit_sh("command -v strip >/dev/null && command -v objcopy >/dev/null && "
+		    "cc -O1 -g -Wl,--build-id -o '%s' '%s' 2>/dev/null && mkdir -p '%s/opt/app' && "
+		    "strip -s -o '%s' '%s' && objcopy --only-keep-debug '%s' '%s'",
+		    prog, srcpath, root, stripped, prog, prog, dbg)) {
 		printf("# no cc, strip or objcopy: the debuginfod tests skip\n");
 		return;
 	}
