@@ -216,25 +216,45 @@ else
 fi
 mv "$TMP/hot.moved" "$TMP/bin/hot"
 
-# CFI. The control: the unstripped build has its .debug_frame; if pcl does not
-# unwind it (hot_leaf's caller middle), pcl report does not unwind dwarf samples yet.
-# unwinds REPORT: the children report names middle (hot_leaf's caller) as an entry.
-unwinds() { grep -qE '\[\.\] middle' "$1"; }
+# CFI: nocfi's only CFI is .debug_frame, which its stripped build lacks.
+# middle_share REPORT: the Children share of middle (hot_leaf's caller, on
+# about 80% of the stacks), 0 when it is no entry: more than 50 only when
+# the stacks were unwound through hot_leaf.
+middle_share() {
+	awk '/\[\.\] middle$/ { v = $1; sub(/%/, "", v); print int(v); found = 1; exit }
+		END { if (!found) print 0 }' "$1"
+}
+# deep_share SCRIPT DSO: the percentage of samples with 2 or more frames in
+# DSO: the unwinding itself, whether or not the frames have names.
+deep_share() {
+	awk -v dso="($2)" '
+		function done() { if (seen) { n++; if (k >= 2) deep++ } }
+		/^[^ \t]/ { done(); seen = 1; k = 0; next }
+		/^[ \t]/ { if (substr($0, length($0) - length(dso) + 1) == dso) k++ }
+		END { done(); print n ? int(100 * deep / n) : 0 }' "$1"
+}
+# The control: on the unstripped build (its .debug_frame on disk), pcl
+# report must unwind; if it does not, it does not unwind dwarf samples yet.
 if "$PCL" record -q -e cpu-clock --call-graph dwarf -o "$TMP/cfi-full.data" -- "$TMP/srv/nocfi" 300 \
 	>/dev/null 2>"$TMP/rec.err" &&
 	"$PCL" record -q -e cpu-clock --call-graph dwarf -o "$TMP/cfi.data" -- "$TMP/bin/nocfi" 300 \
 		>/dev/null 2>>"$TMP/rec.err"; then
 	run_long cfi-full 60 "$PCL" report --stdio --children -i "$TMP/cfi-full.data"
-	if ! unwinds "$TMP/cfi-full.out"; then
-		skip debuginfod-cfi "pcl report does not unwind --call-graph dwarf samples yet (no caller on the unstripped build)"
+	if [ "$(middle_share "$TMP/cfi-full.out")" -le 50 ]; then
+		skip debuginfod-cfi "pcl report does not unwind --call-graph dwarf samples yet (middle is not hot_leaf's caller on the unstripped build)"
 	else
-		run_long cfi-off 60 "$PCL" report --stdio --children -i "$TMP/cfi.data"
 		DEBUGINFOD_URLS="$URL" run_long cfi-on 60 "$PCL" report --stdio --children -i "$TMP/cfi.data"
-		if unwinds "$TMP/cfi-on.out" && ! unwinds "$TMP/cfi-off.out"; then
+		DEBUGINFOD_URLS="$URL" run_long cfi-on-script 60 "$PCL" script -i "$TMP/cfi.data"
+		run_long cfi-off-script 60 "$PCL" script -i "$TMP/cfi.data"
+		on=$(middle_share "$TMP/cfi-on.out")
+		deep_on=$(deep_share "$TMP/cfi-on-script.out" "$TMP/bin/nocfi")
+		deep_off=$(deep_share "$TMP/cfi-off-script.out" "$TMP/bin/nocfi")
+		if [ "$on" -gt 50 ] && [ "$deep_on" -gt 50 ] && [ "$deep_off" -lt 5 ]; then
 			ok debuginfod-cfi
 		else
-			not_ok debuginfod-cfi "stripped, .debug_frame only on the server: want callers with DEBUGINFOD_URLS only" \
-				"with: $(grep -c middle "$TMP/cfi-on.out") lines naming middle; without: $(grep -c middle "$TMP/cfi-off.out")" \
+			not_ok debuginfod-cfi "stripped, .debug_frame only on the server: want stacks unwound with DEBUGINFOD_URLS only" \
+				"with: middle's children ${on}% (want > 50), ${deep_on}% of samples 2+ frames deep (want > 50)" \
+				"without: ${deep_off}% of samples 2+ frames deep (want < 5)" \
 				"$(show "$TMP/cfi-on.out" 20)" "$(show "$TMP/cfi-on.err")"
 		fi
 	fi
