@@ -124,8 +124,9 @@ struct pcl_debuginfod_event {
 	long done, total;     /* PROGRESS: bytes so far, and in all (<= 0: not known yet) */
 	/*
 	 * FAILED: a negative errno: -ENOENT when no server has the file;
-	 * anything else (-ECONNREFUSED, -ETIME, ...) means the servers failed,
-	 * and the symbolizer then asks them nothing more.
+	 * anything else means the servers failed (-ECONNREFUSED, -ETIME, ...)
+	 * or libdebuginfod could not be loaded (-ELIBACC), and the symbolizer
+	 * then asks nothing more.
 	 */
 	int err;
 	const char *message; /* FAILED: what went wrong, one line */

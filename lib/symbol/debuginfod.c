@@ -42,13 +42,14 @@ static struct {
 } api;
 
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+static char api_error[256]; /* why it did not load */
 
 static void api_load(void)
 {
 	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_LAZY | RTLD_LOCAL);
 
 	if (!h) {
-		pr_debug("debuginfod: %s\n", dlerror());
+		snprintf(api_error, sizeof(api_error), "%s", dlerror());
 		return;
 	}
 	api.begin = (__typeof__(api.begin))dlsym(h, "debuginfod_begin");
@@ -62,7 +63,8 @@ static void api_load(void)
 	api.ok = api.begin && api.end && api.find_debuginfo && api.find_executable &&
 		 api.set_progressfn && api.set_user_data && api.get_user_data;
 	if (!api.ok)
-		pr_debug("debuginfod: %s lacks a function pcl needs\n", DEBUGINFOD_SONAME);
+		snprintf(api_error, sizeof(api_error), "%s lacks a function pcl needs",
+			 DEBUGINFOD_SONAME);
 }
 
 struct debuginfod {
@@ -111,27 +113,33 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	return 0;
 }
 
-/* A client on first need; false (and broken) when there is nothing to ask. */
-static bool client_ready(struct debuginfod *d)
+/*
+ * A client on first need: 0; -ENODEV when there is nothing to ask (no
+ * DEBUGINFOD_URLS, or broken); another error, with its message, the first
+ * time libdebuginfod cannot be used (the variable is set: the user expects
+ * look-ups and must hear why there are none).
+ */
+static int client_ready(struct debuginfod *d)
 {
 	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
 
-	if (d->broken)
-		return false;
+	if (d->broken || (!d->client && (!urls || !*urls)))
+		return -ENODEV;
 	if (d->client)
-		return true;
-	if (!urls || !*urls)
-		return false;
+		return 0;
 	pthread_once(&api_once, api_load);
-	if (api.ok)
-		d->client = api.begin();
-	if (!d->client) {
-		d->broken = true;
-		return false;
-	}
+	d->broken = true;
+	if (!api.ok)
+		return pcl_err(ELIBACC, "debuginfod: $DEBUGINFOD_URLS is set, but %s; no look-ups",
+			       api_error);
+	d->client = api.begin();
+	if (!d->client)
+		return pcl_err(ENOMEM, "debuginfod: libdebuginfod could not start a client; "
+				       "no look-ups");
+	d->broken = false;
 	api.set_user_data(d->client, d);
 	api.set_progressfn(d->client, on_progress);
-	return true;
+	return 0;
 }
 
 static void hex(char *out, const uint8_t *id, int size)
@@ -141,17 +149,14 @@ static void hex(char *out, const uint8_t *id, int size)
 	out[2 * (size > 0 ? size : 0)] = '\0';
 }
 
-int debuginfod_fetch(struct debuginfod *d, enum debuginfod_kind kind, const char *name,
-		     const uint8_t *id, int id_size, char *path, size_t size)
+/* Ask the servers for the @kind file of @id into @path: 0, or an error with its message. */
+static int lookup(struct debuginfod *d, enum debuginfod_kind kind, const uint8_t *id, int id_size,
+		  char *path, size_t size)
 {
-	const char *what = kind == DEBUGINFOD_EXECUTABLE ? "executable" : "debuginfo";
-	char hexid[41], *found = NULL;
+	const struct pcl_debuginfod_event *ev = &d->ev;
+	char *found = NULL;
 	int fd, ret;
 
-	if (!d || id_size < 1 || id_size > 20 || !client_ready(d))
-		return -ENODEV;
-	hex(hexid, id, id_size);
-	d->ev = (struct pcl_debuginfod_event){ .dso = name, .what = what, .build_id = hexid };
 	if (kind == DEBUGINFOD_EXECUTABLE)
 		fd = api.find_executable(d->client, id, id_size, &found);
 	else
@@ -160,23 +165,46 @@ int debuginfod_fetch(struct debuginfod *d, enum debuginfod_kind kind, const char
 		close(fd);
 		if (found && (size_t)snprintf(path, size, "%s", found) < size) {
 			ret = 0;
-			pr_debug("debuginfod: %s of %s: %s\n", what, name, path);
+			pr_debug("debuginfod: %s of %s: %s\n", ev->what, ev->dso, path);
 		} else {
-			ret = pcl_err(ENAMETOOLONG, "debuginfod: no room for the path of %s", name);
+			ret = pcl_err(ENAMETOOLONG, "debuginfod: no room for the path of %s",
+				      ev->dso);
 		}
 	} else if (fd == -ENOENT) {
 		ret = pcl_err(ENOENT,
 			      "debuginfod: no server in $DEBUGINFOD_URLS has the %s of %s "
 			      "(build id %s)",
-			      what, name, hexid);
+			      ev->what, ev->dso, ev->build_id);
 	} else {
 		d->broken = true;
 		ret = pcl_err(fd < 0 ? -fd : EIO,
 			      "debuginfod: asking $DEBUGINFOD_URLS for the %s of %s (build id %s) "
 			      "failed: %s; no more look-ups",
-			      what, name, hexid, pcl_strerror(fd));
+			      ev->what, ev->dso, ev->build_id, pcl_strerror(fd));
 	}
 	free(found);
+	return ret;
+}
+
+int debuginfod_fetch(struct debuginfod *d, enum debuginfod_kind kind, const char *name,
+		     const uint8_t *id, int id_size, char *path, size_t size)
+{
+	char hexid[41];
+	int ret;
+
+	if (!d || id_size < 1 || id_size > 20)
+		return -ENODEV;
+	ret = client_ready(d);
+	if (ret == -ENODEV)
+		return ret;
+	hex(hexid, id, id_size);
+	d->ev = (struct pcl_debuginfod_event){
+		.dso = name,
+		.what = kind == DEBUGINFOD_EXECUTABLE ? "executable" : "debuginfo",
+		.build_id = hexid,
+	};
+	if (!ret)
+		ret = lookup(d, kind, id, id_size, path, size);
 	if (d->cb) {
 		d->ev.state = ret ? PCL_DEBUGINFOD_FAILED : PCL_DEBUGINFOD_FOUND;
 		d->ev.err = ret;

@@ -42,10 +42,11 @@ void debuginfod_free(struct debuginfod *d);
 /*
  * The @kind file of build id @id (@id_size bytes) for the DSO @name: its
  * path in libdebuginfod's cache into @path (@size bytes). 0 when found;
- * -ENODEV when there is nothing to ask (no DEBUGINFOD_URLS, no
- * libdebuginfod, or an earlier server failure; no message); -ENOENT when no
- * server has it; another negative errno when the servers failed. Each
- * failure other than -ENODEV has a message for pcl_last_error().
+ * -ENODEV when there is nothing to ask (no DEBUGINFOD_URLS, or an earlier
+ * failure; no message); -ENOENT when no server has it; another negative
+ * errno when the servers failed, or the first time libdebuginfod cannot be
+ * loaded (-ELIBACC). Each failure other than -ENODEV has a message for
+ * pcl_last_error() and is told to the callback.
  */
 int debuginfod_fetch(struct debuginfod *d, enum debuginfod_kind kind, const char *name,
 		     const uint8_t *id, int id_size, char *path, size_t size);

@@ -216,6 +216,24 @@ else
 fi
 mv "$TMP/hot.moved" "$TMP/bin/hot"
 
+# A libdebuginfod that cannot serve (here: a stand-in with none of its
+# functions, found first through LD_LIBRARY_PATH): the variable is set, so
+# the user hears once why nothing was fetched; the report still comes.
+mkdir -p "$TMP/fakelib"
+if echo 'int not_libdebuginfod;' | cc -shared -fPIC -x c - -o "$TMP/fakelib/libdebuginfod.so.1" 2>/dev/null; then
+	LD_LIBRARY_PATH="$TMP/fakelib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" report nolib "$URL" -i "$TMP/other.data"
+	n=$(grep -c 'debuginfod' "$TMP/nolib.err")
+	if [ "$RC" -eq 0 ] && [ "$n" -eq 1 ] && grep -q 'libdebuginfod.so.1' "$TMP/nolib.err" &&
+		grep -qE '\[\.\] 0x' "$TMP/nolib.out"; then
+		ok debuginfod-no-library
+	else
+		not_ok debuginfod-no-library "a libdebuginfod without its functions: want exit 0, the report, one warning naming it" \
+			"exit $RC, $n debuginfod lines" "$(show "$TMP/nolib.err")"
+	fi
+else
+	skip debuginfod-no-library "cannot build a stand-in shared library"
+fi
+
 # CFI: nocfi's only CFI is .debug_frame, which its stripped build lacks.
 # middle_share REPORT: the Children share of middle (hot_leaf's caller, on
 # about 80% of the stacks), 0 when it is no entry: more than 50 only when
