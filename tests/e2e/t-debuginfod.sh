@@ -155,6 +155,22 @@ else
 	ok debuginfod-quiet
 fi
 
+# On a terminal (script(1) gives one) the download shows its progress on
+# stderr, then clears it; into a pipe (above) nothing.
+if command -v script >/dev/null 2>&1; then
+	DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache-tty" run_long tty 60 \
+		script -qec "'$PCL' report --stdio -i '$TMP/hot.data' >/dev/null" /dev/null
+	if [ "$RC" -eq 0 ] && grep -q "debuginfod: debuginfo of $TMP/bin/hot" "$TMP/tty.out" &&
+		grep -q $'\033\\[K' "$TMP/tty.out"; then
+		ok debuginfod-progress
+	else
+		not_ok debuginfod-progress "on a terminal: want the progress line, then cleared" \
+			"exit $RC" "$(od -c "$TMP/tty.out" | head -10)"
+	fi
+else
+	skip debuginfod-progress "no script(1) to give pcl a terminal"
+fi
+
 # perf, with the same debug file on local disk (a symfs with it by build id), names the same.
 mkdir -p "$TMP/root$TMP/bin" "$TMP/root/usr/lib/debug/.build-id/${ID:0:2}"
 cp "$TMP/bin/hot" "$TMP/root$TMP/bin/hot"
