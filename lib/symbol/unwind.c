@@ -538,3 +538,102 @@ out:
 	finish(uw, &c, res);
 	return 0;
 }
+
+/* ---- one step with the stack alone (unwind_step, for lib/analysis/fpleaf.c) ---- */
+
+/* The frames of a step: the IP (its module reported), then the caller's PC, and stop. */
+static int step_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct sample_ctx *c = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(frame, &pc, NULL)) {
+		c->stopped = true;
+		c->status = UNWIND_ERROR;
+		return DWARF_CB_ABORT;
+	}
+	c->ips[c->nr++] = pc;
+	if (c->nr == 2)
+		return DWARF_CB_ABORT;
+	if (!ensure_module(c, pc)) {
+		c->stopped = true;
+		c->status = UNWIND_NOT_MAPPED;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Attach @s to its thread callbacks once; libdwfl takes the architecture from the IP's module. */
+static int step_attach(struct sample_ctx *c, struct space *s, bool *mapped)
+{
+	int ret;
+
+	*mapped = true;
+	if (s->attached)
+		return 0;
+	if (!ensure_module(c, c->dregs[16])) {
+		*mapped = false;
+		return 0;
+	}
+	if (!dwfl_attach_state(s->dwfl, NULL, UNWIND_TID, &thread_callbacks, s)) {
+		ret = pcl_err(ENOTSUP, "libdw: cannot unwind: %s", dwfl_errmsg(-1));
+		s->cur = NULL;
+		space_reset(s);
+		return ret;
+	}
+	s->attached = true;
+	return 0;
+}
+
+int unwind_step(struct unwinder *uw, const struct unwind_space *as, uint64_t ip,
+		const struct unwind_stack *stack, uint64_t *ra, uint64_t *needed,
+		enum unwind_step_status *status)
+{
+	struct sample_ctx c = { 0 };
+	uint64_t ips[2];
+	struct space *s;
+	bool mapped;
+	int ret;
+
+	if (!uw || !as || !as->find_map || !stack || (!stack->data && stack->size) || !ra ||
+	    !needed || !status)
+		return pcl_err(EINVAL, "unwind_step: NULL argument");
+	*needed = 0;
+	*status = UNWIND_STEP_NOT_MAPPED;
+	c.uw = uw;
+	c.as = as;
+	c.stack = stack;
+	c.ips = ips;
+	c.max = 2;
+	/* DWARF 7 is rsp, 16 the return address column (rip): nothing else is known */
+	c.dregs[7] = stack->sp;
+	c.dregs[16] = ip;
+	c.dmask = (1U << 7) | (1U << 16);
+	s = get_space(uw, as);
+	if (!s)
+		return -errno;
+	c.sp = s;
+	s->cur = &c;
+	ret = step_attach(&c, s, &mapped);
+	if (ret || !mapped) {
+		s->cur = NULL;
+		return ret;
+	}
+	dwfl_getthread_frames(s->dwfl, UNWIND_TID, step_cb, &c);
+	s->cur = NULL;
+	if (c.nr == 2) {
+		*ra = ips[1];
+		*status = UNWIND_STEP_OK;
+	} else if (c.stopped && c.status == UNWIND_NOT_MAPPED) {
+		*status = UNWIND_STEP_NOT_MAPPED;
+	} else if (c.beyond) {
+		/* libdwfl takes an unreadable return address for the end of the stack */
+		*status = UNWIND_STEP_STACK_TOO_SMALL;
+		*needed = c.needed;
+	} else if (!has_cfi(s->dwfl, ip)) {
+		*status = UNWIND_STEP_NO_CFI;
+	} else {
+		*status = UNWIND_STEP_NEEDS_REGS;
+	}
+	return 0;
+}
