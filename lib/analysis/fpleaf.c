@@ -60,7 +60,7 @@
 struct map2 {
 	struct map2_ent {
 		uint64_t k1, k2, val;
-	} *ents;
+	} * ents;
 	size_t cap, nr;
 };
 
@@ -160,7 +160,8 @@ static int ask_slot(struct fpleaf *fl, struct pcl_symbols *s, const struct pcl_f
 {
 	const struct symbols_dso_files *files = s ? symbols_dso_files(s, f->map->dso) : NULL;
 	struct dso_file df = { .path = files ? files->path : f->map->dso->name };
-	struct unwind_space as = { .id = (uintptr_t)f->map->dso, .find_map = find_dso_map,
+	struct unwind_space as = { .id = (uintptr_t)f->map->dso,
+				   .find_map = find_dso_map,
 				   .arg = &df };
 	struct unwind_stack st = { .size = MARKER_BYTES, .sp = MARKER_SP };
 	enum unwind_step_status status;
@@ -267,8 +268,8 @@ static uint64_t repaired_id(struct fpleaf *fl, uint64_t id, uint64_t ra)
 }
 
 /* @out's chain with @ra resolved and inserted after entry @leaf. 0 or -ENOMEM. */
-static int insert(struct fpleaf *fl, struct pcl_resolver *r, struct pcl_resolved *out,
-		  size_t leaf, uint64_t ra)
+static int insert(struct fpleaf *fl, struct pcl_resolver *r, struct pcl_resolved *out, size_t leaf,
+		  uint64_t ra)
 {
 	size_t n = out->nr_chain;
 	struct pcl_frame *f;

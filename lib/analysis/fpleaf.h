@@ -16,13 +16,13 @@
 
 /* What the repair did, over all the samples it looked at. */
 struct fpleaf_stats {
-	uint64_t samples;     /* frame-pointer samples with a user chain and a stack copy */
-	uint64_t repaired;    /* the leaf's caller was put back */
-	uint64_t rbp_based;   /* the leaf's frame is rbp-based: the chain is already right */
-	uint64_t present;     /* the return address already follows the leaf in the chain */
-	uint64_t too_small;   /* the return address lies past the end of the copy */
-	uint64_t no_cfi;      /* no CFI for the leaf, or its file cannot be read */
-	uint64_t max_needed;  /* the largest copy size a too_small sample wanted */
+	uint64_t samples;    /* frame-pointer samples with a user chain and a stack copy */
+	uint64_t repaired;   /* the leaf's caller was put back */
+	uint64_t rbp_based;  /* the leaf's frame is rbp-based: the chain is already right */
+	uint64_t present;    /* the return address already follows the leaf in the chain */
+	uint64_t too_small;  /* the return address lies past the end of the copy */
+	uint64_t no_cfi;     /* no CFI for the leaf, or its file cannot be read */
+	uint64_t max_needed; /* the largest copy size a too_small sample wanted */
 };
 
 struct fpleaf;

@@ -422,8 +422,10 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 			"pcl_session__open: needs an evlist with events, a target and a path");
 	/* the kernel's limits on sample_stack_user */
 	if (!ret && (o.leaf_stack_size % 8 || o.leaf_stack_size >= 65535))
-		ret = pcl_err(EINVAL, "pcl_session__open: leaf stack size %u is not a multiple of 8 below 65535",
-			      o.leaf_stack_size);
+		ret = pcl_err(
+			EINVAL,
+			"pcl_session__open: leaf stack size %u is not a multiple of 8 below 65535",
+			o.leaf_stack_size);
 	if (ret) {
 		errno = -ret;
 		return NULL;

@@ -136,11 +136,11 @@ const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
 /* ---- one step with the stack alone (frame-pointer leaf repair, lib/analysis/fpleaf.c) ---- */
 
 enum unwind_step_status {
-	UNWIND_STEP_OK,		    /* *ra is the return address of the frame at the IP */
-	UNWIND_STEP_NEEDS_REGS,	    /* the CFI needs a register besides the SP (an rbp-based frame) */
-	UNWIND_STEP_NO_CFI,	    /* no CFI for the IP */
+	UNWIND_STEP_OK,		/* *ra is the return address of the frame at the IP */
+	UNWIND_STEP_NEEDS_REGS, /* the CFI needs a register besides the SP (an rbp-based frame) */
+	UNWIND_STEP_NO_CFI,	/* no CFI for the IP */
 	UNWIND_STEP_STACK_TOO_SMALL, /* the return address lies past the end of the copy */
-	UNWIND_STEP_NOT_MAPPED,	    /* the IP is in no mapping, or in one whose file cannot be read */
+	UNWIND_STEP_NOT_MAPPED, /* the IP is in no mapping, or in one whose file cannot be read */
 };
 
 /*
