@@ -71,7 +71,7 @@ struct fpleaf {
 	struct map2 ids;   /* (unrepaired chain id, inserted address) -> repaired id */
 	struct pcl_frame *chain;
 	int alloc;
-	struct fpleaf_stats st;
+	struct pcl_fpleaf_stats st;
 };
 
 /* The file of the DSO being asked about, for the unwinder's map look-up. */
@@ -361,9 +361,9 @@ int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbol
 	return ret;
 }
 
-const struct fpleaf_stats *fpleaf_stats(const struct fpleaf *fl)
+const struct pcl_fpleaf_stats *fpleaf_stats(const struct fpleaf *fl)
 {
-	static const struct fpleaf_stats none;
+	static const struct pcl_fpleaf_stats none;
 
 	return fl ? &fl->st : &none;
 }

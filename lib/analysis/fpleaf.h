@@ -14,17 +14,6 @@
 #include <pcl/record.h>
 #include <pcl/symbol.h>
 
-/* What the repair did, over all the samples it looked at. */
-struct fpleaf_stats {
-	uint64_t samples;    /* frame-pointer samples with a user chain and a stack copy */
-	uint64_t repaired;   /* the leaf's caller was put back */
-	uint64_t rbp_based;  /* the leaf's frame is rbp-based: the chain is already right */
-	uint64_t present;    /* the return address already follows the leaf in the chain */
-	uint64_t too_small;  /* the return address lies past the end of the copy */
-	uint64_t no_cfi;     /* no CFI for the leaf, or its file cannot be read */
-	uint64_t max_needed; /* the largest copy size a too_small sample wanted */
-};
-
 struct fpleaf;
 
 /*
@@ -45,7 +34,7 @@ int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbol
 		  const struct pcl_record *rec, struct pcl_resolved *out);
 
 /* The counters of @fl (NULL: none yet, all zero). */
-const struct fpleaf_stats *fpleaf_stats(const struct fpleaf *fl);
+const struct pcl_fpleaf_stats *fpleaf_stats(const struct fpleaf *fl);
 
 /* Accepts NULL. */
 void fpleaf_free(struct fpleaf *fl);

@@ -385,3 +385,8 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	 */
 	return ret ? ret : fpleaf_repair(&r->fpleaf, r, r->s, rec, out);
 }
+
+PCL_API void pcl_resolver__fpleaf_stats(const struct pcl_resolver *r, struct pcl_fpleaf_stats *out)
+{
+	*out = *fpleaf_stats(r ? r->fpleaf : NULL);
+}

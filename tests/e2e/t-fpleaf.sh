@@ -14,6 +14,8 @@
 #     copies cut out (fpleaf-strip.py), with nothing on stderr;
 #   - that stripped file (what perf's own -g files look like) is read by
 #     pcl as before: no main;
+#   - a leaf with a 400-byte frame: pcl script says the copy was too small
+#     and which --fp-leaf SIZE would do, and with it the caller is back;
 #   - --no-fp-leaf records no copy, --fp-leaf=SIZE another size, a bad
 #     size is a usage error.
 . "$(dirname "$0")/lib.sh"
@@ -144,6 +146,57 @@ if rec hot -g -- "$hot" 300; then
 		not_ok fpleaf-hot-script "pcl script (exit $RC) on pcl record -g -- hot 300 (gcc): $k of $n samples in hot_leaf" \
 			"go on to middle then outer (want >= 50, >= 90%); callers seen:" \
 			"$(sort "$TMP/hot.after" | uniq -c | sort -rn | head -5)"
+	fi
+fi
+
+# --- a leaf with a big frame: the copy is too small, pcl says which size would do -------------
+cat >"$TMP/bigleaf.c" <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+/* no frame, 400 bytes of locals: its return address is about 400 bytes above the SP */
+__attribute__((noinline, optimize("omit-frame-pointer"))) void big_leaf(void)
+{
+	volatile char buf[400];
+
+	for (int r = 0; r < 2000; r++)
+		for (int i = 0; i < 400; i++)
+			buf[i] = (char)(i + r);
+	sink += buf[7];
+}
+__attribute__((noinline)) void caller(void)
+{
+	big_leaf();
+	sink++;
+}
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 300;
+
+	for (long i = 0; i < n; i++)
+		caller();
+	return 0;
+}
+EOF
+if ! cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -o "$TMP/bigleaf" "$TMP/bigleaf.c" 2>"$TMP/cc.err"; then
+	not_ok fpleaf-note "cannot build the big-leaf workload:" "$(show "$TMP/cc.err")"
+elif rec big -g -- "$TMP/bigleaf" 400; then
+	run_long bscript 60 "$PCL" script -i "$TMP/big.data"
+	size=$(sed -n 's/.*record with --fp-leaf \([0-9]*\) to put it back.*/\1/p' "$TMP/bscript.err")
+	if [ -n "$size" ] && [ "$size" -gt 64 ] && rec big2 -g --fp-leaf "$size" -- "$TMP/bigleaf" 400; then
+		run_long bscript2 60 "$PCL" script -i "$TMP/big2.data"
+		after big_leaf <"$TMP/bscript2.out" >"$TMP/big2.after"
+		read -r k n < <(share "$TMP/big2.after" "caller main")
+		if mostly "$k" "$n" && ! grep -q 'fp-leaf' "$TMP/bscript2.err"; then
+			ok fpleaf-note
+		else
+			not_ok fpleaf-note "pcl record -g --fp-leaf $size (the size pcl script asked for): $k of $n samples" \
+				"in big_leaf go on to caller then main (want >= 50, >= 90%), and no note; stderr:" \
+				"$(show "$TMP/bscript2.err")" "callers seen:" "$(sort "$TMP/big2.after" | uniq -c | sort -rn | head -5)"
+		fi
+	else
+		not_ok fpleaf-note "pcl script on pcl record -g of a leaf with a 400-byte frame: want a note naming" \
+			"--fp-leaf SIZE > 64; stderr:" "$(show "$TMP/bscript.err")" "pcl report --stats:" \
+			"$("$PCL" report --stats -i "$TMP/big.data" 2>&1 | tail -7)"
 	fi
 fi
 

@@ -257,6 +257,7 @@ static void test_repair(void **state)
 static void test_resolver_hook(void **state)
 {
 	struct pcl_resolved a, b, c;
+	struct pcl_fpleaf_stats st;
 
 	(void)state;
 	make_leaf(A(fpl_frame_ret), 24);
@@ -276,6 +277,10 @@ static void test_resolver_hook(void **state)
 	assert_int_equal(pcl_resolver__sample(fx.r, &fx.rec, &c), 0);
 	assert_true(c.chain_id == a.chain_id);
 	assert_true(c.chain[1].ip == A(fpl_frame_ret));
+	/* what pcl report --stats prints */
+	pcl_resolver__fpleaf_stats(fx.r, &st);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.repaired, 3);
 }
 
 /* An rbp-based frame: the kernel's chain is right, nothing is inserted. */
