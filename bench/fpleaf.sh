@@ -58,20 +58,22 @@ for r in $(seq "$ROUNDS"); do
 done
 echo >&2
 
-median() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-printf '%-34s %8s %9s %9s %9s %9s %9s %9s\n' "" "wall s" ratio "CPU s" ratio MB ratio "B/sample"
-for k in plain leaf perf; do
-	case $k in
-	plain) label="pcl record -g --no-fp-leaf" ;;
-	leaf) label="pcl record -g (64-byte stack copy)" ;;
-	perf) label="perf record -g" ;;
-	esac
-	awk -v l="$label" -v w="$(median "$TMP/$k.res" 1)" -v c="$(median "$TMP/$k.res" 2)" \
-		-v b="$(median "$TMP/$k.res" 3)" -v s="$(median "$TMP/$k.res" 4)" \
-		-v w0="$(median "$TMP/plain.res" 1)" -v c0="$(median "$TMP/plain.res" 2)" -v b0="$(median "$TMP/plain.res" 3)" '
-		BEGIN { printf "%-34s %8.3f %8.2fx %9.3f %8.2fx %9.2f %8.2fx %9.1f\n", l, w, w / w0, c, c / c0,
-			b / 1048576, b / b0, (s > 0 ? b / s : 0) }'
-done
+# The table: medians over the rounds, ratios to the plain -g row.
+python3 - "$TMP" <<'EOF'
+import statistics, sys
+rows = [("plain", "pcl record -g --no-fp-leaf"), ("leaf", "pcl record -g (64-byte stack copy)"),
+        ("perf", "perf record -g")]
+med = {}
+for kind, _ in rows:
+    runs = [list(map(float, l.split())) for l in open("%s/%s.res" % (sys.argv[1], kind)) if l.strip()]
+    med[kind] = [statistics.median(col) for col in zip(*runs)]
+print("%-34s %8s %9s %9s %9s %9s %9s %9s" % ("", "wall s", "ratio", "CPU s", "ratio", "MB", "ratio", "B/sample"))
+w0, c0, b0, _ = med["plain"]
+for kind, label in rows:
+    w, c, b, s = med[kind]
+    print("%-34s %8.3f %8.2fx %9.3f %8.2fx %9.2f %8.2fx %9.1f" % (label, w, w / w0, c, c / c0, b / 1048576, b / b0,
+                                                                b / s if s else 0))
+EOF
 
 # Reading: pcl report on the default file, with and without the stack copies.
 if python3 tests/e2e/fpleaf-strip.py "$TMP/leaf.data" "$TMP/stripped.data"; then
@@ -81,12 +83,14 @@ if python3 tests/e2e/fpleaf-strip.py "$TMP/leaf.data" "$TMP/stripped.data"; then
 			awk '{ print $1, $2 + $3 }' "$TMP/t" >>"$TMP/rep-$f.res"
 		done
 	done
-	awk -v a="$(median "$TMP/rep-leaf.res" 1)" -v b="$(median "$TMP/rep-stripped.res" 1)" \
-		-v ca="$(median "$TMP/rep-leaf.res" 2)" -v cb="$(median "$TMP/rep-stripped.res" 2)" \
-		-v s="$(walk_get "$(data_walk "$TMP/leaf.data")" samples)" '
-		BEGIN { printf "pcl report --stdio, %d samples, with the repair / on the file without the copies:\n", s
-			printf "  wall %.3f / %.3f s: %.2fx; CPU %.3f / %.3f s: %.2fx\n", a, b, (b > 0 ? a / b : 0),
-				ca, cb, (cb > 0 ? ca / cb : 0) }'
+	python3 - "$TMP" "$(walk_get "$(data_walk "$TMP/leaf.data")" samples)" <<'EOF'
+import statistics, sys
+def med(f, col):
+    return statistics.median(float(l.split()[col]) for l in open("%s/rep-%s.res" % (sys.argv[1], f)) if l.strip())
+a, b, ca, cb = med("leaf", 0), med("stripped", 0), med("leaf", 1), med("stripped", 1)
+print("pcl report --stdio, %s samples, with the repair / on the file without the copies:" % sys.argv[2])
+print("  wall %.3f / %.3f s: %.2fx; CPU %.3f / %.3f s: %.2fx" % (a, b, a / b if b else 0, ca, cb, ca / cb if cb else 0))
+EOF
 fi
 for k in plain leaf perf; do
 	if [ -s "$TMP/$k.err" ]; then

@@ -541,26 +541,20 @@ out:
 
 /* ---- one step with the stack alone (unwind_step, for lib/analysis/fpleaf.c) ---- */
 
-/* The frames of a step: the IP (its module reported), then the caller's PC, and stop. */
+/*
+ * The frames of a step: the IP as unwind_sample takes it (its module
+ * reported), then only the caller's PC: no module for it, no frame beyond.
+ */
 static int step_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct sample_ctx *c = arg;
 	Dwarf_Addr pc;
 
-	if (!dwfl_frame_pc(frame, &pc, NULL)) {
-		c->stopped = true;
-		c->status = UNWIND_ERROR;
-		return DWARF_CB_ABORT;
-	}
-	c->ips[c->nr++] = pc;
-	if (c->nr == 2)
-		return DWARF_CB_ABORT;
-	if (!ensure_module(c, pc)) {
-		c->stopped = true;
-		c->status = UNWIND_NOT_MAPPED;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
+	if (!c->nr)
+		return frame_cb(frame, arg);
+	if (dwfl_frame_pc(frame, &pc, NULL))
+		c->ips[c->nr++] = pc;
+	return DWARF_CB_ABORT;
 }
 
 /* Attach @s to its thread callbacks once; libdwfl takes the architecture from the IP's module. */

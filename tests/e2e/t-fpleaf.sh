@@ -64,6 +64,21 @@ after() {
 		{ flush(); n = 0 }
 		END { flush() }'
 }
+# callers_ok NAME LEAF WANT OUT WHAT: ok if of the samples of pcl script
+# output OUT (exit status $RC) whose first frame is LEAF, at least 50 and
+# 90% go on to WANT ("caller grand-caller", "-" for a chain's end); WHAT
+# says what ran.
+callers_ok() {
+	local name=$1 leaf=$2 want=$3 out=$4 what=$5 k n
+	after "$leaf" <"$out" >"$out.after"
+	read -r k n < <(share "$out.after" "$want")
+	if [ "$RC" -eq 0 ] && mostly "$k" "$n"; then
+		ok "$name"
+	else
+		not_ok "$name" "pcl script on $what (exit $RC): $k of $n samples in $leaf go on to '$want'" \
+			"(want >= 50 samples, >= 90%); what follows $leaf:" "$(sort "$out.after" | uniq -c | sort -rn | head -5)"
+	fi
+}
 # share FILE LINE: "K N": K of the N lines of FILE equal LINE.
 share() { echo "$(grep -cxF "$2" "$1") $(wc -l <"$1")"; }
 # mostly K N: N >= 50 samples and K >= 90% of them.
@@ -80,15 +95,7 @@ else
 fi
 
 run_long script 60 "$PCL" script -i "$TMP/demo.data"
-after sum_primes <"$TMP/script.out" >"$TMP/demo.after"
-read -r k n < <(share "$TMP/demo.after" "main __libc_start_call_main")
-if [ "$RC" -eq 0 ] && mostly "$k" "$n"; then
-	ok fpleaf-demo-script
-else
-	not_ok fpleaf-demo-script "pcl script (exit $RC) on pcl record -g -- demo-workload: $k of $n samples in sum_primes" \
-		"go on to main then __libc_start_call_main (want >= 50 samples, >= 90%); callers seen:" \
-		"$(sort "$TMP/demo.after" | uniq -c | sort -rn | head -5)"
-fi
+callers_ok fpleaf-demo-script sum_primes "main __libc_start_call_main" "$TMP/script.out" "pcl record -g -- demo-workload"
 
 # pcl report -g caller: the chain under sum_primes, outermost first.
 run_long report 60 "$PCL" report -i "$TMP/demo.data" --stdio --no-children -g caller --symbols sum_primes -q
@@ -120,17 +127,9 @@ if python3 "$STRIP" "$TMP/demo.data" "$TMP/plain.data" 2>"$TMP/strip.err"; then
 				"stderr: $(head -3 "$TMP/p-$w.err")" "${d[@]}"
 		fi
 	done
-	a=$(attr "$TMP/plain.data")
 	run_long plain 60 "$PCL" script -i "$TMP/plain.data"
-	after sum_primes <"$TMP/plain.out" >"$TMP/plain.after"
-	read -r k n < <(share "$TMP/plain.after" "__libc_start_call_main -")
-	if [ "$RC" -eq 0 ] && [[ "$a" != *STACK_USER* ]] && mostly "$k" "$n"; then
-		ok fpleaf-plain-unchanged
-	else
-		not_ok fpleaf-plain-unchanged "pcl script on the file without the copies (exit $RC): $k of $n" \
-			"sum_primes samples go straight to __libc_start_call_main, as perf shows them (want >= 90%);" \
-			"attr (want no STACK_USER): $a" "callers seen:" "$(sort "$TMP/plain.after" | uniq -c | sort -rn | head -5)"
-	fi
+	callers_ok fpleaf-plain-unchanged sum_primes "__libc_start_call_main -" "$TMP/plain.out" \
+		"the demo's file without the copies (perf's chain)"
 else
 	not_ok fpleaf-perf-script "fpleaf-strip.py failed:" "$(show "$TMP/strip.err")"
 fi
@@ -138,61 +137,20 @@ fi
 # --- hot built by gcc: hot_leaf has no frame, middle was lost ---------------------------------
 if rec hot -g -- "$hot" 300; then
 	run_long hscript 60 "$PCL" script -i "$TMP/hot.data"
-	after hot_leaf <"$TMP/hscript.out" >"$TMP/hot.after"
-	read -r k n < <(share "$TMP/hot.after" "middle outer")
-	if [ "$RC" -eq 0 ] && mostly "$k" "$n"; then
-		ok fpleaf-hot-script
-	else
-		not_ok fpleaf-hot-script "pcl script (exit $RC) on pcl record -g -- hot 300 (gcc): $k of $n samples in hot_leaf" \
-			"go on to middle then outer (want >= 50, >= 90%); callers seen:" \
-			"$(sort "$TMP/hot.after" | uniq -c | sort -rn | head -5)"
-	fi
+	callers_ok fpleaf-hot-script hot_leaf "middle outer" "$TMP/hscript.out" "pcl record -g -- hot 300 (gcc)"
 fi
 
 # --- a leaf with a big frame: the copy is too small, pcl says which size would do -------------
-cat >"$TMP/bigleaf.c" <<'EOF'
-#include <stdlib.h>
-static volatile unsigned long sink;
-/* no frame, 400 bytes of locals: its return address is about 400 bytes above the SP */
-__attribute__((noinline, optimize("omit-frame-pointer"))) void big_leaf(void)
-{
-	volatile char buf[400];
-
-	for (int r = 0; r < 2000; r++)
-		for (int i = 0; i < 400; i++)
-			buf[i] = (char)(i + r);
-	sink += buf[7];
-}
-__attribute__((noinline)) void caller(void)
-{
-	big_leaf();
-	sink++;
-}
-int main(int argc, char **argv)
-{
-	long n = argc > 1 ? atol(argv[1]) : 300;
-
-	for (long i = 0; i < n; i++)
-		caller();
-	return 0;
-}
-EOF
-if ! cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -o "$TMP/bigleaf" "$TMP/bigleaf.c" 2>"$TMP/cc.err"; then
-	not_ok fpleaf-note "cannot build the big-leaf workload:" "$(show "$TMP/cc.err")"
-elif rec big -g -- "$TMP/bigleaf" 400; then
+if ! bigleaf=$(workload bigleaf); then
+	not_ok fpleaf-note "cannot build tests/workloads/bigleaf.c"
+elif rec big -g -- "$bigleaf" 400; then
 	run_long bscript 60 "$PCL" script -i "$TMP/big.data"
 	size=$(sed -n 's/.*record with --fp-leaf \([0-9]*\) to put it back.*/\1/p' "$TMP/bscript.err")
-	if [ -n "$size" ] && [ "$size" -gt 64 ] && rec big2 -g --fp-leaf "$size" -- "$TMP/bigleaf" 400; then
+	if [ -n "$size" ] && [ "$size" -gt 64 ] && rec big2 -g --fp-leaf "$size" -- "$bigleaf" 400; then
 		run_long bscript2 60 "$PCL" script -i "$TMP/big2.data"
-		after big_leaf <"$TMP/bscript2.out" >"$TMP/big2.after"
-		read -r k n < <(share "$TMP/big2.after" "caller main")
-		if mostly "$k" "$n" && ! grep -q 'fp-leaf' "$TMP/bscript2.err"; then
-			ok fpleaf-note
-		else
-			not_ok fpleaf-note "pcl record -g --fp-leaf $size (the size pcl script asked for): $k of $n samples" \
-				"in big_leaf go on to caller then main (want >= 50, >= 90%), and no note; stderr:" \
-				"$(show "$TMP/bscript2.err")" "callers seen:" "$(sort "$TMP/big2.after" | uniq -c | sort -rn | head -5)"
-		fi
+		grep -q 'fp-leaf' "$TMP/bscript2.err" && RC=1 # the note again: the size did not do
+		callers_ok fpleaf-note big_leaf "caller main" "$TMP/bscript2.out" \
+			"pcl record -g --fp-leaf $size -- bigleaf (the size the note named)"
 	else
 		not_ok fpleaf-note "pcl script on pcl record -g of a leaf with a 400-byte frame: want a note naming" \
 			"--fp-leaf SIZE > 64; stderr:" "$(show "$TMP/bscript.err")" "pcl report --stats:" \
@@ -201,16 +159,16 @@ elif rec big -g -- "$TMP/bigleaf" 400; then
 fi
 
 # --- the switches ------------------------------------------------------------------------------
-if rec off -g --no-fp-leaf -- "$hot" 50; then
+if rec off -g --no-fp-leaf -- "$hot" 300; then
 	a=$(attr "$TMP/off.data")
-	run_long oscript 60 "$PCL" script -i "$TMP/off.data"
-	after hot_leaf <"$TMP/oscript.out" >"$TMP/off.after"
-	if [[ "$a" != *STACK_USER* && "$a" != *sample_stack_user* ]] && ! grep -q '^middle ' "$TMP/off.after"; then
+	if [[ "$a" != *STACK_USER* && "$a" != *sample_stack_user* ]]; then
 		ok fpleaf-no-fp-leaf
 	else
-		not_ok fpleaf-no-fp-leaf "pcl record -g --no-fp-leaf: want no STACK_USER and no middle after hot_leaf; attr:" "$a" \
-			"callers seen:" "$(sort "$TMP/off.after" | uniq -c | sort -rn | head -5)"
+		not_ok fpleaf-no-fp-leaf "pcl record -g --no-fp-leaf: want no STACK_USER nor sample_stack_user in:" "$a"
 	fi
+	run_long oscript 60 "$PCL" script -i "$TMP/off.data"
+	callers_ok fpleaf-no-fp-leaf-chain hot_leaf "outer main" "$TMP/oscript.out" \
+		"pcl record -g --no-fp-leaf -- hot 300 (perf's chain, without middle)"
 fi
 if rec size -g --fp-leaf=20 -- "$hot" 50; then
 	a=$(attr "$TMP/size.data")

@@ -227,6 +227,13 @@ static size_t repair(struct pcl_resolved *rs, uint64_t *ips)
 	return rs->nr_chain;
 }
 
+/* make_leaf(@ra, @dyn), then repair(). */
+static size_t repair_leaf(uint64_t ra, uint64_t dyn, struct pcl_resolved *rs, uint64_t *ips)
+{
+	make_leaf(ra, dyn);
+	return repair(rs, ips);
+}
+
 static const char *sym(const struct pcl_frame *f)
 {
 	return f->sym ? f->sym->name : "?";
@@ -239,8 +246,7 @@ static void test_repair(void **state)
 	uint64_t ips[8];
 
 	(void)state;
-	make_leaf(A(fpl_frame_ret), 24);
-	assert_int_equal(repair(&rs, ips), 3);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 24, &rs, ips), 3);
 	assert_true(ips[0] == A(fpl_leaf_body));
 	assert_true(ips[1] == A(fpl_frame_ret));
 	assert_true(ips[2] == A(fpl_outer_ret));
@@ -323,17 +329,14 @@ static void test_truncated(void **state)
 	uint64_t ips[8];
 
 	(void)state;
-	make_leaf(A(fpl_frame_ret), 8);
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 8, &rs, ips), 2);
 	assert_true(ips[1] == A(fpl_outer_ret));
 	assert_int_equal(fpleaf_stats(fx.fl)->too_small, 1);
 	assert_int_equal(fpleaf_stats(fx.fl)->max_needed, 16);
 	/* exactly enough */
-	make_leaf(A(fpl_frame_ret), 16);
-	assert_int_equal(repair(&rs, ips), 3);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 16, &rs, ips), 3);
 	/* nothing copied (a kernel thread, an unreadable stack) */
-	make_leaf(A(fpl_frame_ret), 0);
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 0, &rs, ips), 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 1);
 }
 
