@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <asm/perf_regs.h>
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <sys/mman.h>
@@ -579,6 +580,53 @@ static int step_attach(struct sample_ctx *c, struct space *s, bool *mapped)
 	return 0;
 }
 
+/* Whether the DWARF operations @ops name rbp (DWARF register 6). */
+static bool ops_use_rbp(const Dwarf_Op *ops, size_t nops)
+{
+	for (size_t i = 0; i < nops; i++) {
+		unsigned int a = ops[i].atom;
+
+		if (a == DW_OP_breg6 || a == DW_OP_reg6 ||
+		    ((a == DW_OP_bregx || a == DW_OP_regx) && ops[i].number == 6))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the .eh_frame rule at @pc says before stepping: UNWIND_STEP_OK when
+ * its CFA does not need rbp and it has a return address. Deciding here
+ * keeps libdwfl from its fallbacks when the step cannot work: after a
+ * failed .eh_frame step it loads the module's separate debug file for
+ * .debug_frame (100 ms for libc here), then tries frame pointers, which
+ * need rbp. Code whose CFI is only in .debug_frame is not stepped.
+ */
+static enum unwind_step_status step_rule(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	enum unwind_step_status st = UNWIND_STEP_OK;
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	size_t nops;
+
+	if (!mod)
+		return UNWIND_STEP_NOT_MAPPED;
+	/* separate statements: the bias must be read after the call sets it */
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+		return UNWIND_STEP_NO_CFI;
+	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || ops_use_rbp(ops, nops))
+		st = UNWIND_STEP_NEEDS_REGS;
+	/* an undefined return address (the outermost frame) has no caller to find */
+	else if (dwarf_frame_register(fr, 16, ops_mem, &ops, &nops) != 0 || !nops ||
+		 ops_use_rbp(ops, nops))
+		st = UNWIND_STEP_NEEDS_REGS;
+	free(fr);
+	return st;
+}
+
 int unwind_step(struct unwinder *uw, const struct unwind_space *as, uint64_t ip,
 		const struct unwind_stack *stack, uint64_t *ra, uint64_t *needed,
 		enum unwind_step_status *status)
@@ -609,25 +657,29 @@ int unwind_step(struct unwinder *uw, const struct unwind_space *as, uint64_t ip,
 	c.sp = s;
 	s->cur = &c;
 	ret = step_attach(&c, s, &mapped);
+	if (!ret && mapped && !ensure_module(&c, ip))
+		mapped = false;
 	if (ret || !mapped) {
 		s->cur = NULL;
 		return ret;
+	}
+	*status = step_rule(s->dwfl, ip);
+	if (*status != UNWIND_STEP_OK) {
+		s->cur = NULL;
+		return 0;
 	}
 	dwfl_getthread_frames(s->dwfl, UNWIND_TID, step_cb, &c);
 	s->cur = NULL;
 	if (c.nr == 2) {
 		*ra = ips[1];
-		*status = UNWIND_STEP_OK;
 	} else if (c.stopped && c.status == UNWIND_NOT_MAPPED) {
 		*status = UNWIND_STEP_NOT_MAPPED;
 	} else if (c.beyond) {
 		/* libdwfl takes an unreadable return address for the end of the stack */
 		*status = UNWIND_STEP_STACK_TOO_SMALL;
 		*needed = c.needed;
-	} else if (!has_cfi(s->dwfl, ip)) {
-		*status = UNWIND_STEP_NO_CFI;
 	} else {
-		*status = UNWIND_STEP_NEEDS_REGS;
+		*status = UNWIND_STEP_NEEDS_REGS; /* the rule wants another register */
 	}
 	return 0;
 }
