@@ -25,10 +25,10 @@ struct fpleaf;
  * the chain does not already have it right after the leaf, inserted there,
  * resolved in @r. Every other sample, and every file Linux perf wrote, is
  * left as it is. *@flp is made on first use; @s (NULL: no symbolizer) is
- * the resolver's. On a repair @out->chain points to an
- * array of *@flp, valid until the next call, and @out->chain_id is a new
- * id for the repaired chain (0 when the unrepaired one had none).
- * Returns 0, or -ENOMEM (then @out is left as it was).
+ * the resolver's. On a repair @out->chain points to an array of *@flp,
+ * valid until the next call, and @out->chain_id is a new id for the
+ * repaired chain (0 when the unrepaired one had none). Returns 0, or
+ * -ENOMEM (then @out is left as it was).
  */
 int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbols *s,
 		  const struct pcl_record *rec, struct pcl_resolved *out);
