@@ -110,12 +110,12 @@ fi
 
 # --- perf reads it as a plain -g file --------------------------------------------------------
 if python3 "$STRIP" "$TMP/demo.data" "$TMP/plain.data" 2>"$TMP/strip.err"; then
-	for w in script report; do
-		if [ $w = script ]; then
-			args=(script)
-		else
-			args=(report --stdio --no-children -g caller)
-		fi
+	for w in script report children; do
+		case $w in
+		script) args=(script) ;;
+		report) args=(report --stdio --no-children -g caller) ;;
+		children) args=(report --stdio) ;;
+		esac
 		# (perf report ends with a random tip)
 		perf "${args[@]}" -i "$TMP/demo.data" 2>"$TMP/p-$w.err" | grep -v '^# (Tip:' >"$TMP/p-$w.out"
 		perf "${args[@]}" -i "$TMP/plain.data" 2>"$TMP/q-$w.err" | grep -v '^# (Tip:' >"$TMP/q-$w.out"
