@@ -108,6 +108,8 @@ static struct fx {
 	uint64_t chain[8];
 	uint64_t stack[COPY_MAX / 8];
 	struct pcl_record rec;
+	struct pcl_resolved rs; /* what a test resolved, */
+	uint64_t ips[8];	/* and its chain's ips */
 } fx;
 
 /* Process 100 maps this binary's file mappings where they are mapped here. */
@@ -242,19 +244,16 @@ static const char *sym(const struct pcl_frame *f)
 /* The leaf's caller, 8 bytes above the SP, goes between the leaf and fpl_outer. */
 static void test_repair(void **state)
 {
-	struct pcl_resolved rs;
-	uint64_t ips[8];
-
 	(void)state;
-	assert_int_equal(repair_leaf(A(fpl_frame_ret), 24, &rs, ips), 3);
-	assert_true(ips[0] == A(fpl_leaf_body));
-	assert_true(ips[1] == A(fpl_frame_ret));
-	assert_true(ips[2] == A(fpl_outer_ret));
-	assert_string_equal(sym(&rs.chain[0]), "fpl_leaf");
-	assert_string_equal(sym(&rs.chain[1]), "fpl_frame");
-	assert_string_equal(sym(&rs.chain[2]), "fpl_outer");
-	assert_int_equal(rs.chain[1].level, '.');
-	assert_non_null(rs.chain[1].map);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 24, &fx.rs, fx.ips), 3);
+	assert_true(fx.ips[0] == A(fpl_leaf_body));
+	assert_true(fx.ips[1] == A(fpl_frame_ret));
+	assert_true(fx.ips[2] == A(fpl_outer_ret));
+	assert_string_equal(sym(&fx.rs.chain[0]), "fpl_leaf");
+	assert_string_equal(sym(&fx.rs.chain[1]), "fpl_frame");
+	assert_string_equal(sym(&fx.rs.chain[2]), "fpl_outer");
+	assert_int_equal(fx.rs.chain[1].level, '.');
+	assert_non_null(fx.rs.chain[1].map);
 	assert_int_equal(fpleaf_stats(fx.fl)->samples, 1);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 1);
 }
@@ -294,13 +293,11 @@ static void test_rbp_based(void **state)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_USER, A(fpl_frame_body), A(fpl_outer_ret) };
 	const uint64_t words[] = { 0x5555, A(fpl_frame_ret), A(fpl_frame_ret) };
-	struct pcl_resolved rs;
-	uint64_t ips[8];
 
 	(void)state;
 	make(PERF_RECORD_MISC_USER, A(fpl_frame_body), chain, 3, words, 3, 24);
-	assert_int_equal(repair(&rs, ips), 2);
-	assert_true(ips[1] == A(fpl_outer_ret));
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
+	assert_true(fx.ips[1] == A(fpl_outer_ret));
 	assert_int_equal(fpleaf_stats(fx.fl)->rbp_based, 1);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 0);
 }
@@ -311,13 +308,11 @@ static void test_no_duplicate(void **state)
 	const uint64_t chain[] = { PERF_CONTEXT_USER, A(fpl_leaf_body), A(fpl_frame_ret),
 				   A(fpl_outer_ret) };
 	const uint64_t words[] = { 0x1234, A(fpl_frame_ret) };
-	struct pcl_resolved rs;
-	uint64_t ips[8];
 
 	(void)state;
 	make(PERF_RECORD_MISC_USER, A(fpl_leaf_body), chain, 4, words, 2, 16);
-	assert_int_equal(repair(&rs, ips), 3);
-	assert_true(ips[1] == A(fpl_frame_ret) && ips[2] == A(fpl_outer_ret));
+	assert_int_equal(repair(&fx.rs, fx.ips), 3);
+	assert_true(fx.ips[1] == A(fpl_frame_ret) && fx.ips[2] == A(fpl_outer_ret));
 	assert_int_equal(fpleaf_stats(fx.fl)->present, 1);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 0);
 }
@@ -325,18 +320,15 @@ static void test_no_duplicate(void **state)
 /* A copy that ends before the return address: left alone, and the size it needed counted. */
 static void test_truncated(void **state)
 {
-	struct pcl_resolved rs;
-	uint64_t ips[8];
-
 	(void)state;
-	assert_int_equal(repair_leaf(A(fpl_frame_ret), 8, &rs, ips), 2);
-	assert_true(ips[1] == A(fpl_outer_ret));
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 8, &fx.rs, fx.ips), 2);
+	assert_true(fx.ips[1] == A(fpl_outer_ret));
 	assert_int_equal(fpleaf_stats(fx.fl)->too_small, 1);
 	assert_int_equal(fpleaf_stats(fx.fl)->max_needed, 16);
 	/* exactly enough */
-	assert_int_equal(repair_leaf(A(fpl_frame_ret), 16, &rs, ips), 3);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 16, &fx.rs, fx.ips), 3);
 	/* nothing copied (a kernel thread, an unreadable stack) */
-	assert_int_equal(repair_leaf(A(fpl_frame_ret), 0, &rs, ips), 2);
+	assert_int_equal(repair_leaf(A(fpl_frame_ret), 0, &fx.rs, fx.ips), 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 1);
 }
 
@@ -347,35 +339,30 @@ static void test_kernel_sample(void **state)
 				   KADDR + 0x10,	PERF_CONTEXT_USER,
 				   A(fpl_leaf_body),	A(fpl_outer_ret) };
 	const uint64_t words[] = { 0x1234, A(fpl_frame_ret) };
-	struct pcl_resolved rs;
-	uint64_t ips[8];
 
 	(void)state;
 	make(PERF_RECORD_MISC_KERNEL, KADDR, chain, 6, words, 2, 64);
-	assert_int_equal(repair(&rs, ips), 5);
-	assert_true(ips[2] == A(fpl_leaf_body));
-	assert_true(ips[3] == A(fpl_frame_ret));
-	assert_true(ips[4] == A(fpl_outer_ret));
-	assert_string_equal(sym(&rs.chain[3]), "fpl_frame");
+	assert_int_equal(repair(&fx.rs, fx.ips), 5);
+	assert_true(fx.ips[2] == A(fpl_leaf_body));
+	assert_true(fx.ips[3] == A(fpl_frame_ret));
+	assert_true(fx.ips[4] == A(fpl_outer_ret));
+	assert_string_equal(sym(&fx.rs.chain[3]), "fpl_frame");
 }
 
 /* perf's files (no stack copy) and DWARF samples (registers too) are not touched. */
 static void test_not_for_others(void **state)
 {
-	struct pcl_resolved rs;
-	uint64_t ips[8];
-
 	(void)state;
 	make_leaf(A(fpl_frame_ret), 24);
 	fx.rec.sample.sample_type &= ~(uint64_t)PERF_SAMPLE_STACK_USER;
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
 	make_leaf(A(fpl_frame_ret), 24);
 	fx.rec.sample.sample_type |= PERF_SAMPLE_REGS_USER;
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
 	/* a chain the resolver dropped (an unknown context marker) */
 	make_leaf(A(fpl_frame_ret), 24);
 	fx.chain[2] = PERF_CONTEXT_MAX + 7;
-	assert_int_equal(repair(&rs, ips), 0);
+	assert_int_equal(repair(&fx.rs, fx.ips), 0);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 0);
 	assert_int_equal(fpleaf_stats(fx.fl)->samples, 0);
 }
@@ -385,12 +372,10 @@ static void test_unmapped_leaf(void **state)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x1000, A(fpl_outer_ret) };
 	const uint64_t words[] = { A(fpl_frame_ret) };
-	struct pcl_resolved rs;
-	uint64_t ips[8];
 
 	(void)state;
 	make(PERF_RECORD_MISC_USER, 0x1000, chain, 3, words, 1, 8);
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->no_cfi, 1);
 }
 
@@ -400,15 +385,13 @@ static void test_no_cfi(void **state)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_USER, A(fpl_nocfi), A(fpl_outer_ret) };
 	const uint64_t words[] = { A(fpl_frame_ret), A(fpl_frame_ret) };
-	struct pcl_resolved rs;
-	uint64_t ips[8];
 
 	(void)state;
 	make(PERF_RECORD_MISC_USER, A(fpl_nocfi), chain, 3, words, 2, 16);
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->no_cfi, 1);
 	/* the answer is kept: the second sample does not ask libdw again, and gets the same */
-	assert_int_equal(repair(&rs, ips), 2);
+	assert_int_equal(repair(&fx.rs, fx.ips), 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->no_cfi, 2);
 	assert_int_equal(fpleaf_stats(fx.fl)->repaired, 0);
 }
