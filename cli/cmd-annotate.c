@@ -147,15 +147,10 @@ static int read_samples(struct input *in, const struct annotate_opts *o, struct 
 			goto oom;
 		if (rs.ip.map)
 			rs.ip.map->dso->hit = true;
-		/* as perf: the filters leave samples out of the function's histogram */
+		/* as perf: a filtered sample is left out, of the totals too (global percents) */
 		if ((o->symbol && (!rs.ip.sym || strcmp(rs.ip.sym->name, o->symbol))) ||
-		    !sample_lists_pass(&o->lists, &rs)) {
-			struct pcl_frame none = { 0 };
-
-			if (pcl_annotate__add(a, ev->attr_idx, &none, ev->rec.sample.period))
-				goto oom;
+		    !sample_lists_pass(&o->lists, &rs))
 			continue;
-		}
 		if (pcl_annotate__add(a, ev->attr_idx, &rs.ip, ev->rec.sample.period))
 			goto oom;
 	}
