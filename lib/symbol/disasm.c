@@ -129,6 +129,19 @@ static void put_name(struct text *t, disasm_name_fn name, void *ctx, uint64_t ad
 		put(t, " <%s>", n);
 }
 
+/* movs, cmps, lods, stos, scas (any size), with or without rep */
+static bool string_op(const cs_insn *in)
+{
+	static const char *const ops[] = { "movs", "cmps", "lods", "stos", "scas" };
+	const char *w = strrchr(in->mnemonic, ' ');
+
+	w = w ? w + 1 : in->mnemonic;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(w, ops[i], 4) && strlen(w) == 5 && suffix_size(w[4]))
+			return true;
+	return false;
+}
+
 /* Whether the memory operand's displacement is in the encoding (ModRM/SIB say so). */
 static bool disp_encoded(const cs_x86 *x)
 {
@@ -155,6 +168,10 @@ static void put_mem(struct text *t, csh h, const cs_insn *in, const cs_x86_op *o
 
 	if (m->segment != X86_REG_INVALID)
 		put(t, "%%%s:", cs_reg_name(h, m->segment));
+	else if (string_op(in) && m->base == X86_REG_RSI)
+		put(t, "%%ds:"); /* objdump names the string operands' segments */
+	else if (string_op(in) && m->base == X86_REG_RDI)
+		put(t, "%%es:");
 	if (m->base == X86_REG_INVALID && m->index == X86_REG_INVALID) {
 		put(t, "0x%" PRIx64, (uint64_t)m->disp);
 		return;
@@ -223,6 +240,34 @@ static bool objdump_special(struct text *t, csh h, const cs_insn *in)
 }
 
 /*
+ * Prefixes objdump names and capstone does not show: notrack (3e) on an
+ * indirect branch, and 66 where a REX.W instruction ignores it (the
+ * padding of TLS sequences), which objdump prints as data16.
+ */
+static void put_prefixes(struct text *t, const cs_insn *in, bool branch)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int n66 = 0;
+	bool notrack = false;
+
+	for (int i = 0; i < in->size; i++) {
+		uint8_t b = in->bytes[i];
+
+		if (b == 0x66)
+			n66++;
+		else if (b == 0x3e)
+			notrack = true;
+		else if (b != 0x64 && b != 0x65 && b != 0x2e && b != 0xf2 && b != 0xf3 && b != 0xf0)
+			break;
+	}
+	if ((x->rex & 8) && x->opcode[0] != 0x0f)
+		for (int i = 0; i < n66; i++)
+			put(t, "data16 ");
+	if (notrack && branch && x->op_count == 1 && x->operands[0].type != X86_OP_IMM)
+		put(t, "notrack ");
+}
+
+/*
  * One instruction in objdump's text into @di. Anything the details cannot
  * rebuild (no operands listed where capstone printed some) keeps
  * capstone's operand text, with objdump's separators.
@@ -239,6 +284,7 @@ static void format_insn(csh h, const cs_insn *in, disasm_name_fn name, void *ctx
 	di->size = in->size;
 	if (objdump_special(&t, h, in))
 		return;
+	put_prefixes(&t, in, branch);
 	put_mnemonic(&t, h, in);
 	if (!in->op_str[0])
 		return;
