@@ -110,6 +110,13 @@ PCL_API int pcl_annotate__lines(const struct pcl_annotate *a, size_t i, struct p
 				const struct pcl_annotate_opts *opts,
 				struct pcl_annotate_listing *out);
 PCL_API void pcl_annotate_listing__free(struct pcl_annotate_listing *l);
+/*
+ * Line @line (from 1) of source file @file as the listing read it (blanks
+ * at its ends trimmed), for a view of the whole function's source; NULL
+ * when the file cannot be read or is shorter. Borrowed from @l.
+ */
+PCL_API const char *pcl_annotate_listing__source_line(struct pcl_annotate_listing *l,
+						     const char *file, unsigned int line);
 
 /*
  * Function @i as `perf annotate --stdio` prints it, @event_name in its

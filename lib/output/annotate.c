@@ -461,15 +461,9 @@ static int add_source(struct pcl_annotate_listing *l, struct source *s, unsigned
 	from = line > PRECEDING_CONTEXT ? line - PRECEDING_CONTEXT : 1;
 	if (s->max_printed >= from)
 		from = s->max_printed < line ? s->max_printed + 1 : line;
-	for (unsigned int n = from; n <= line && n <= s->nr_lines; n++, st->counter++) {
-		char *t = s->lines[n - 1];
-		size_t len = strlen(t);
-
-		while (len && (t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t'))
-			t[--len] = 0;
-		if (add_text(l, trim_left(t), s->path, n))
+	for (unsigned int n = from; n <= line && n <= s->nr_lines; n++, st->counter++)
+		if (add_text(l, pcl_annotate_listing__source_line(l, s->path, n), s->path, n))
 			return -ENOMEM;
-	}
 	if (s->max_printed < line)
 		s->max_printed = line;
 	s->last_line = line;
@@ -648,6 +642,22 @@ void pcl_annotate_listing__free(struct pcl_annotate_listing *l)
 	}
 	free(l->lines);
 	memset(l, 0, sizeof(*l));
+}
+
+const char *pcl_annotate_listing__source_line(struct pcl_annotate_listing *l, const char *file,
+					      unsigned int line)
+{
+	struct source *s;
+	char *t;
+	size_t len;
+
+	if (!l->priv || !file || !line || !(s = source_get(l->priv, file)) || line > s->nr_lines)
+		return NULL;
+	t = s->lines[line - 1];
+	len = strlen(t);
+	while (len && (t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t'))
+		t[--len] = 0;
+	return trim_left(t);
 }
 
 /* ---- perf annotate --stdio ---- */
