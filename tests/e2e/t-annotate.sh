@@ -146,3 +146,27 @@ if record_to annotate perf empty -e cpu-clock -c 60000000000 -o "$TMP/empty.data
 	one_line_error annotate-no-samples 1 "^pcl: no samples" "$PCL" annotate -i "$TMP/empty.data"
 fi
 one_line_error annotate-no-file 1 "^pcl: .*nonexistent" "$PCL" annotate -i "$TMP/nonexistent.data"
+
+# The HTML page's listing of the hot function (pcl report --format=html):
+# the instructions and sample counts pcl annotate -n prints for it.
+if [ -s "$TMP/pcl.data" ] && command -v python3 >/dev/null 2>&1; then
+	"$PCL" report -i "$TMP/pcl.data" --format=html -o "$TMP/page.html" 2>"$TMP/page.err"
+	"$PCL" annotate -n -i "$TMP/pcl.data" hot_leaf 2>/dev/null |
+		sed -nE 's/^ +([0-9]+) : +([0-9a-f]+): .*/\2 \1/p' >"$TMP/page.want"
+	python3 - "$TMP/page.html" >"$TMP/page.got" 2>&1 <<'PY'
+import json, re, sys
+html = open(sys.argv[1], encoding='utf-8').read()
+d = json.loads(re.search(r'<script type="application/json" id="pcl-data">(.*?)</script>', html, re.S).group(1))
+for a in d['ann']:
+    if d['fname'][a['f']] == 'hot_leaf' and 'asm' in a:
+        for i in a['asm']:
+            print(i[0], i[2])
+PY
+	if [ -s "$TMP/page.want" ]; then
+		diff_or_ok annotate-html-listing "$TMP/page.got" "$TMP/page.want" page "pcl annotate -n"
+	else
+		not_ok annotate-html-listing "pcl annotate -n printed no instructions for hot_leaf"
+	fi
+else
+	skip annotate-html-listing "no pcl recording, or no python3 to read the page's JSON"
+fi

@@ -628,9 +628,9 @@ function pclColour(name, kernel) {
 
 	function renderAnnotate() {
 		const info = $('ann-info');
-		const src = $('source').tBodies[0], asm = $('asm').tBodies[0];
-		src.textContent = '';
-		asm.textContent = '';
+		const srcBody = $('source').tBodies[0], asmBody = $('asm').tBodies[0];
+		srcBody.textContent = '';
+		asmBody.textContent = '';
 		const a = selFunc >= 0 ? annOf.get(selFunc) : undefined;
 		if (selFunc < 0) {
 			info.textContent = 'Click a function in the table or the flame graph.';
@@ -663,10 +663,10 @@ function pclColour(name, kernel) {
 		}
 		a.src.forEach((lines, fi) => {
 			if (a.src.length > 1)
-				codeRow(src, [['', 'num'], ['', 'num'], [a.files[fi], 'file']]).className = 'file';
+				codeRow(srcBody, [['', 'num'], ['', 'num'], [a.files[fi], 'file']]).className = 'file';
 			for (let k = 1; k < lines.length; k++) {
 				const n = lines[0] + k - 1, v = lineVal.get(fi + ':' + n) || 0;
-				const tr = codeRow(src, [[v ? pct(v, total) : '', 'num'], [String(n), 'num'],
+				const tr = codeRow(srcBody, [[v ? pct(v, total) : '', 'num'], [String(n), 'num'],
 					[lines[k], 'code']]);
 				tr.dataset.line = String(n);
 				tr.dataset.file = String(fi);
@@ -675,7 +675,7 @@ function pclColour(name, kernel) {
 		});
 		const rows = [];
 		a.asm.forEach((i) => {
-			const tr = codeRow(asm, [[i[by] ? pct(i[by], total) : '', 'num'], [i[0], 'num addr'],
+			const tr = codeRow(asmBody, [[i[by] ? pct(i[by], total) : '', 'num'], [i[0], 'num addr'],
 				['', 'jump'], [i[1], 'code']]);
 			tr.dataset.addr = i[0];
 			if (i[5] >= 0) {
