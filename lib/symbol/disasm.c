@@ -240,6 +240,36 @@ static bool objdump_special(struct text *t, csh h, const cs_insn *in)
 }
 
 /*
+ * x87 register forms where objdump shows the implicit %st that capstone
+ * leaves out: 0 none, 1 "%st(i),%st", 2 "%st,%st(i)". D8: the arithmetic
+ * (not fcom/fcomp, reg 2 and 3) into %st; DC and DE: into %st(i); DA and DB
+ * C0-DF: fcmov; DB and DF E8-F7: fucomi, fcomi and their pops.
+ */
+static int x87_implicit(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	unsigned int op = x->opcode[0], m = x->modrm, reg = (m >> 3) & 7;
+
+	if (op < 0xd8 || op > 0xdf || m < 0xc0 || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_REG)
+		return 0;
+	switch (op) {
+	case 0xd8:
+		return reg == 2 || reg == 3 ? 0 : 1;
+	case 0xdc:
+	case 0xde:
+		return reg == 2 || reg == 3 ? 0 : 2;
+	case 0xda:
+		return m < 0xe0 ? 1 : 0;
+	case 0xdb:
+		return m < 0xe0 || (m >= 0xe8 && m < 0xf8) ? 1 : 0;
+	case 0xdf:
+		return m >= 0xe8 && m < 0xf8 ? 1 : 0;
+	}
+	return 0;
+}
+
+/*
  * Prefixes objdump names and capstone does not show: notrack (3e) on an
  * indirect branch, and 66 where a REX.W instruction ignores it (the
  * padding of TLS sequences), which objdump prints as data16.
@@ -296,6 +326,8 @@ static void format_insn(csh h, const cs_insn *in, disasm_name_fn name, void *ctx
 				put(&t, "%c", *p);
 		return;
 	}
+	if (x87_implicit(in) == 2)
+		put(&t, "%%st,");
 	for (int i = 0, shown = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
 
@@ -306,7 +338,11 @@ static void format_insn(csh h, const cs_insn *in, disasm_name_fn name, void *ctx
 			put(&t, ",");
 		switch (op->type) {
 		case X86_OP_REG:
-			put(&t, "%s%%%s", branch ? "*" : "", cs_reg_name(h, op->reg));
+			/* of two x87 registers, objdump writes st(0) as %st */
+			if (op->reg == X86_REG_ST0 && x->op_count == 2)
+				put(&t, "%%st");
+			else
+				put(&t, "%s%%%s", branch ? "*" : "", cs_reg_name(h, op->reg));
 			break;
 		case X86_OP_IMM:
 			if (branch) {
@@ -328,6 +364,8 @@ static void format_insn(csh h, const cs_insn *in, disasm_name_fn name, void *ctx
 			break;
 		}
 	}
+	if (x87_implicit(in) == 1)
+		put(&t, ",%%st");
 	if (riprel) {
 		uint64_t a = in->address + in->size;
 

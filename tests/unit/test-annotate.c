@@ -59,6 +59,14 @@ static const struct row rows[] = {
 	{ "3effe0", "notrack jmp *%rax" },
 	{ "66666664488b042500000000", "data16 data16 data16 mov %fs:0x0,%rax" },
 	{ "f348a5", "rep movsq %ds:(%rsi),%es:(%rdi)" },
+	{ "dee1", "fsubp  %st,%st(1)" },
+	{ "dcc1", "fadd   %st,%st(1)" },
+	{ "d8c0", "fadd   %st(0),%st" },
+	{ "dbe9", "fucomi %st(1),%st" },
+	{ "dfe9", "fucomip %st(1),%st" },
+	{ "d9c9", "fxch   %st(1)" },
+	{ "ddd9", "fstp   %st(1)" },
+	{ "d8d1", "fcom   %st(1)" },
 };
 
 static const char *name_f(void *ctx, uint64_t vaddr, uint64_t *off)
