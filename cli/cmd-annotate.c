@@ -48,6 +48,7 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 		{ "source", no_argument, NULL, OPT_SOURCE },
 		{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "print-line", no_argument, NULL, 'l' },
 		{ "full-paths", no_argument, NULL, 'P' },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
@@ -61,7 +62,7 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:d:k:nPfqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:d:k:nlPfqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -101,6 +102,9 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 			break;
 		case 'P':
 			o->ao.full_paths = true;
+			break;
+		case 'l':
+			o->ao.print_line = true;
 			break;
 		case OPT_NO_DEMANGLE:
 			o->so.no_demangle = true;

@@ -98,6 +98,12 @@ struct pcl_annotate_opts {
 	bool no_source;	 /* no source lines (perf's --no-source) */
 	bool full_paths; /* perf's -P: the DSO's full path in the header */
 	bool show_nr_samples; /* perf's -n: a column of samples instead of percents */
+	/*
+	 * perf's -l: first a summary of the source lines holding instructions
+	 * over 0.5%, hottest first, and each such instruction ends with
+	 * " // FILE:LINE" where that changes
+	 */
+	bool print_line;
 	enum pcl_percent_type percent_type;
 };
 

@@ -701,9 +701,70 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* perf's -l: an instruction's source line is shown when it holds more than this share. */
+#define PRINT_LINE_MIN 0.5
+
+struct line_sum {
+	const char *file;
+	unsigned int line;
+	double percent;
+	char key[256]; /* "FILE:LINE" as printed */
+};
+
+/* hottest first; perf's ties come in descending order of their text */
+static int line_sum_cmp(const void *x, const void *y)
+{
+	const struct line_sum *p = x, *q = y;
+
+	if (p->percent != q->percent)
+		return p->percent > q->percent ? -1 : 1;
+	return -strcmp(p->key, q->key);
+}
+
+static void print_srcline(FILE *fp, const char *file, unsigned int line, bool full)
+{
+	fprintf(fp, "%s:%u", full ? file : base_name(file), line);
+}
+
+/* perf's -l summary: the source lines of the instructions over PRINT_LINE_MIN, summed. */
+static int print_summary(FILE *fp, const struct pcl_annotate *a, const struct sym_ent *e,
+			 const struct pcl_annotate_listing *l, const struct pcl_annotate_opts *o)
+{
+	struct line_sum *v = calloc(l->nr_insn ? l->nr_insn : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return pcl_err(ENOMEM, "out of memory");
+	for (size_t i = 0; i < l->nr_lines; i++) {
+		const struct pcl_annotate_line *ln = &l->lines[i];
+		double pc = ln->insn ? percent(a, e, ln, o->percent_type) : 0;
+		size_t j;
+
+		if (!ln->insn || !ln->src_file || pc <= PRINT_LINE_MIN)
+			continue;
+		for (j = 0; j < n; j++)
+			if (v[j].line == ln->src_line && !strcmp(v[j].file, ln->src_file))
+				break;
+		if (j == n) {
+			v[n] = (struct line_sum){ .file = ln->src_file, .line = ln->src_line };
+			snprintf(v[n].key, sizeof(v[n].key), "%s:%u",
+				 o->full_paths ? ln->src_file : base_name(ln->src_file), ln->src_line);
+			n++;
+		}
+		v[j].percent += pc;
+	}
+	qsort(v, n, sizeof(*v), line_sum_cmp);
+	fprintf(fp, "\nSorted summary for file %s\n", e->pub.dso->name);
+	fprintf(fp, "----------------------------------------------\n\n");
+	for (size_t j = 0; j < n; j++)
+		fprintf(fp, " %7.2f %s\n", v[j].percent, v[j].key);
+	free(v);
+	return 0;
+}
+
 static void print_line(FILE *fp, const struct pcl_annotate *a, const struct sym_ent *e,
 		       const struct pcl_annotate_line *ln, unsigned int aw,
-		       const struct pcl_annotate_opts *o)
+		       const struct pcl_annotate_opts *o, const struct pcl_annotate_line **last)
 {
 	char addr[40];
 	int n;
@@ -721,12 +782,20 @@ static void print_line(FILE *fp, const struct pcl_annotate *a, const struct sym_
 		fprintf(fp, " %7.2f", percent(a, e, ln, o->percent_type));
 	/* the mnemonic starts ten columns after the " : ", as objdump's tab put it */
 	n = snprintf(addr, sizeof(addr), "  %*" PRIx64 ":", (int)aw, ln->addr);
-	fprintf(fp, " : %s%*s%s\n", addr, n < 10 ? 10 - n : 1, "", ln->text);
+	fprintf(fp, " : %s%*s%s", addr, n < 10 ? 10 - n : 1, "", ln->text);
+	if (o->print_line && ln->src_file && percent(a, e, ln, o->percent_type) > PRINT_LINE_MIN &&
+	    (!*last || (*last)->src_line != ln->src_line || strcmp((*last)->src_file, ln->src_file))) {
+		fputs(" // ", fp);
+		print_srcline(fp, ln->src_file, ln->src_line, o->full_paths);
+		*last = ln;
+	}
+	fputc('\n', fp);
 }
 
 int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct pcl_symbols *s,
 			const char *event_name, const struct pcl_annotate_opts *opts)
 {
+	const struct pcl_annotate_line *last = NULL;
 	struct pcl_annotate_listing l;
 	struct pcl_annotate_opts o;
 	const struct sym_ent *e;
@@ -744,6 +813,10 @@ int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct
 			break;
 		}
 	}
+	if (o.print_line && (ret = print_summary(fp, a, e, &l, &o))) {
+		pcl_annotate_listing__free(&l);
+		return ret;
+	}
 	n = fprintf(fp, " %-8.8s|\tSource code & Disassembly of %s for %s (%" PRIu64
 			" samples, percent: %s)\n",
 		    o.show_nr_samples ? "Samples" : "Percent",
@@ -759,7 +832,7 @@ int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct
 	fprintf(fp, " %8s:\n", "");
 	fprintf(fp, " %8s: %-*u %016" PRIx64 " <%s>:\n", "", (int)aw, 5u, l.start, e->pub.sym->name);
 	for (size_t j = 0; j < l.nr_lines; j++)
-		print_line(fp, a, e, &l.lines[j], aw, &o);
+		print_line(fp, a, e, &l.lines[j], aw, &o, &last);
 	pcl_annotate_listing__free(&l);
 	return ferror(fp) ? pcl_err(EIO, "cannot write the annotation") : 0;
 }

@@ -104,6 +104,15 @@ check_file() { # BY FILE BIN
 		"$PCL" annotate --percent-type $pt -i "$f" "$sym" >"$TMP/$by.$pt.pcl" 2>&1
 		compare_insns "annotate-$by-$pt" "$TMP/$by.$pt.pcl" "$TMP/$by.$pt.perf"
 	done
+	# -l: the summary of source lines and the // FILE:LINE marks (source lines
+	# aside: their numbers differ on purpose)
+	perf annotate --stdio -l -i "$f" "$sym" 2>/dev/null | grep -vE '^ +: [0-9]' >"$TMP/$by.l.perf"
+	"$PCL" annotate -l -i "$f" "$sym" 2>&1 | grep -vE '^ +: [0-9]' >"$TMP/$by.l.pcl"
+	if grep -q '^Sorted summary' "$TMP/$by.l.perf" && grep -q ' // hot.c:' "$TMP/$by.l.perf"; then
+		diff_or_ok "annotate-$by-print-line" "$TMP/$by.l.pcl" "$TMP/$by.l.perf" pcl perf
+	else
+		not_ok "annotate-$by-print-line" "oracle: perf annotate -l printed no summary or no // line" "$(show "$TMP/$by.l.perf")"
+	fi
 	perf annotate --stdio -n --no-source -i "$f" "$sym" >"$TMP/$by.n.perf" 2>/dev/null
 	"$PCL" annotate -n --no-source -i "$f" "$sym" >"$TMP/$by.n.pcl" 2>&1
 	diff_or_ok "annotate-$by-nr-samples-no-source" "$TMP/$by.n.pcl" "$TMP/$by.n.perf" pcl perf
