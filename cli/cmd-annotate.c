@@ -27,7 +27,7 @@ enum {
 
 struct annotate_opts {
 	const char *input;
-	const char *symbol; /* NULL: every function with samples */
+	const char *symbol;	   /* NULL: every function with samples */
 	struct sample_lists lists; /* only .dso is set */
 	struct pcl_symbol_opts so;
 	struct pcl_annotate_opts ao;
@@ -200,8 +200,9 @@ static int print_all(struct input *in, const struct annotate_opts *o, struct pcl
 	}
 	if (failed && !o->quiet && !o->skip_missing)
 		die_msg("%zu function%s with %" PRIu64 " sample%s not annotated (first: %s)%s",
-			failed, failed > 1 ? "s" : "", failed_samples, failed_samples > 1 ? "s" : "",
-			first, strstr(first, "kernel") ? "; give the kernel image with -k" : "");
+			failed, failed > 1 ? "s" : "", failed_samples,
+			failed_samples > 1 ? "s" : "", first,
+			strstr(first, "kernel") ? "; give the kernel image with -k" : "");
 	return 0;
 }
 

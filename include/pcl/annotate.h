@@ -65,16 +65,16 @@ PCL_API void pcl_annotate__finish(struct pcl_annotate *a);
 PCL_API size_t pcl_annotate__nr_syms(const struct pcl_annotate *a);
 PCL_API const struct pcl_annotate_sym *pcl_annotate__sym(const struct pcl_annotate *a, size_t i);
 /* An event's total period and samples, every sample counted. */
-PCL_API void pcl_annotate__event_totals(const struct pcl_annotate *a, int event,
-					uint64_t *period, uint64_t *nr_samples);
+PCL_API void pcl_annotate__event_totals(const struct pcl_annotate *a, int event, uint64_t *period,
+					uint64_t *nr_samples);
 
 /* One line of a listing: an instruction, or a source or heading line. */
 struct pcl_annotate_line {
-	bool insn;	      /* an instruction; else source text or a heading */
-	uint64_t addr;	      /* insn: its ELF virtual address (objdump's) */
-	const char *text;     /* the instruction ("mov    $0x0,%edx") or the source text */
-	const char *file;     /* source: its file as the line table names it; else NULL */
-	unsigned int line_nr; /* source: its line; 0 for a heading */
+	bool insn;		     /* an instruction; else source text or a heading */
+	uint64_t addr;		     /* insn: its ELF virtual address (objdump's) */
+	const char *text;	     /* the instruction ("mov    $0x0,%edx") or the source text */
+	const char *file;	     /* source: its file as the line table names it; else NULL */
+	unsigned int line_nr;	     /* source: its line; 0 for a heading */
 	uint64_t period, nr_samples; /* insn: the samples in it */
 	bool jump;		     /* insn: a jump with a target inside the function */
 	uint64_t target;	     /* with jump: the target's address */
@@ -87,16 +87,16 @@ struct pcl_annotate_line {
 struct pcl_annotate_listing {
 	struct pcl_annotate_line *lines;
 	size_t nr_lines;
-	uint64_t start;	     /* the function's first address (ELF virtual) */
+	uint64_t start; /* the function's first address (ELF virtual) */
 	unsigned int nr_insn;
 	const char *section; /* the ELF section of the code (".text"), "" unknown */
 	void *priv;	     /* what the lines point into */
 };
 
 struct pcl_annotate_opts {
-	size_t sz;	 /* sizeof(struct pcl_annotate_opts) */
-	bool no_source;	 /* no source lines (perf's --no-source) */
-	bool full_paths; /* perf's -P: the DSO's full path in the header */
+	size_t sz;	      /* sizeof(struct pcl_annotate_opts) */
+	bool no_source;	      /* no source lines (perf's --no-source) */
+	bool full_paths;      /* perf's -P: the DSO's full path in the header */
 	bool show_nr_samples; /* perf's -n: a column of samples instead of percents */
 	/*
 	 * perf's -l: first a summary of the source lines holding instructions
@@ -122,7 +122,7 @@ PCL_API void pcl_annotate_listing__free(struct pcl_annotate_listing *l);
  * when the file cannot be read or is shorter. Borrowed from @l.
  */
 PCL_API const char *pcl_annotate_listing__source_line(struct pcl_annotate_listing *l,
-						     const char *file, unsigned int line);
+						      const char *file, unsigned int line);
 
 /*
  * Function @i as `perf annotate --stdio` prints it, @event_name in its

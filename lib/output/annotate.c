@@ -76,8 +76,10 @@ int pcl_percent_type_parse(const char *s, enum pcl_percent_type *out)
 			return 0;
 		}
 	}
-	return pcl_err(EINVAL, "bad percent type '%s' (local-period, global-period, local-hits, "
-			       "global-hits)", s);
+	return pcl_err(EINVAL,
+		       "bad percent type '%s' (local-period, global-period, local-hits, "
+		       "global-hits)",
+		       s);
 }
 
 const char *pcl_percent_type_name(enum pcl_percent_type t)
@@ -342,8 +344,9 @@ static void source_load(struct source *s)
 
 	if (!f)
 		return;
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || (unsigned long)size > MAX_SOURCE_BYTES ||
-	    fseek(f, 0, SEEK_SET) || !(s->text = malloc((size_t)size + 1)))
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
+	    (unsigned long)size > MAX_SOURCE_BYTES || fseek(f, 0, SEEK_SET) ||
+	    !(s->text = malloc((size_t)size + 1)))
 		goto out;
 	size = (long)fread(s->text, 1, (size_t)size, f);
 	s->text[size] = 0;
@@ -493,7 +496,8 @@ static int add_location(struct pcl_annotate_listing *l, const struct srcline_inf
 	if (func && (!st->func || strcmp(func, st->func))) {
 		char *name = func_name(func), *h;
 
-		if (!name || asprintf(&h, "%s():", name) < 0 || add_text(l, keep_str(p, h), NULL, st->counter++)) {
+		if (!name || asprintf(&h, "%s():", name) < 0 ||
+		    add_text(l, keep_str(p, h), NULL, st->counter++)) {
 			free(name);
 			return -ENOMEM;
 		}
@@ -748,7 +752,8 @@ static int print_summary(FILE *fp, const struct pcl_annotate *a, const struct sy
 		if (j == n) {
 			v[n] = (struct line_sum){ .file = ln->src_file, .line = ln->src_line };
 			snprintf(v[n].key, sizeof(v[n].key), "%s:%u",
-				 o->full_paths ? ln->src_file : base_name(ln->src_file), ln->src_line);
+				 o->full_paths ? ln->src_file : base_name(ln->src_file),
+				 ln->src_line);
 			n++;
 		}
 		v[j].percent += pc;
@@ -784,7 +789,8 @@ static void print_line(FILE *fp, const struct pcl_annotate *a, const struct sym_
 	n = snprintf(addr, sizeof(addr), "  %*" PRIx64 ":", (int)aw, ln->addr);
 	fprintf(fp, " : %s%*s%s", addr, n < 10 ? 10 - n : 1, "", ln->text);
 	if (o->print_line && ln->src_file && percent(a, e, ln, o->percent_type) > PRINT_LINE_MIN &&
-	    (!*last || (*last)->src_line != ln->src_line || strcmp((*last)->src_file, ln->src_file))) {
+	    (!*last || (*last)->src_line != ln->src_line ||
+	     strcmp((*last)->src_file, ln->src_file))) {
 		fputs(" // ", fp);
 		print_srcline(fp, ln->src_file, ln->src_line, o->full_paths);
 		*last = ln;
@@ -817,8 +823,9 @@ int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct
 		pcl_annotate_listing__free(&l);
 		return ret;
 	}
-	n = fprintf(fp, " %-8.8s|\tSource code & Disassembly of %s for %s (%" PRIu64
-			" samples, percent: %s)\n",
+	n = fprintf(fp,
+		    " %-8.8s|\tSource code & Disassembly of %s for %s (%" PRIu64
+		    " samples, percent: %s)\n",
 		    o.show_nr_samples ? "Samples" : "Percent",
 		    o.full_paths ? e->pub.dso->name : base_name(e->pub.dso->name), event_name,
 		    e->pub.nr_samples, pcl_percent_type_name(o.percent_type));
@@ -830,7 +837,8 @@ int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct
 	fprintf(fp, " %8s: %-*u Disassembly of section %s:\n", "", (int)aw, 3u,
 		l.section && l.section[0] ? l.section : ".text");
 	fprintf(fp, " %8s:\n", "");
-	fprintf(fp, " %8s: %-*u %016" PRIx64 " <%s>:\n", "", (int)aw, 5u, l.start, e->pub.sym->name);
+	fprintf(fp, " %8s: %-*u %016" PRIx64 " <%s>:\n", "", (int)aw, 5u, l.start,
+		e->pub.sym->name);
 	for (size_t j = 0; j < l.nr_lines; j++)
 		print_line(fp, a, e, &l.lines[j], aw, &o, &last);
 	pcl_annotate_listing__free(&l);

@@ -227,8 +227,9 @@ static bool objdump_special(struct text *t, csh h, const cs_insn *in)
 		return true;
 	}
 	if (!strncmp(in->mnemonic, "rep stos", 8) && strlen(in->mnemonic) == 9) {
-		static const char *const reg[] = { ['b'] = "al", ['w'] = "ax", ['l'] = "eax",
-						   ['q'] = "rax" };
+		static const char *const reg[] = {
+			['b'] = "al", ['w'] = "ax", ['l'] = "eax", ['q'] = "rax"
+		};
 		char c = in->mnemonic[8];
 
 		if (suffix_size(c)) {
@@ -332,7 +333,8 @@ static void format_insn(csh h, const cs_insn *in, disasm_name_fn name, void *ctx
 		const cs_x86_op *op = &x->operands[i];
 
 		/* a shift by one (D0, D1): objdump leaves out the implicit $0x1 */
-		if (op->type == X86_OP_IMM && !branch && (x->opcode[0] == 0xd0 || x->opcode[0] == 0xd1))
+		if (op->type == X86_OP_IMM && !branch &&
+		    (x->opcode[0] == 0xd0 || x->opcode[0] == 0xd1))
 			continue;
 		if (shown++)
 			put(&t, ",");
@@ -520,8 +522,8 @@ static void section_name(int fd, uint64_t off, char *out, size_t size)
 	elf_end(e);
 }
 
-static int read_code(const struct symbols_dso_files *f, const struct pcl_symbol *sym,
-		     uint8_t *buf, size_t len, char *section, size_t ssize)
+static int read_code(const struct symbols_dso_files *f, const struct pcl_symbol *sym, uint8_t *buf,
+		     size_t len, char *section, size_t ssize)
 {
 	uint64_t off;
 	ssize_t n;

@@ -54,7 +54,9 @@ static const struct row rows[] = {
 	{ "48b89a78563412000000", "movabs $0x123456789a,%rax" },
 	{ "4883ec80", "sub    $0xffffffffffffff80,%rsp" },
 	{ "f20f2ac0", "cvtsi2sd %eax,%xmm0" },
-	{ "4883442408" "01", "addq   $0x1,0x8(%rsp)" },
+	{ "4883442408"
+	  "01",
+	  "addq   $0x1,0x8(%rsp)" },
 	{ "c9", "leave" },
 	{ "3effe0", "notrack jmp *%rax" },
 	{ "66666664488b042500000000", "data16 data16 data16 mov %fs:0x0,%rax" },
@@ -217,8 +219,8 @@ static void test_against_objdump(void **state)
 		}
 	}
 	pclose(p);
-	print_message("%zu of %zu instructions of pcl's .text printed as objdump prints them\n", same,
-		      compared);
+	print_message("%zu of %zu instructions of pcl's .text printed as objdump prints them\n",
+		      same, compared);
 	assert_true(compared > 10000);
 	assert_true(same * 1000 >= compared * 995);
 	disasm_func_free(&f);
