@@ -147,7 +147,14 @@ static const char usage_report[] =
 	"\n"
 	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
 	"(/usr/lib/debug/.build-id) or .gnu_debuglink, the vDSO, kallsyms and JIT maps\n"
-	"(/tmp/perf-PID.map).\n";
+	"(/tmp/perf-PID.map).\n"
+	"\n"
+	"Environment:\n"
+	"  DEBUGINFOD_URLS         debuginfod servers to fetch missing debug files and\n"
+	"                          executables from, by build id (libdebuginfod)\n"
+	"  DEBUGINFOD_CACHE_PATH   where they are kept (~/.cache/debuginfod_client)\n"
+	"  DEBUGINFOD_TIMEOUT      seconds to wait for a server (90); the first\n"
+	"                          failure stops the look-ups of the run\n";
 
 static const char usage_script[] =
 	"usage: pcl script [-i FILE|-] [OPTIONS]\n"
@@ -192,7 +199,7 @@ static const char usage_script[] =
 	"\n"
 	"Perf's scripting (-s, -g, record/report subcommands) is not there. A file\n"
 	"cut short prints what it holds and one warning. 'pcl script | head' stops\n"
-	"quietly when head has enough.\n";
+	"quietly when head has enough. DEBUGINFOD_URLS: as in pcl report.\n";
 
 static const char usage_diff[] =
 	"usage: pcl diff [OPTIONS] [OLD [NEW]]\n"

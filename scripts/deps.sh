@@ -60,6 +60,11 @@ pkgs=(
 	libcapstone-dev
 	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
 	libpapi-dev
+	# Debug info from debuginfod servers: libdebuginfod's header (pcl
+	# dlopens libdebuginfod.so.1 at run time, so it is not linked), and
+	# Debian's debuginfod server, which tests/e2e/t-debuginfod.sh starts on
+	# a loopback port over a folder of unstripped builds.
+	libdebuginfod-dev debuginfod
 )
 
 check_only=0
