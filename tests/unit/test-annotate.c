@@ -269,6 +269,10 @@ static void test_histogram(void **state)
 		assert_true(pcl_annotate__lines(an, 0, s, NULL, &l) < 0);
 		assert_int_equal(l.nr_lines, 0);
 		pcl_symbols__free(s);
+		/* what the symbol layer left on the DSO, freed with a machine's DSOs */
+		if (dso.sym_free)
+			dso.sym_free(dso.sym_priv);
+		free(dso.sym_note);
 	}
 	pcl_annotate__free(an);
 	assert_int_equal(pcl_percent_type_parse("global-hits", &t), 0);
