@@ -90,6 +90,8 @@ struct pcl_annotate_listing {
 	uint64_t start; /* the function's first address (ELF virtual) */
 	unsigned int nr_insn;
 	const char *section; /* the ELF section of the code (".text"), "" unknown */
+	/* objdump -C's name of the function: with its parameters when the DWARF has them */
+	const char *name;
 	void *priv;	     /* what the lines point into */
 };
 

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "symbol/disasm.h"
 #include "symbol/files.h"
+#include "symbol/symtab.h"
 
 /* objdump -S: lines of context shown before a source line the first time. */
 #define PRECEDING_CONTEXT 5
@@ -474,13 +475,17 @@ static int add_source(struct pcl_annotate_listing *l, struct source *s, unsigned
 	return 0;
 }
 
-static char *func_name(const char *f)
+/*
+ * objdump -C -l's line for function @f (a DWARF linkage name or plain
+ * name): "NAME(PARAMS):" for a demangled C++ or Rust name, else "NAME():".
+ */
+static char *func_heading(const char *f)
 {
-	char *d = pcl_demangle(f), *r;
+	char *d = demangle_flags(f, PCL_SYMTAB_DEMANGLE | PCL_SYMTAB_DEMANGLE_PARAMS), *r;
+	int n = d ? asprintf(&r, "%s:", d) : asprintf(&r, "%s():", f);
 
-	if (d)
-		return d;
-	return asprintf(&r, "%s", f) < 0 ? NULL : r;
+	free(d);
+	return n < 0 ? NULL : r;
 }
 
 /* What objdump -l -S prints before an instruction whose source is @info. */
@@ -494,14 +499,10 @@ static int add_location(struct pcl_annotate_listing *l, const struct srcline_inf
 	if (!info->file || !info->line)
 		return 0;
 	if (func && (!st->func || strcmp(func, st->func))) {
-		char *name = func_name(func), *h;
+		char *h = func_heading(func);
 
-		if (!name || asprintf(&h, "%s():", name) < 0 ||
-		    add_text(l, keep_str(p, h), NULL, st->counter++)) {
-			free(name);
+		if (!h || add_text(l, keep_str(p, h), NULL, st->counter++))
 			return -ENOMEM;
-		}
-		free(name);
 		st->func = func;
 	}
 	if (st->file && st->line == info->line && !strcmp(st->file, info->file))
@@ -524,6 +525,30 @@ static int add_location(struct pcl_annotate_listing *l, const struct srcline_inf
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * objdump -C names targets inside the function with its parameters too
+ * ("<ns::f(int)+0x11>"): give @df's branches into [start, end) @name
+ * where the symbol table's @sym_name (no parameters) is.
+ */
+static void rename_targets(struct disasm_func *df, uint64_t start, uint64_t end,
+			   const char *sym_name, const char *name)
+{
+	size_t sl = strlen(sym_name);
+
+	for (size_t j = 0; j < df->n; j++) {
+		struct disasm_insn *di = &df->insn[j];
+		char *at, buf[sizeof(di->text)];
+
+		if (!(di->jump || di->call) || di->target < start || di->target >= end ||
+		    !(at = strstr(di->text, " <")) || strncmp(at + 2, sym_name, sl) ||
+		    (at[2 + sl] != '+' && at[2 + sl] != '>'))
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s <%s%s", (int)(at - di->text), di->text, name,
+			 at + 2 + sl);
+		memcpy(di->text, buf, sizeof(buf));
+	}
 }
 
 static void mark_jumps(struct pcl_annotate_listing *l)
@@ -596,6 +621,10 @@ int pcl_annotate__lines(const struct pcl_annotate *a, size_t i, struct pcl_symbo
 
 		if (symbols_srcline(s, e->pub.dso, e->pub.sym->start + off, &info))
 			info = NULL;
+		if (j == 0 && info && info->nframes && info->frames[info->nframes - 1].func)
+			out->name = keep_str(p, demangle_flags(info->frames[info->nframes - 1].func,
+							       PCL_SYMTAB_DEMANGLE |
+								       PCL_SYMTAB_DEMANGLE_PARAMS));
 		if (info && add_location(out, info, o.no_source, &st))
 			goto oom;
 		if (!(ln = new_line(out)))
@@ -616,6 +645,10 @@ int pcl_annotate__lines(const struct pcl_annotate *a, size_t i, struct pcl_symbo
 		}
 		out->nr_insn++;
 	}
+	if (!out->name)
+		out->name = e->pub.sym->name;
+	else
+		rename_targets(&p->df, out->start, end, e->pub.sym->name, out->name);
 	mark_jumps(out);
 	return 0;
 oom:
@@ -837,8 +870,7 @@ int pcl_annotate__print(FILE *fp, const struct pcl_annotate *a, size_t i, struct
 	fprintf(fp, " %8s: %-*u Disassembly of section %s:\n", "", (int)aw, 3u,
 		l.section && l.section[0] ? l.section : ".text");
 	fprintf(fp, " %8s:\n", "");
-	fprintf(fp, " %8s: %-*u %016" PRIx64 " <%s>:\n", "", (int)aw, 5u, l.start,
-		e->pub.sym->name);
+	fprintf(fp, " %8s: %-*u %016" PRIx64 " <%s>:\n", "", (int)aw, 5u, l.start, l.name);
 	for (size_t j = 0; j < l.nr_lines; j++)
 		print_line(fp, a, e, &l.lines[j], aw, &o, &last);
 	pcl_annotate_listing__free(&l);
