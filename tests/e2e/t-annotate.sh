@@ -131,6 +131,51 @@ if record_to annotate perf nofp -e cpu-clock -o "$TMP/nofp.data" -- "$nofp" 400;
 	compare_insns annotate-nofp-hot_leaf "$TMP/nofp.pcl" "$TMP/nofp.perf"
 fi
 
+# C++: objdump -C's names with parameters, in the heading lines and the branches
+cxx=$(command -v c++ || command -v g++ || command -v clang++)
+if [ -n "$cxx" ]; then
+	cat >"$TMP/box.cc" <<'CC'
+namespace ns {
+template <typename T> struct Box {
+	T v;
+	__attribute__((noinline)) T spin(int n)
+	{
+		T s = 0;
+		for (int i = 0; i < n; i++)
+			s += (T)i ^ (s >> 3);
+		return s;
+	}
+};
+}
+int main()
+{
+	ns::Box<long> b{ 1 };
+	volatile long r = 0;
+	for (int k = 0; k < 1500; k++)
+		r += b.spin(100000);
+	return (int)r & 1;
+}
+CC
+	if "$cxx" -O1 -g -o "$TMP/box" "$TMP/box.cc" 2>"$TMP/cxx.err" &&
+		record_to annotate perf cxx -e cpu-clock -o "$TMP/cxx.data" -- "$TMP/box"; then
+		perf annotate --stdio -i "$TMP/cxx.data" 'ns::Box<long>::spin' >"$TMP/cxx.perf" 2>/dev/null
+		"$PCL" annotate -i "$TMP/cxx.data" 'ns::Box<long>::spin' >"$TMP/cxx.pcl" 2>&1
+		compare_insns annotate-cxx-insns "$TMP/cxx.pcl" "$TMP/cxx.perf"
+		local_re='Source code|Disassembly of|spin\(int\)>:$|spin\(int\):$|spin\(int\)\+0x'
+		grep -E "$local_re" "$TMP/cxx.pcl" >"$TMP/cxx.h.pcl"
+		grep -E "$local_re" "$TMP/cxx.perf" >"$TMP/cxx.h.perf"
+		if [ "$(wc -l <"$TMP/cxx.h.perf")" -ge 5 ]; then
+			diff_or_ok annotate-cxx-names "$TMP/cxx.h.pcl" "$TMP/cxx.h.perf" pcl perf
+		else
+			not_ok annotate-cxx-names "oracle: perf's listing lacks the names with (int)" "$(show "$TMP/cxx.perf")"
+		fi
+	elif [ -s "$TMP/cxx.err" ]; then
+		not_ok annotate-cxx "$cxx cannot build the C++ workload" "$(show "$TMP/cxx.err")"
+	fi
+else
+	skip annotate-cxx "no C++ compiler"
+fi
+
 # Bad input: one line on stderr, exit 1 (2 for a bad command line).
 one_line_error() { # NAME STATUS WANT_RE CMD...
 	local name=$1 status=$2 want=$3
