@@ -21,7 +21,8 @@
  *        opts.annotate: the source and assembly of the hottest functions
  *        (ANN_MAX of them): f the function, start its address (hex), n
  *        and p its samples and period (every thread's); files: [name...];
- *        src: per file [first line, text...], the lines its code spans;
+ *        src: per file [first line, text...], the lines its code spans
+ *        and three before;
  *        asm: per instruction [addr (hex), text, count, period, target
  *        (the index of the instruction a jump lands on, or -1), file
  *        index, line (-1, 0: unknown)]; err says why there is no listing
@@ -98,6 +99,7 @@ extern const uint64_t html_page_css_size HIDDEN, html_page_js_size HIDDEN;
 #define ANN_MAX 50
 /* Source lines shown per file of a function (from its first line with code). */
 #define ANN_SRC_MAX 400
+#define ANN_SRC_BEFORE 3
 
 static void sep(FILE *fp, size_t i)
 {
@@ -347,6 +349,9 @@ static void write_listing(FILE *fp, struct pcl_annotate_listing *l)
 		sep(fp, (size_t)i);
 		json_str_script(fp, af.name[i]);
 	}
+	/* a few lines before the first with code: the function's signature */
+	for (int i = 0; i < af.n; i++)
+		af.lo[i] = af.lo[i] > ANN_SRC_BEFORE ? af.lo[i] - ANN_SRC_BEFORE : 1;
 	fputs("],\"src\":[", fp);
 	for (int i = 0; i < af.n; i++) {
 		unsigned int hi = af.hi[i] - af.lo[i] >= ANN_SRC_MAX ? af.lo[i] + ANN_SRC_MAX - 1
