@@ -246,12 +246,11 @@ static int addr_cmp(const void *x, const void *y)
 	return p->off < q->off ? -1 : p->off > q->off;
 }
 
-static const struct pcl_annotate *sort_ctx;
-
-static int order_cmp(const void *x, const void *y)
+static int order_cmp(const void *x, const void *y, void *ctx)
 {
-	const struct pcl_annotate_sym *p = &sort_ctx->syms[*(const size_t *)x].pub;
-	const struct pcl_annotate_sym *q = &sort_ctx->syms[*(const size_t *)y].pub;
+	const struct pcl_annotate *a = ctx;
+	const struct pcl_annotate_sym *p = &a->syms[*(const size_t *)x].pub;
+	const struct pcl_annotate_sym *q = &a->syms[*(const size_t *)y].pub;
 
 	if (p->event != q->event)
 		return p->event < q->event ? -1 : 1;
@@ -292,9 +291,7 @@ void pcl_annotate__finish(struct pcl_annotate *a)
 	}
 	for (size_t i = 0; i < a->nr_syms; i++)
 		a->order[i] = i;
-	sort_ctx = a;
-	qsort(a->order, a->nr_syms, sizeof(*a->order), order_cmp);
-	sort_ctx = NULL;
+	qsort_r(a->order, a->nr_syms, sizeof(*a->order), order_cmp, a);
 }
 
 size_t pcl_annotate__nr_syms(const struct pcl_annotate *a)
