@@ -548,38 +548,37 @@ static void rename_targets(struct disasm_func *df, uint64_t start, uint64_t end,
 	}
 }
 
-static void mark_jumps(struct pcl_annotate_listing *l)
+/* Mark the instructions jumps land on; a jump into the middle of one marks nothing. */
+static int mark_jumps(struct pcl_annotate_listing *l)
 {
-	size_t n = l->nr_lines;
+	size_t *at = malloc((l->nr_insn ? l->nr_insn : 1) * sizeof(*at)), n = 0;
 
+	if (!at)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nr_lines; i++)
+		if (l->lines[i].insn)
+			at[n++] = i; /* in address order */
 	for (size_t i = 0; i < n; i++) {
-		struct pcl_annotate_line *ln = &l->lines[i];
+		struct pcl_annotate_line *ln = &l->lines[at[i]];
 		size_t lo = 0, hi = n;
 
-		if (!ln->insn || !ln->jump)
+		if (!ln->jump)
 			continue;
-		/* the instructions are in address order among the other lines: bisect on them */
 		while (lo < hi) {
-			size_t mid = (lo + hi) / 2, k = mid;
+			size_t mid = lo + (hi - lo) / 2;
 
-			while (k < hi && !l->lines[k].insn)
-				k++;
-			if (k == hi) {
-				hi = mid;
-				continue;
-			}
-			if (l->lines[k].addr < ln->target)
-				lo = k + 1;
+			if (l->lines[at[mid]].addr < ln->target)
+				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		while (lo < n && !l->lines[lo].insn)
-			lo++;
-		if (lo < n && l->lines[lo].addr == ln->target)
-			l->lines[lo].is_target = true;
+		if (lo < n && l->lines[at[lo]].addr == ln->target)
+			l->lines[at[lo]].is_target = true;
 		else
-			ln->jump = false; /* lands inside an instruction: no target to mark */
+			ln->jump = false;
 	}
+	free(at);
+	return 0;
 }
 
 int pcl_annotate__lines(const struct pcl_annotate *a, size_t i, struct pcl_symbols *s,
@@ -646,7 +645,8 @@ int pcl_annotate__lines(const struct pcl_annotate *a, size_t i, struct pcl_symbo
 		out->name = e->pub.sym->name;
 	else
 		rename_targets(&p->df, out->start, end, e->pub.sym->name, out->name);
-	mark_jumps(out);
+	if (mark_jumps(out))
+		goto oom;
 	return 0;
 oom:
 	ret = pcl_err(ENOMEM, "out of memory");

@@ -19,7 +19,8 @@
  *   stacks: [thread, node, count, period, ...]
  *   ann: [{f, start, n, p, files, src, asm} or {f, err}, ...]   with
  *        opts.annotate: the source and assembly of the hottest functions
- *        (ANN_MAX of them): f the function, start its address (hex), n
+ *        whose code pcl can read (ANN_MAX of them, and of those it
+ *        cannot, as many reasons): f the function, start its address (hex), n
  *        and p its samples and period (every thread's); files: [name...];
  *        src: per file [first line, text...], the lines its code spans
  *        and three before;
@@ -402,7 +403,8 @@ static void write_listing(FILE *fp, struct pcl_annotate_listing *l)
 static int write_annotate(FILE *fp, const struct pcl_profile *p, const struct view *v,
 			  const struct pcl_export_opts *o)
 {
-	size_t n = o->annotate ? pcl_annotate__nr_syms(o->annotate) : 0, shown = 0;
+	size_t n = o->annotate ? pcl_annotate__nr_syms(o->annotate) : 0;
+	size_t shown = 0, failed = 0, emitted = 0;
 
 	fputs(",\n\"ann\":[", fp);
 	for (size_t i = 0; i < n && shown < ANN_MAX; i++) {
@@ -413,14 +415,18 @@ static int write_annotate(FILE *fp, const struct pcl_profile *p, const struct vi
 
 		if (f < 0)
 			continue;
-		fprintf(fp, "%s\n{\"f\":%ld", shown++ ? "," : "", f);
 		ret = pcl_annotate__lines(o->annotate, i, o->symbols, NULL, &l);
 		if (ret == -ENOMEM)
 			return ret;
+		/* code no file holds (the kernel from kallsyms) does not take a listing's place */
+		if (ret && failed++ >= ANN_MAX)
+			continue;
+		fprintf(fp, "%s\n{\"f\":%ld", emitted++ ? "," : "", f);
 		if (ret) {
 			fputs(",\"err\":", fp);
 			json_str_script(fp, pcl_last_error());
 		} else {
+			shown++;
 			fprintf(fp, ",\"start\":\"%" PRIx64 "\",\"n\":%" PRIu64 ",\"p\":%" PRIu64,
 				l.start, s->nr_samples, s->period);
 			write_listing(fp, &l);

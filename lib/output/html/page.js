@@ -638,7 +638,8 @@ function pclColour(name, kernel) {
 		}
 		if (!a) {
 			info.textContent = D.fname[selFunc] + ': no listing (the page has the ' +
-				(D.ann || []).length + ' hottest functions whose code pcl could read)';
+				(D.ann || []).filter((x) => !x.err).length +
+				' hottest functions whose code pcl could read)';
 			return;
 		}
 		if (a.err) {
