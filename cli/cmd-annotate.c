@@ -23,6 +23,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_IGNORE_BUILD_IDS,
 	OPT_SKIP_MISSING,
+	OPT_PERCENT_LIMIT,
 };
 
 struct annotate_opts {
@@ -31,6 +32,7 @@ struct annotate_opts {
 	struct sample_lists lists; /* only .dso is set */
 	struct pcl_symbol_opts so;
 	struct pcl_annotate_opts ao;
+	double percent_limit; /* functions under this share of their event are not shown */
 	bool force, quiet, skip_missing;
 };
 
@@ -53,6 +55,7 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
 		{ "skip-missing", no_argument, NULL, OPT_SKIP_MISSING },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -115,6 +118,18 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 		case OPT_SKIP_MISSING:
 			o->skip_missing = true;
 			break;
+		case OPT_PERCENT_LIMIT: {
+			char *end;
+
+			o->percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end ||
+			    !(o->percent_limit >= 0 && o->percent_limit <= 100)) {
+				die_msg("bad --percent-limit '%s' (a percentage, 0 to 100)",
+					optarg);
+				return -1;
+			}
+			break;
+		}
 		case 'f':
 			o->force = true;
 			break;
@@ -181,9 +196,15 @@ static int print_all(struct input *in, const struct annotate_opts *o, struct pcl
 
 	for (size_t i = 0; i < n && !output_reader_gone(); i++) {
 		const struct pcl_annotate_sym *s = pcl_annotate__sym(a, i);
-		int ret = pcl_annotate__print(stdout, a, i, in->symbols, event_name(in, s->event),
-					      &o->ao);
+		uint64_t total, nr;
+		int ret;
 
+		pcl_annotate__event_totals(a, s->event, &total, &nr);
+		if (o->percent_limit > 0 &&
+		    100.0 * (double)s->period < o->percent_limit * (double)total)
+			continue;
+		ret = pcl_annotate__print(stdout, a, i, in->symbols, event_name(in, s->event),
+					  &o->ao);
 		if (ret == -ENOMEM || ret == -EIO) {
 			die_msg("%s", pcl_last_error());
 			return 1;

@@ -281,6 +281,7 @@ static const char usage_annotate[] =
 	"                          summed, hottest first; those instructions end with\n"
 	"                          // FILE:LINE where it changes\n"
 	"  -P, --full-paths        the DSO's full path in each function's heading\n"
+	"      --percent-limit N   only functions with at least N% of their event's samples\n"
 	"      --skip-missing      say nothing of functions that cannot be annotated\n"
 	"      --symfs DIR         look for binaries under DIR (files from another machine)\n"
 	"  -k, --vmlinux FILE      the kernel image, to annotate kernel functions\n"

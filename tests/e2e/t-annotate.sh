@@ -98,6 +98,9 @@ check_file() { # BY FILE BIN
 	perf annotate --stdio -i "$f" 2>/dev/null | grep -E "$many" >"$TMP/$by.all.perf"
 	"$PCL" annotate -i "$f" 2>"$TMP/$by.all.err" | grep -E "$many" >"$TMP/$by.all.pcl"
 	diff_or_ok "annotate-$by-all" "$TMP/$by.all.pcl" "$TMP/$by.all.perf" pcl perf
+	perf annotate --stdio --percent-limit 15 -i "$f" 2>/dev/null | grep 'Source code' >"$TMP/$by.lim.perf"
+	"$PCL" annotate --percent-limit 15 -i "$f" 2>/dev/null | grep 'Source code' >"$TMP/$by.lim.pcl"
+	diff_or_ok "annotate-$by-percent-limit" "$TMP/$by.lim.pcl" "$TMP/$by.lim.perf" pcl perf
 	local pt
 	for pt in global-period local-hits; do
 		perf annotate --stdio --percent-type $pt -i "$f" "$sym" >"$TMP/$by.$pt.perf" 2>/dev/null
