@@ -47,6 +47,10 @@ pkgs=(
 	# its encoder from lib/output/profile.proto at build time; protoc
 	# (protobuf-compiler) decodes pprof files in the tests.
 	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# go tool pprof reads the pprof export back: its -list and -lines show
+	# the source lines pcl writes (t-export-srcline.sh). golang-go is the
+	# Go 1.19 toolchain, pprof built in: a 81 MB download, 450 MB installed.
+	golang-go
 	# Checking the exports: xmllint (libxml2-utils) parses the SVG flame
 	# graphs; python3-jsonschema validates speedscope files against the
 	# schema from speedscope's npm package; Chromium loads the SVG and HTML
