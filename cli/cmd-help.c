@@ -284,7 +284,7 @@ static const char usage_annotate[] =
 	"                          summed, hottest first; those instructions end with\n"
 	"                          // FILE:LINE where it changes\n"
 	"  -P, --full-paths        the DSO's full path in each function's heading\n"
-	"      --percent-limit N   only functions with N% or more of their event's samples\n"
+	"      --percent-limit N   only functions with N% or more of their event\n"
 	"      --skip-missing      say nothing of functions that cannot be annotated\n"
 	"      --symfs DIR         look for binaries under DIR (another machine's files)\n"
 	"  -k, --vmlinux FILE      the kernel image, to annotate kernel functions\n"
