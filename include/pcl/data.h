@@ -303,7 +303,7 @@ PCL_API const struct pcl_data_stats *pcl_data_events__stats(const struct pcl_dat
  * (__offset, __count, __truncated) nor pcl_data_events__stats. Returns 0;
  * -EOPNOTSUPP for a stream (pipe mode: the reader learns its events as it
  * goes), or -errno when no thread can be made: then the events are read
- * on the caller's thread, as without it. Unstable API (PCL_UNSTABLE_0.1).
+ * on the caller's thread, as without it.
  */
 PCL_API int pcl_data_events__prefetch(struct pcl_data_events *e);
 
