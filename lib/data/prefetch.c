@@ -80,12 +80,14 @@ static bool put(struct batch *b, const struct pcl_data_event *ev)
 	memcpy(copy, ev->hdr, size);
 	b->used += (size + 7) & ~(size_t)7;
 	d = &b->ev[b->n++];
-	*d = *ev;
+	/* field by field: the record is written once, by decoding it again or zeroed */
 	d->hdr = copy;
-	if (!ev->decoded)
+	d->attr = ev->attr;
+	d->attr_idx = ev->attr_idx;
+	d->offset = ev->offset;
+	d->decoded = ev->decoded && !pcl_record_decode(copy, size, &ev->attr->attr, &d->rec);
+	if (!d->decoded)
 		memset(&d->rec, 0, sizeof(d->rec)); /* nothing pointing into the source */
-	else if (pcl_record_decode(copy, size, &ev->attr->attr, &d->rec))
-		d->decoded = false; /* the same bytes: cannot happen */
 	return true;
 }
 
