@@ -84,6 +84,12 @@ int evlist_read_one(struct pcl_evlist *el, int idx);
 int evlist_restart_user(struct pcl_evlist *el, int idx, bool running);
 void evlist_set_regroup(struct pcl_evlist *el, bool on);
 
+/*
+ * The version of one process's map set: changes whenever that set does
+ * (lib/machine), and differs between sets. For per-address-space caches.
+ */
+uint64_t maps_generation(const struct pcl_maps *ms);
+
 /* Read one kernel counter opened with @read_format (any of perf_event_open(2)'s). */
 int kernel_counter_read(int fd, uint64_t read_format, struct pcl_count *out);
 

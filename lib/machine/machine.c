@@ -24,6 +24,12 @@ struct pcl_maps {
 	struct pcl_map **v; /* sorted by start, no overlaps */
 	int n, alloc;
 	int refcnt;
+	/*
+	 * The machine's generation when this set last changed (made, cloned,
+	 * a map added): a per-process version for caches of one address
+	 * space (the unwinder's), unique across sets.
+	 */
+	uint64_t generation;
 };
 
 struct strtab {
@@ -355,7 +361,7 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 	np = map_new(m, nm);
 	if (!np)
 		return -ENOMEM;
-	m->generation++;
+	ms->generation = ++m->generation;
 	/* [i, j) are replaced by head? + nm + tail? */
 	add = !!hp + 1 + !!tp - (j - i);
 	if (grow_array((void **)&ms->v, &ms->alloc, ms->n + (add > 0 ? add : 0), sizeof(*ms->v)))
@@ -485,6 +491,8 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 	} else {
 		maps = maps_new();
 		m->generation++;
+		if (maps)
+			maps->generation = m->generation;
 	}
 	t = thread_new(m, pid, tid, maps);
 	if (!t)
@@ -517,6 +525,7 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 		maps = maps_clone(parent->maps);
 		if (!maps)
 			return -ENOMEM;
+		maps->generation = m->generation;
 	}
 	if (child) {
 		child->maps = maps;
@@ -687,6 +696,11 @@ PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_
 PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m)
 {
 	return m ? m->generation : 0;
+}
+
+uint64_t maps_generation(const struct pcl_maps *ms)
+{
+	return ms ? ms->generation : 0;
 }
 
 PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip)

@@ -109,16 +109,47 @@ static bool perf_reg(const struct unwind_regs *regs, unsigned int r, uint64_t *v
 }
 
 /*
- * Debug files are searched the standard way: next to the file, in .debug/,
- * and under /usr/lib/debug, by build id first. A NULL path is libdwfl's
- * default list. libdwfl keeps a pointer to this, so it lives forever.
+ * A module's separate debug file: the one the caller found (kept in the
+ * module's userdata, a malloc'd path), else the standard search: next to
+ * the file, in .debug/, and under /usr/lib/debug, by build id first.
  */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *debug = *userdata;
+
+	if (debug) {
+		int fd = open(debug, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			*debuginfo_file_name = strdup(debug);
+			return fd;
+		}
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+/* A NULL path is libdwfl's default list. libdwfl keeps a pointer to this, so it lives forever. */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
+
+static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			 void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	(void)arg;
+	free(*userdata);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
 
 static bool is_file(const char *path)
 {
@@ -200,6 +231,7 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 	struct unwind_map m = { 0 };
 	Dwfl_Module *mod = NULL;
 	Dwarf_Addr lo, hi;
+	void **ud = NULL;
 	int fd;
 
 	if (dwfl_addrmodule(s->dwfl, pc))
@@ -220,8 +252,11 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 	/* On success libdwfl owns the fd. */
 	if (!mod && fd >= 0)
 		close(fd);
-	if (mod && dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
+	if (mod && dwfl_module_info(mod, &ud, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
 	    pc < hi) {
+		/* libdwfl asks for the debug file later, if ever: keep the caller's */
+		if (m.debug_path && !*ud)
+			*ud = strdup(m.debug_path);
 		c->uw->stats.modules++;
 		return true;
 	}
@@ -379,8 +414,10 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 
 static void space_reset(struct space *s)
 {
-	if (s->dwfl)
+	if (s->dwfl) {
+		dwfl_getmodules(s->dwfl, free_userdata, NULL, 0);
 		dwfl_end(s->dwfl);
+	}
 	memset(s, 0, sizeof(*s));
 }
 

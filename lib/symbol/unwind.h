@@ -58,6 +58,13 @@ struct unwind_map {
 	 */
 	const void *image;
 	size_t image_size;
+	/*
+	 * The separate debug file the caller found for it (build id,
+	 * debuglink, --symfs, debuginfod), or NULL: libdw then searches the
+	 * standard places. Its .debug_frame serves PCs that .eh_frame lacks.
+	 * Copied when the module is first reported.
+	 */
+	const char *debug_path;
 };
 
 /*
