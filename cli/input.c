@@ -174,6 +174,8 @@ void input_finish(struct input *in)
 			in->path);
 	if (!in->failed)
 		note_untrusted_maps(in);
+	if (!in->failed && !in->unwind_shown)
+		unwind_warn(in);
 }
 
 void input_close(struct input *in)

@@ -21,6 +21,7 @@ struct input {
 	bool progress; /* stderr is a terminal and the file is large */
 	bool shown;    /* the bar is on screen */
 	bool failed;   /* input_next reported an error */
+	bool unwind_shown; /* the caller prints the unwinding counts itself: no warning */
 };
 
 /*
@@ -39,5 +40,15 @@ int input_next(struct input *in);
 /* Print the truncation warning if the file was cut, and the JIT maps not trusted. */
 void input_finish(struct input *in);
 void input_close(struct input *in);
+
+/*
+ * DWARF unwinding's counts (cli/unwind.c): "#" lines for report's header,
+ * a block for --stats, and the one stderr warning (with the counts, and
+ * the --call-graph dwarf,SIZE hint) when any sample stopped early, which
+ * input_finish prints unless in->unwind_shown.
+ */
+void unwind_print_header(FILE *fp, const struct input *in);
+void unwind_print_stats(FILE *fp, const struct input *in);
+void unwind_warn(const struct input *in);
 
 #endif
