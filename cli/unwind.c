@@ -39,10 +39,13 @@ static void print_hint(FILE *fp, const char *prefix, const struct pcl_unwind_sta
 	if (size)
 		fprintf(fp,
 			"%s%.1f%% stopped at the end of the stack copy: record with "
-			"--call-graph dwarf,%" PRIu64 " (at least) for deeper stacks\n",
+			"--call-graph dwarf,%" PRIu64 "%s\n",
 			prefix,
 			100.0 * (double)st->status[PCL_UNWIND_STACK_TOO_SMALL] / (double)st->samples,
-			size);
+			size,
+			st->max_needed > 65528 ? " (the most perf takes; some stacks are deeper)"
+			: st->max_needed_exact ? " for whole stacks"
+					       : " (at least) for deeper stacks");
 }
 
 void unwind_print_header(FILE *fp, const struct input *in)
@@ -96,9 +99,10 @@ void unwind_warn(const struct input *in)
 	pcl_resolver__unwind_stats(in->resolver, &st);
 	if (!stopped_early(&st) && !st.no_reader)
 		return;
-	fprintf(stderr, "pcl: warning: DWARF unwinding stopped early for %" PRIu64 " of %" PRIu64
-			" samples",
-		stopped_early(&st), st.samples);
+	fprintf(stderr,
+		"pcl: warning: '%s': DWARF unwinding stopped early for %" PRIu64 " of %" PRIu64
+		" samples",
+		in->path, stopped_early(&st), st.samples);
 	if (stopped_early(&st)) {
 		fputs(" (", stderr);
 		print_causes(stderr, &st);

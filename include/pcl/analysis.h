@@ -92,7 +92,13 @@ PCL_API const char *pcl_unwind_status_name(enum pcl_unwind_status status);
 struct pcl_unwind_stats {
 	uint64_t samples;		  /* samples unwound */
 	uint64_t status[PCL_UNWIND__NR];  /* of those, by how they ended */
-	uint64_t max_needed;		  /* the largest stack copy a too-small one lacked */
+	/*
+	 * The stack copy the too-small ones would have needed: exact for a
+	 * thread with a complete unwind too (its stack's end is then known),
+	 * else what the failing step needed (one frame further).
+	 */
+	uint64_t max_needed;
+	bool max_needed_exact; /* every such thread had a complete unwind */
 	uint64_t no_user_stack;		  /* no registers or an empty copy: kernel part only */
 	uint64_t no_reader;		  /* not unwound: no reader to say the registers' layout */
 	uint64_t spaces_built, modules;	  /* libdw's work: address spaces and files loaded */
@@ -104,9 +110,9 @@ PCL_API void pcl_resolver__unwind_stats(const struct pcl_resolver *r, struct pcl
 /*
  * The SIZE of a `--call-graph dwarf,SIZE` that would have let the samples
  * stopped by a too-small stack copy go further, when they are more than 5%
- * of those unwound; else 0. The largest copy they lacked, rounded up to a
- * multiple of 8 and capped at 65528 (what perf accepts). A lower bound: a
- * copy that size lets each of them go at least one frame further.
+ * of those unwound; else 0. max_needed and one word (perf does not read
+ * a copy's last word), rounded up to a multiple of 8 and capped at 65528
+ * (what perf accepts).
  */
 PCL_API uint64_t pcl_unwind_stats__suggest_size(const struct pcl_unwind_stats *st);
 

@@ -68,6 +68,19 @@ struct memo_chunk {
 /* perf's default --max-stack: user frames unwound per sample at most. */
 #define UNWIND_DEPTH 127
 
+/*
+ * Per thread, for the --call-graph dwarf,SIZE hint: where its stack ends
+ * for unwinding (SP + bytes read, of its complete unwinds), and the lowest
+ * SP of its samples whose copy was too small. The difference is the copy
+ * that would have been enough for all of them; the unwinder alone only
+ * knows what the failing step lacked.
+ */
+struct stack_ent {
+	int32_t tid;
+	bool used;
+	uint64_t end, low_sp;
+};
+
 struct pcl_resolver {
 	struct pcl_machine *m;
 	struct pcl_symbols *s;
@@ -85,6 +98,8 @@ struct pcl_resolver {
 	uint64_t *raw;		      /* the raw chain built for it */
 	int alloc_raw;
 	struct pcl_unwind_stats ust; /* the counts the unwinder does not keep */
+	struct stack_ent *stacks;    /* open addressing by tid, cap_stacks slots */
+	size_t cap_stacks, nr_stacks;
 };
 
 static uint64_t next_id;
@@ -201,6 +216,7 @@ PCL_API void pcl_resolver__free(struct pcl_resolver *r)
 	memo_drop(r);
 	free(r->memo);
 	unwinder_free(r->uw);
+	free(r->stacks);
 	free(r->raw);
 	free(r->chain);
 	free(r->cache);
@@ -390,6 +406,56 @@ static uint64_t user_reg(const struct pcl_sample *s, uint64_t mask, unsigned int
 	return mask & bit ? s->user_regs[__builtin_popcountll(mask & (bit - 1))] : 0;
 }
 
+/* The stack entry of @tid, made if new; NULL when memory runs out. */
+static struct stack_ent *stack_find(struct pcl_resolver *r, int32_t tid)
+{
+	size_t j;
+
+	if (r->nr_stacks * 2 >= r->cap_stacks) {
+		size_t ncap = r->cap_stacks ? r->cap_stacks * 2 : 64;
+		struct stack_ent *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < r->cap_stacks; i++) {
+			if (!r->stacks[i].used)
+				continue;
+			j = hash_mix(0, (uint32_t)r->stacks[i].tid) & (ncap - 1);
+			while (nt[j].used)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = r->stacks[i];
+		}
+		free(r->stacks);
+		r->stacks = nt;
+		r->cap_stacks = ncap;
+	}
+	j = hash_mix(0, (uint32_t)tid) & (r->cap_stacks - 1);
+	while (r->stacks[j].used && r->stacks[j].tid != tid)
+		j = (j + 1) & (r->cap_stacks - 1);
+	if (!r->stacks[j].used) {
+		r->stacks[j] = (struct stack_ent){ .tid = tid, .used = true, .low_sp = UINT64_MAX };
+		r->nr_stacks++;
+	}
+	return &r->stacks[j];
+}
+
+/* Learn where @tid's stack ends, or how low a too-small copy started. */
+static void stack_note(struct pcl_resolver *r, int32_t tid, uint64_t sp,
+		       const struct unwind_result *res)
+{
+	struct stack_ent *e;
+
+	if (res->status != UNWIND_COMPLETE && res->status != UNWIND_STACK_TOO_SMALL)
+		return;
+	e = stack_find(r, tid);
+	if (!e)
+		return; /* only the hint is less precise */
+	if (res->status == UNWIND_COMPLETE && sp + res->used > e->end)
+		e->end = sp + res->used;
+	else if (res->status == UNWIND_STACK_TOO_SMALL && sp < e->low_sp)
+		e->low_sp = sp;
+}
+
 /* Room for @nr words in r->raw. */
 static int raw_room(struct pcl_resolver *r, uint64_t nr)
 {
@@ -447,6 +513,7 @@ static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struc
 	r->uw_thread = NULL;
 	if (ret)
 		return ret;
+	stack_note(r, t->tid, st.sp, &res);
 	/* callers' return addresses point after the call: minus 1 lands in it, as perf */
 	for (unsigned int i = 1; i < res.nr; i++)
 		out[i]--;
@@ -502,6 +569,18 @@ PCL_API void pcl_resolver__unwind_stats(const struct pcl_resolver *r, struct pcl
 	for (int i = 0; i < PCL_UNWIND__NR && i < UNWIND__NR; i++)
 		out->status[i] = u->status[i];
 	out->max_needed = u->max_needed;
+	out->max_needed_exact = true;
+	/* a thread that also unwound fully says how much its too-small copies lacked */
+	for (size_t i = 0; i < r->cap_stacks; i++) {
+		const struct stack_ent *e = &r->stacks[i];
+
+		if (!e->used || e->low_sp == UINT64_MAX)
+			continue;
+		if (!e->end || e->low_sp >= e->end)
+			out->max_needed_exact = false;
+		else if (e->end - e->low_sp > out->max_needed)
+			out->max_needed = e->end - e->low_sp;
+	}
 	out->spaces_built = u->dwfl_builds;
 	out->modules = u->modules;
 }
@@ -512,7 +591,11 @@ PCL_API uint64_t pcl_unwind_stats__suggest_size(const struct pcl_unwind_stats *s
 
 	if (!st || !st->samples || st->status[PCL_UNWIND_STACK_TOO_SMALL] * 20 <= st->samples)
 		return 0;
-	n = (st->max_needed + 7) & ~7ULL;
+	/*
+	 * One word more: perf's libunwind reader takes the copy's last word
+	 * for outside it, and would end the chain there with a bogus frame.
+	 */
+	n = (st->max_needed + 8 + 7) & ~7ULL;
 	return n > 65528 ? 65528 : n;
 }
 

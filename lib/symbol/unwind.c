@@ -70,6 +70,7 @@ struct sample_ctx {
 	bool beyond;   /* above the SP, past the end of the copy */
 	bool bad_read; /* anywhere else: no mapping, no file */
 	uint64_t needed;
+	uint64_t used; /* the end of the highest word read from the copy */
 };
 
 static const char *const status_names[UNWIND__NR] = {
@@ -310,6 +311,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 	(void)dwfl;
 	if (addr >= st->sp && off < st->size && st->size - off >= sizeof(*result)) {
 		memcpy(result, (const char *)st->data + off, sizeof(*result));
+		if (off + sizeof(*result) > c->used)
+			c->used = off + sizeof(*result);
 		return true;
 	}
 	/* Not the stack: a file's bytes (a DW_OP_deref into a table), as perf reads them. */
@@ -503,6 +506,7 @@ static void finish(struct unwinder *uw, struct sample_ctx *c, struct unwind_resu
 	res->nr = c->nr;
 	res->status = c->status;
 	res->needed = c->status == UNWIND_STACK_TOO_SMALL ? c->needed : 0;
+	res->used = c->used;
 	uw->stats.status[c->status]++;
 	if (res->needed > uw->stats.max_needed)
 		uw->stats.max_needed = res->needed;

@@ -110,6 +110,13 @@ struct unwind_result {
 	enum unwind_status status;
 	/* UNWIND_STACK_TOO_SMALL: stack copy bytes that the failed read needed. */
 	uint64_t needed;
+	/*
+	 * Bytes of the copy the unwind read (the highest word read, from the
+	 * SP). For a complete unwind, SP + used is where this thread's stack
+	 * ends for unwinding: a caller can tell how much copy a too-small
+	 * sample of the same thread lacked.
+	 */
+	uint64_t used;
 };
 
 /* Counters over all the samples unwound so far, for --stats. */

@@ -9,8 +9,9 @@
  *   main -> run -> stage1 -> stage2 -> hot_work    about 75% of the samples
  *   main -> run -> cool_work                       about 25%
  *
- * With "deep": main -> deep -> deep ... (24 levels of 1 KiB frames) ->
- * hot_work, a stack deeper than a small --call-graph dwarf copy.
+ * With "deep": half of the time main -> deep -> deep ... (24 levels of
+ * 1 KiB frames) -> hot_work, a stack deeper than a small --call-graph dwarf
+ * copy, half main -> stage1 -> stage2 -> hot_work, a shallow one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +91,10 @@ int main(int argc, char **argv)
 	double end = now_ms() + ms;
 
 	if (argc > 2 && !strcmp(argv[2], "deep")) {
-		while (now_ms() < end)
+		while (now_ms() < end) {
 			deep(24);
+			stage1();
+		}
 		return 0;
 	}
 	run(ms);
