@@ -175,6 +175,7 @@ bench: all
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 	@bench/srcline.sh $(BUILD)
+	@bench/unwind.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

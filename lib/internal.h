@@ -85,9 +85,13 @@ int evlist_restart_user(struct pcl_evlist *el, int idx, bool running);
 void evlist_set_regroup(struct pcl_evlist *el, bool on);
 
 /*
- * The version of one process's map set: changes whenever that set does
- * (lib/machine), and differs between sets. For per-address-space caches.
+ * Versions of the machine's maps (lib/machine) for caches of what code
+ * addresses resolve to: machine_code_generation moves when a map set is
+ * made or an executable map is added or cut anywhere (not for data maps,
+ * whose churn would empty the caches); maps_generation when that happens
+ * to one process's set, and differs between sets.
  */
+uint64_t machine_code_generation(const struct pcl_machine *m);
 uint64_t maps_generation(const struct pcl_maps *ms);
 
 /* Read one kernel counter opened with @read_format (any of perf_event_open(2)'s). */

@@ -25,7 +25,10 @@
 /*
  * A sample's frames repeat (a hot loop, the same callers): resolved frames
  * are cached by (address space, cpumode, ip), direct-mapped, and forgotten
- * when the machine's generation moves (a map changed somewhere).
+ * when the machine's code generation moves (a map set made, an executable
+ * map changed somewhere). Data maps (mmap_data) do not move it: the ips
+ * and return addresses resolved here are code; a garbage address in a
+ * data map that changed keeps the data map it was first found in.
  */
 #define CACHE_BITS 16
 
@@ -259,7 +262,7 @@ static void frame(struct pcl_resolver *r, struct pcl_thread *t, unsigned int cpu
 {
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 	const void *space = kernel ? NULL : (const void *)t->maps;
-	uint64_t gen = pcl_machine__generation(r->m), h;
+	uint64_t gen = machine_code_generation(r->m), h;
 	struct cache_ent *c;
 
 	if (!r->cache) {
@@ -628,7 +631,7 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	if (nr64 > MEMO_MAX_CHAIN)
 		return resolve(r, rec, raw, nr64, out);
 	nr = (uint32_t)nr64;
-	gen = pcl_machine__generation(r->m);
+	gen = machine_code_generation(r->m);
 	if (gen != r->memo_gen) {
 		r->memo_gen = gen; /* every entry is stale now */
 		r->nr_memo = 0;
@@ -648,7 +651,7 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	}
 	ret = resolve(r, rec, raw, nr, out);
 	/* a map made while resolving (the kernel's, on first use) moved the generation */
-	if (ret || pcl_machine__generation(r->m) != gen)
+	if (ret || machine_code_generation(r->m) != gen)
 		return ret;
 	size = sizeof(*e) + nr * sizeof(uint64_t);
 	size = (size + 15) & ~(size_t)15;

@@ -25,9 +25,9 @@ struct pcl_maps {
 	int n, alloc;
 	int refcnt;
 	/*
-	 * The machine's generation when this set last changed (made, cloned,
-	 * a map added): a per-process version for caches of one address
-	 * space (the unwinder's), unique across sets.
+	 * The machine's generation when this set's code last changed (made,
+	 * cloned, an executable map added or cut): a per-process version for
+	 * caches of one address space (the unwinder's), unique across sets.
 	 */
 	uint64_t generation;
 };
@@ -50,6 +50,14 @@ struct pcl_machine {
 	struct pcl_map **all_maps;
 	int nr_all_maps, alloc_all_maps;
 	uint64_t generation; /* bumped by every change to a map set */
+	/*
+	 * The generation of the last change that can move what an address of
+	 * code resolves to: a map set made (its address may be an old one's),
+	 * an executable map added or cut. A data map (mmap_data's [heap] as
+	 * it grows, thousands of times in a --call-graph dwarf recording) does
+	 * not move it.
+	 */
+	uint64_t code_generation;
 	struct strtab strings;
 	/* BUILD_ID feature entries not yet matched to a DSO */
 	struct pending_bid {
@@ -339,9 +347,12 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 
 	if (nm->end <= nm->start)
 		return 0;
+	bool code = nm->prot & PROT_EXEC;
+
 	while (j < ms->n && ms->v[j]->start < nm->end) {
 		const struct pcl_map *o = ms->v[j];
 
+		code |= o->prot & PROT_EXEC;
 		if (o->start < nm->start) {
 			head = *o;
 			head.end = nm->start;
@@ -361,7 +372,11 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 	np = map_new(m, nm);
 	if (!np)
 		return -ENOMEM;
-	ms->generation = ++m->generation;
+	m->generation++;
+	if (code) {
+		m->code_generation = m->generation;
+		ms->generation = m->generation;
+	}
 	/* [i, j) are replaced by head? + nm + tail? */
 	add = !!hp + 1 + !!tp - (j - i);
 	if (grow_array((void **)&ms->v, &ms->alloc, ms->n + (add > 0 ? add : 0), sizeof(*ms->v)))
@@ -490,7 +505,7 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 		maps->refcnt++;
 	} else {
 		maps = maps_new();
-		m->generation++;
+		m->code_generation = ++m->generation;
 		if (maps)
 			maps->generation = m->generation;
 	}
@@ -509,7 +524,8 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 	parent = pcl_machine__thread(m, (int32_t)rec->task.ppid, (int32_t)rec->task.ptid);
 	if (!parent)
 		return -ENOMEM;
-	m->generation++; /* map sets may be freed and made: their addresses are reused */
+	/* map sets may be freed and made: their addresses are reused */
+	m->code_generation = ++m->generation;
 	child = thread_find(m, tid);
 	if (child && child != parent) {
 		/* a reused tid: the new thread starts afresh */
@@ -696,6 +712,11 @@ PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_
 PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m)
 {
 	return m ? m->generation : 0;
+}
+
+uint64_t machine_code_generation(const struct pcl_machine *m)
+{
+	return m ? m->code_generation : 0;
 }
 
 uint64_t maps_generation(const struct pcl_maps *ms)

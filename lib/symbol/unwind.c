@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <asm/perf_regs.h>
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <sys/mman.h>
@@ -34,6 +35,34 @@
 /* The one thread of each Dwfl: samples are unwound one at a time. */
 #define UNWIND_TID 1
 
+/*
+ * What libdw's CFI says about one PC, kept so that a PC seen again costs a
+ * hash lookup instead of libdw's FDE search and CFI program run (libdwfl
+ * redoes both for every frame of every sample). Only the rules the fast
+ * path applies exactly as libdwfl would are kept; any other PC is marked
+ * and its samples go through libdwfl.
+ */
+enum rule_kind {
+	RULE_UNDEF, /* undefined: the caller's value is lost */
+	RULE_SAME,  /* same value */
+	RULE_AT,    /* saved at CFA + off */
+	RULE_VAL,   /* is CFA + off */
+	RULE_REG,   /* is register off's value */
+};
+
+struct rule {
+	uint64_t pc; /* the PC the CFI was looked up for (a caller's minus 1) */
+	bool used;
+	bool simple;	 /* the fast path can apply it */
+	uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off */
+	int64_t cfa_off;
+	uint8_t kind[NR_DWARF_REGS];
+	int64_t off[NR_DWARF_REGS];
+};
+
+/* Rules kept per space at most; past that the table starts again. */
+#define MAX_RULES (1u << 16)
+
 struct space {
 	bool used;
 	bool attached; /* dwfl_attach_state done (needs a module first) */
@@ -42,11 +71,14 @@ struct space {
 	struct sample_ctx *cur; /* the sample being unwound */
 	uint64_t failed[NR_FAILED];
 	unsigned int nr_failed, next_failed;
+	struct rule *rules; /* open addressing by pc, cap_rules slots */
+	size_t cap_rules, nr_rules;
 };
 
 struct unwinder {
 	struct space spaces[NR_SPACES];
 	uint64_t clock;
+	bool no_fast; /* tests: libdwfl for every sample */
 	struct unwind_stats stats;
 };
 
@@ -301,6 +333,20 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp
 	return tid == UNWIND_TID;
 }
 
+/* A word of the stack copy, if @addr is inside it. */
+static bool stack_word(struct sample_ctx *c, uint64_t addr, Dwarf_Word *result)
+{
+	const struct unwind_stack *st = c->stack;
+	uint64_t off = addr - st->sp;
+
+	if (addr < st->sp || off >= st->size || st->size - off < sizeof(*result))
+		return false;
+	memcpy(result, (const char *)st->data + off, sizeof(*result));
+	if (off + sizeof(*result) > c->used)
+		c->used = off + sizeof(*result);
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
 	struct sample_ctx *c = ((struct space *)dwfl_arg)->cur;
@@ -309,12 +355,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 	uint64_t off = addr - st->sp;
 
 	(void)dwfl;
-	if (addr >= st->sp && off < st->size && st->size - off >= sizeof(*result)) {
-		memcpy(result, (const char *)st->data + off, sizeof(*result));
-		if (off + sizeof(*result) > c->used)
-			c->used = off + sizeof(*result);
+	if (stack_word(c, addr, result))
 		return true;
-	}
 	/* Not the stack: a file's bytes (a DW_OP_deref into a table), as perf reads them. */
 	if (c->as->find_map(c->as->arg, addr, &m) == 0 && has_bytes(&m) && addr >= m.start &&
 	    addr < m.end && m.end - addr >= sizeof(*result) && read_map_word(&m, addr, result))
@@ -417,6 +459,7 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 
 static void space_reset(struct space *s)
 {
+	free(s->rules);
 	if (s->dwfl) {
 		dwfl_getmodules(s->dwfl, free_userdata, NULL, 0);
 		dwfl_end(s->dwfl);
@@ -456,6 +499,199 @@ static struct space *get_space(struct unwinder *uw, const struct unwind_space *a
 	}
 	s->last_use = ++uw->clock;
 	return s;
+}
+
+/* ---- the fast path: cached CFI rules applied as libdwfl applies them ---- */
+
+/* The rule of a CFI frame state, as libdwfl's handle_cfi reads it. */
+static void rule_from_frame(struct rule *ru, Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	bool signal = false;
+
+	if (dwarf_frame_info(fr, NULL, NULL, &signal) != 16 || signal)
+		return; /* a signal frame's caller is not a call: libdwfl's business */
+	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= NR_DWARF_REGS)
+		return;
+	ru->cfa_reg = (uint8_t)ops[0].number;
+	ru->cfa_off = (int64_t)ops[0].number2;
+	for (int r = 0; r < NR_DWARF_REGS; r++) {
+		if (dwarf_frame_register(fr, r, mem, &ops, &nops) != 0)
+			return;
+		if (nops == 0) {
+			ru->kind[r] = ops ? RULE_UNDEF : RULE_SAME;
+		} else if (ops[0].atom == DW_OP_call_frame_cfa) {
+			size_t i = 1;
+
+			ru->kind[r] = RULE_AT;
+			ru->off[r] = 0;
+			if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+				ru->off[r] = (int64_t)ops[i++].number;
+			if (i < nops && ops[i].atom == DW_OP_stack_value) {
+				ru->kind[r] = RULE_VAL;
+				i++;
+			}
+			if (i != nops)
+				return;
+		} else if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < NR_DWARF_REGS) {
+			ru->kind[r] = RULE_REG;
+			ru->off[r] = (int64_t)ops[0].number;
+		} else {
+			return;
+		}
+	}
+	ru->simple = true;
+}
+
+/* Look up the CFI of @pc as libdwfl does: .eh_frame first, then .debug_frame. */
+static void rule_compute(Dwfl *dwfl, uint64_t pc, struct rule *ru)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) {
+		fr = NULL;
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			return;
+	}
+	rule_from_frame(ru, fr);
+	free(fr);
+}
+
+static bool rules_grow(struct space *s)
+{
+	size_t ncap = s->cap_rules ? s->cap_rules * 2 : 1024;
+	struct rule *nt;
+
+	if (s->nr_rules >= MAX_RULES) {
+		/* a process with this many distinct PCs: start again */
+		memset(s->rules, 0, s->cap_rules * sizeof(*s->rules));
+		s->nr_rules = 0;
+		return true;
+	}
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return false;
+	for (size_t i = 0; i < s->cap_rules; i++) {
+		size_t j;
+
+		if (!s->rules[i].used)
+			continue;
+		j = hash_mix(0, s->rules[i].pc) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = s->rules[i];
+	}
+	free(s->rules);
+	s->rules = nt;
+	s->cap_rules = ncap;
+	return true;
+}
+
+/* The rule of @pc, computed on first use; NULL when memory runs out. */
+static const struct rule *rule_get(struct space *s, uint64_t pc)
+{
+	size_t j;
+
+	if (s->nr_rules * 2 >= s->cap_rules && !rules_grow(s))
+		return NULL;
+	j = hash_mix(0, pc) & (s->cap_rules - 1);
+	while (s->rules[j].used) {
+		if (s->rules[j].pc == pc)
+			return &s->rules[j];
+		j = (j + 1) & (s->cap_rules - 1);
+	}
+	memset(&s->rules[j], 0, sizeof(s->rules[j]));
+	s->rules[j].used = true;
+	s->rules[j].pc = pc;
+	s->nr_rules++;
+	rule_compute(s->dwfl, pc, &s->rules[j]);
+	return &s->rules[j];
+}
+
+/*
+ * Unwind @c with the cached rules, frame by frame as libdwfl would: the
+ * initial PC looked up as is, a caller's minus 1; the new registers all
+ * computed from the old ones; the chain ends where the return address is
+ * undefined or 0. True with c->nr and c->status set; false whenever
+ * anything is not plain (no module or no simple rule for a PC, a read
+ * outside the stack copy, a register needed but lost): the caller then
+ * starts again with libdwfl, which has the fallbacks and says why it
+ * stopped.
+ */
+static bool fast_unwind(struct sample_ctx *c)
+{
+	Dwarf_Word regs[NR_DWARF_REGS], next[NR_DWARF_REGS];
+	uint32_t valid = c->dmask, nvalid;
+	bool initial = true;
+
+	memcpy(regs, c->dregs, sizeof(regs));
+	for (;;) {
+		uint64_t pc = regs[16];
+		const struct rule *ru;
+		Dwarf_Word cfa;
+
+		if (c->nr >= c->max) {
+			c->status = UNWIND_MAX_DEPTH;
+			return true;
+		}
+		c->ips[c->nr++] = pc;
+		if (!ensure_module(c, pc))
+			return false;
+		ru = rule_get(c->sp, pc - !initial);
+		if (!ru || !ru->simple || !(valid & (1U << ru->cfa_reg)))
+			return false;
+		cfa = regs[ru->cfa_reg] + (uint64_t)ru->cfa_off;
+		nvalid = 0;
+		for (int r = 0; r < NR_DWARF_REGS; r++) {
+			switch (ru->kind[r]) {
+			case RULE_UNDEF:
+				continue;
+			case RULE_SAME:
+				if (!(valid & (1U << r)))
+					continue;
+				next[r] = regs[r];
+				break;
+			case RULE_AT:
+				if (!stack_word(c, cfa + (uint64_t)ru->off[r], &next[r]))
+					return false;
+				break;
+			case RULE_VAL:
+				next[r] = cfa + (uint64_t)ru->off[r];
+				break;
+			default: /* RULE_REG */
+				if (!(valid & (1U << ru->off[r])))
+					return false;
+				next[r] = regs[ru->off[r]];
+				break;
+			}
+			nvalid |= 1U << r;
+		}
+		/* the outermost frame: an undefined return address, or 0 */
+		if (!(nvalid & (1U << 16)) && ru->kind[16] != RULE_UNDEF)
+			return false;
+		if (!(nvalid & (1U << 16)) || next[16] == 0) {
+			c->status = UNWIND_COMPLETE;
+			return true;
+		}
+		memcpy(regs, next, sizeof(regs));
+		valid = nvalid;
+		initial = false;
+	}
+}
+
+void unwinder_set_fast(struct unwinder *uw, bool on)
+{
+	if (uw)
+		uw->no_fast = !on;
 }
 
 struct unwinder *unwinder_new(void)
@@ -555,6 +791,15 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 			return ret;
 		}
 		s->attached = true;
+	}
+	if (!uw->no_fast) {
+		if (fast_unwind(&c)) {
+			uw->stats.fast++;
+			goto out;
+		}
+		/* start again with libdwfl: the same frames, and why it stops */
+		c.nr = 0;
+		c.used = 0;
 	}
 	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
 	/*

@@ -16,6 +16,7 @@
 #ifndef PCL_SYMBOL_UNWIND_H
 #define PCL_SYMBOL_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -126,6 +127,7 @@ struct unwind_stats {
 	uint64_t max_needed;  /* largest `needed` of the STACK_TOO_SMALL samples */
 	uint64_t dwfl_builds; /* address spaces (re)built */
 	uint64_t modules;     /* files reported to libdw */
+	uint64_t fast;	      /* samples unwound from cached rules alone */
 };
 
 struct unwinder;
@@ -146,5 +148,14 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *space,
 		  unsigned int max, struct unwind_result *res);
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
+
+/*
+ * The fast path (on by default): each PC's CFI rules are kept after the
+ * first lookup and applied directly; a sample with anything unusual (a
+ * rule the fast path does not apply, a read outside the copy, a PC in no
+ * module) goes through libdwfl, which gives the same frames. Off: every
+ * sample through libdwfl (tests compare the two).
+ */
+void unwinder_set_fast(struct unwinder *uw, bool on);
 
 #endif
