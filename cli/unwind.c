@@ -89,6 +89,7 @@ void unwind_print_stats(FILE *fp, const struct input *in)
 		fprintf(fp, "%24s: %10" PRIu64 "\n", "layout unknown", st.no_reader);
 	fprintf(fp, "%24s: %10" PRIu64 "\n", "address spaces loaded", st.spaces_built);
 	fprintf(fp, "%24s: %10" PRIu64 "\n", "files loaded", st.modules);
+	fprintf(fp, "%24s: %10" PRIu64 "\n", "from cached CFI rules", st.fast);
 	print_hint(fp, "", &st);
 }
 

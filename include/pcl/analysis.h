@@ -102,6 +102,7 @@ struct pcl_unwind_stats {
 	uint64_t no_user_stack;		  /* no registers or an empty copy: kernel part only */
 	uint64_t no_reader;		  /* not unwound: no reader to say the registers' layout */
 	uint64_t spaces_built, modules;	  /* libdw's work: address spaces and files loaded */
+	uint64_t fast; /* unwound from each PC's cached CFI rules, without libdwfl */
 };
 
 /* The counts so far. */

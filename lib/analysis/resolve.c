@@ -586,6 +586,7 @@ PCL_API void pcl_resolver__unwind_stats(const struct pcl_resolver *r, struct pcl
 	}
 	out->spaces_built = u->dwfl_builds;
 	out->modules = u->modules;
+	out->fast = u->fast;
 }
 
 PCL_API uint64_t pcl_unwind_stats__suggest_size(const struct pcl_unwind_stats *st)

@@ -51,7 +51,8 @@ enum rule_kind {
 };
 
 struct rule {
-	uint64_t pc; /* the PC the CFI was looked up for (a caller's minus 1) */
+	uint64_t pc;  /* the frame's PC */
+	bool initial; /* the sample's own PC: looked up as is, a caller's minus 1 */
 	bool used;
 	bool simple;	 /* the fast path can apply it */
 	uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off */
@@ -585,7 +586,7 @@ static bool rules_grow(struct space *s)
 
 		if (!s->rules[i].used)
 			continue;
-		j = hash_mix(0, s->rules[i].pc) & (ncap - 1);
+		j = hash_mix(s->rules[i].initial, s->rules[i].pc) & (ncap - 1);
 		while (nt[j].used)
 			j = (j + 1) & (ncap - 1);
 		nt[j] = s->rules[i];
@@ -596,25 +597,35 @@ static bool rules_grow(struct space *s)
 	return true;
 }
 
-/* The rule of @pc, computed on first use; NULL when memory runs out. */
-static const struct rule *rule_get(struct space *s, uint64_t pc)
+/*
+ * The rule of a frame at @pc, computed on first use: its module reported
+ * (as the frame callback does), the CFI looked up at @pc, or @pc - 1 for a
+ * caller (its return address is after the call). NULL when memory runs out.
+ */
+static const struct rule *rule_get(struct sample_ctx *c, uint64_t pc, bool initial)
 {
+	struct space *s = c->sp;
+	struct rule *ru;
 	size_t j;
 
 	if (s->nr_rules * 2 >= s->cap_rules && !rules_grow(s))
 		return NULL;
-	j = hash_mix(0, pc) & (s->cap_rules - 1);
+	j = hash_mix(initial, pc) & (s->cap_rules - 1);
 	while (s->rules[j].used) {
-		if (s->rules[j].pc == pc)
+		if (s->rules[j].pc == pc && s->rules[j].initial == initial)
 			return &s->rules[j];
 		j = (j + 1) & (s->cap_rules - 1);
 	}
-	memset(&s->rules[j], 0, sizeof(s->rules[j]));
-	s->rules[j].used = true;
-	s->rules[j].pc = pc;
+	ru = &s->rules[j];
+	memset(ru, 0, sizeof(*ru));
+	ru->used = true;
+	ru->pc = pc;
+	ru->initial = initial;
 	s->nr_rules++;
-	rule_compute(s->dwfl, pc, &s->rules[j]);
-	return &s->rules[j];
+	/* modules are never taken back: a PC whose module is known stays so */
+	if (ensure_module(c, pc))
+		rule_compute(s->dwfl, pc - !initial, ru);
+	return ru;
 }
 
 /*
@@ -644,9 +655,7 @@ static bool fast_unwind(struct sample_ctx *c)
 			return true;
 		}
 		c->ips[c->nr++] = pc;
-		if (!ensure_module(c, pc))
-			return false;
-		ru = rule_get(c->sp, pc - !initial);
+		ru = rule_get(c, pc, initial);
 		if (!ru || !ru->simple || !(valid & (1U << ru->cfa_reg)))
 			return false;
 		cfa = regs[ru->cfa_reg] + (uint64_t)ru->cfa_off;
