@@ -781,7 +781,7 @@ static struct chain *read_script(const char *path, unsigned int *nr)
 static void test_perf_dwarf_file(void **state)
 {
 	char dir[] = "/tmp/pcl-unwind-XXXXXX", exe[PATH_MAX], wl[PATH_MAX + 32], cmd[3 * PATH_MAX];
-	struct unwinder *uw = unwinder_new();
+	struct unwinder *uw = unwinder_new(), *slow = unwinder_new();
 	struct unwind_space as = { .id = 0, .find_map = find_file_map };
 	struct pcl_data_reader *r;
 	struct pcl_data_events *evs;
@@ -791,6 +791,7 @@ static void test_perf_dwarf_file(void **state)
 	ssize_t n;
 
 	(void)state;
+	unwinder_set_fast(slow, false);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	assert_true(n > 0);
 	exe[n] = 0;
@@ -798,6 +799,7 @@ static void test_perf_dwarf_file(void **state)
 	if (access(wl, X_OK) != 0 || system("perf --version >/dev/null 2>&1") != 0) {
 		print_message("# skip: no perf or no %s (make tests builds it)\n", wl);
 		unwinder_free(uw);
+		unwinder_free(slow);
 		skip();
 	}
 	load_maps(); /* this process's vDSO stands for the workload's */
@@ -820,8 +822,8 @@ static void test_perf_dwarf_file(void **state)
 		const struct pcl_sample *s = &ev.rec.sample;
 		struct unwind_regs regs;
 		struct unwind_stack st;
-		struct unwind_result res;
-		uint64_t ips[DEPTH], sp;
+		struct unwind_result res, sres;
+		uint64_t ips[DEPTH], sips[DEPTH], sp;
 		const struct chain *w;
 		bool ok;
 
@@ -854,6 +856,12 @@ static void test_perf_dwarf_file(void **state)
 					    .sp = sp };
 		as.id = s->pid;
 		assert_int_equal(unwind_sample(uw, &as, &regs, &st, ips, DEPTH, &res), 0);
+		/* the cached rules give what libdwfl gives, frame for frame */
+		assert_int_equal(unwind_sample(slow, &as, &regs, &st, sips, DEPTH, &sres), 0);
+		assert_int_equal(sres.status, res.status);
+		assert_int_equal(sres.nr, res.nr);
+		assert_memory_equal(sips, ips, res.nr * sizeof(*ips));
+		assert_int_equal(sres.used, res.used);
 		full += res.status == UNWIND_COMPLETE;
 		/*
 		 * perf prints the kernel part first: the user part is its tail.
@@ -890,10 +898,15 @@ static void test_perf_dwarf_file(void **state)
 	assert_int_equal(same, k);
 	assert_true(full * 10 >= k * 9);
 	assert_true(leaf * 10 >= k * 9);
+	print_message("# %" PRIu64 " from cached rules (and none with them off: %" PRIu64 ")\n",
+		      unwinder_stats(uw)->fast, unwinder_stats(slow)->fast);
+	assert_true(unwinder_stats(uw)->fast * 10 >= (uint64_t)k * 9);
+	assert_int_equal(unwinder_stats(slow)->fast, 0);
 	pcl_data_events__free(evs);
 	pcl_data_reader__close(r);
 	free(want);
 	unwinder_free(uw);
+	unwinder_free(slow);
 	snprintf(cmd, sizeof(cmd), "%s/perf.data", dir);
 	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/script.txt", dir);
