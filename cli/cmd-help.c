@@ -118,7 +118,7 @@ static const char usage_report[] =
 	"                          of those the filters keep (entries and header)\n"
 	"      --comm, --pid, --tid, --dso, --symbols LIST   only these (comma lists)\n"
 	"      --cpu LIST          only samples on these CPUs, e.g. 0,2-3\n"
-	"      --stats             counts of each record type\n"
+	"      --stats             counts of each record type, and of DWARF unwinding\n"
 	"      --header, --header-only   describe the file (host, command, events)\n"
 	"  -I, --show-info         with --header: the topology and cache sections too\n"
 	"      --symfs DIR         look for binaries under DIR (files from another machine)\n"
@@ -146,7 +146,18 @@ static const char usage_report[] =
 	"\n"
 	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
 	"(/usr/lib/debug/.build-id) or .gnu_debuglink, the vDSO, kallsyms and JIT maps\n"
-	"(/tmp/perf-PID.map).\n";
+	"(/tmp/perf-PID.map).\n"
+	"\n"
+	"Samples recorded with --call-graph dwarf (by pcl or perf) are unwound from the\n"
+	"files' CFI (.eh_frame, .debug_frame, debug files), here and in script, diff\n"
+	"and every export: the kernel part of the chain, then the user frames. The\n"
+	"header says how many unwound fully and why the others stopped (--stats too;\n"
+	"script, diff and the exports print it on stderr):\n"
+	"  stack copy too small    the stack was deeper than the copy: record again with\n"
+	"                          the --call-graph dwarf,SIZE printed (over 5% of them)\n"
+	"  no CFI                  code without unwind tables; the chain ends there\n"
+	"  address not mapped      a PC in no mapping or in a file not found (--symfs)\n"
+	"  max depth               over 127 user frames\n";
 
 static const char usage_script[] =
 	"usage: pcl script [-i FILE|-] [OPTIONS]\n"
