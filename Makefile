@@ -66,6 +66,9 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The command's own headers (struct input, ...) change its objects too.
+$(CLI_OBJS): $(wildcard cli/*.h)
+
 $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h &: lib/output/profile.proto
 	@mkdir -p $(BUILD)/gen
 	$(call say,PROTOC,$@)protoc-c --proto_path=lib/output --c_out=$(BUILD)/gen profile.proto

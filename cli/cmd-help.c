@@ -140,6 +140,9 @@ static const char usage_report[] =
 	"                                      switches as markers when recorded\n"
 	"                          speedscope  speedscope's file format, a profile per thread\n"
 	"                          json        the report's own data, for scripts\n"
+	"                          (pprof, firefox and speedscope carry source files and\n"
+	"                          lines from the debug info, pprof inline frames too:\n"
+	"                          go tool pprof -list FUNC shows the source)\n"
 	"  -o, --output FILE       write there (whole or not at all) instead of stdout\n"
 	"      --event NAME        export this event instead of the first\n"
 	"      --icicle            flame graph drawn top-down, callers first\n"
@@ -157,7 +160,14 @@ static const char usage_report[] =
 	"                          the --call-graph dwarf,SIZE printed (over 5% of them)\n"
 	"  no CFI                  code without unwind tables; the chain ends there\n"
 	"  address not mapped      a PC in no mapping or in a file not found (--symfs)\n"
-	"  max depth               over 127 user frames\n";
+	"  max depth               over 127 user frames\n"
+	"\n"
+	"Environment:\n"
+	"  DEBUGINFOD_URLS         debuginfod servers to fetch missing debug files and\n"
+	"                          executables from, by build id (libdebuginfod)\n"
+	"  DEBUGINFOD_CACHE_PATH   where they are kept (~/.cache/debuginfod_client)\n"
+	"  DEBUGINFOD_TIMEOUT      seconds to wait for a server (90); the first\n"
+	"                          failure stops the look-ups of the run\n";
 
 static const char usage_script[] =
 	"usage: pcl script [-i FILE|-] [OPTIONS]\n"
@@ -202,7 +212,7 @@ static const char usage_script[] =
 	"\n"
 	"Perf's scripting (-s, -g, record/report subcommands) is not there. A file\n"
 	"cut short prints what it holds and one warning. 'pcl script | head' stops\n"
-	"quietly when head has enough.\n";
+	"quietly when head has enough. DEBUGINFOD_URLS: as in pcl report.\n";
 
 static const char usage_diff[] =
 	"usage: pcl diff [OPTIONS] [OLD [NEW]]\n"

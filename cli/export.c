@@ -20,13 +20,14 @@ static const struct {
 	const char *name;
 	export_writer write;
 	bool timeline;
+	bool lines; /* carries source positions: the profile looks them up */
 } formats[] = {
-	{ "folded", pcl_export_folded, false },
-	{ "flamegraph", pcl_export_flamegraph, false },
-	{ "html", pcl_export_html, false },
-	{ "pprof", pcl_export_pprof, false },
-	{ "firefox", pcl_export_firefox, true },
-	{ "speedscope", pcl_export_speedscope, true },
+	{ "folded", pcl_export_folded, false, false },
+	{ "flamegraph", pcl_export_flamegraph, false, false },
+	{ "html", pcl_export_html, false, false },
+	{ "pprof", pcl_export_pprof, false, true },
+	{ "firefox", pcl_export_firefox, true, true },
+	{ "speedscope", pcl_export_speedscope, true, true },
 };
 
 const char export_formats[] = "folded, flamegraph, html, pprof, firefox, speedscope, json";
@@ -36,6 +37,15 @@ bool export_format_known(const char *name)
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(formats[i].name, name))
 			return true;
+	return false;
+}
+
+/* Whether the format @name carries source positions. */
+static bool format_lines(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, name))
+			return formats[i].lines;
 	return false;
 }
 
@@ -76,7 +86,8 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
-	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline };
+	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline,
+				       .symbols = format_lines(x->format) ? in->symbols : NULL };
 	struct pcl_profile *p = pcl_profile__new(&po);
 	int want = -1, ret;
 

@@ -50,6 +50,8 @@ int input_check_owner(const char *path, bool force)
 	return -1;
 }
 
+static void on_debuginfod(void *ctx, const struct pcl_debuginfod_event *ev);
+
 int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force)
 {
 	struct pcl_symbol_opts sym = { .sz = sizeof(sym) };
@@ -66,6 +68,11 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 		memcpy(&sym, so, so->sz && so->sz < sizeof(sym) ? so->sz : sizeof(sym));
 	sym.sz = sizeof(sym);
 	sym.any_owner |= force;
+	in->dfd_shown_kib = -1;
+	if (!sym.debuginfod_cb) {
+		sym.debuginfod_cb = on_debuginfod;
+		sym.debuginfod_ctx = in;
+	}
 	in->reader = pcl_data_reader__open(in->path);
 	if (!in->reader) {
 		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(errno));
@@ -113,6 +120,43 @@ static void progress_clear(struct input *in)
 	if (in->shown)
 		fprintf(stderr, "\r\033[K");
 	in->shown = false;
+}
+
+/*
+ * The symbolizer's debuginfod look-ups: progress on a terminal only, on the
+ * line the reading bar uses; what was not found is kept for input_finish.
+ */
+static void on_debuginfod(void *ctx, const struct pcl_debuginfod_event *ev)
+{
+	struct input *in = ctx;
+	long kib = ev->done > 0 ? ev->done / 1024 : 0;
+
+	if (ev->state == PCL_DEBUGINFOD_PROGRESS) {
+		if (!isatty(STDERR_FILENO) || kib == in->dfd_shown_kib)
+			return;
+		progress_clear(in);
+		if (ev->total > 0)
+			fprintf(stderr, "\rdebuginfod: %s of %s: %ld/%ld KiB\033[K", ev->what,
+				ev->dso, kib, ev->total / 1024);
+		else
+			fprintf(stderr, "\rdebuginfod: asking for the %s of %s\033[K", ev->what,
+				ev->dso);
+		in->dfd_shown_kib = kib;
+		return;
+	}
+	if (in->dfd_shown_kib >= 0)
+		fprintf(stderr, "\r\033[K");
+	in->dfd_shown_kib = -1;
+	if (ev->state != PCL_DEBUGINFOD_FAILED)
+		return;
+	if (ev->err != -ENOENT) {
+		if (!in->dfd_failure)
+			in->dfd_failure = strdup(ev->message);
+	} else if (!in->dfd_missed++) {
+		if (asprintf(&in->dfd_miss, "the %s of %s (build id %s)", ev->what, ev->dso,
+			     ev->build_id) < 0)
+			in->dfd_miss = NULL;
+	}
 }
 
 int input_next(struct input *in)
@@ -174,6 +218,21 @@ void input_finish(struct input *in)
 			in->path);
 	if (!in->failed)
 		note_untrusted_maps(in);
+	if (in->dfd_failure)
+		fprintf(stderr, "pcl: warning: %s\n", in->dfd_failure);
+	if (in->dfd_missed > 1)
+		fprintf(stderr,
+			"pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s, nor %d "
+			"other file%s asked for\n",
+			in->dfd_miss ? in->dfd_miss : "a file", in->dfd_missed - 1,
+			in->dfd_missed > 2 ? "s" : "");
+	else if (in->dfd_missed)
+		fprintf(stderr, "pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s\n",
+			in->dfd_miss ? in->dfd_miss : "a file asked for");
+	free(in->dfd_failure);
+	free(in->dfd_miss);
+	in->dfd_failure = in->dfd_miss = NULL;
+	in->dfd_missed = 0;
 	if (!in->failed && !in->unwind_shown)
 		unwind_warn(in);
 }
@@ -185,5 +244,7 @@ void input_close(struct input *in)
 	pcl_symbols__free(in->symbols);
 	pcl_machine__free(in->machine);
 	pcl_data_reader__close(in->reader);
+	free(in->dfd_failure);
+	free(in->dfd_miss);
 	memset(in, 0, sizeof(*in));
 }
