@@ -48,6 +48,20 @@ static void print_hint(FILE *fp, const char *prefix, const struct pcl_unwind_sta
 					       : " (at least) for deeper stacks");
 }
 
+/* "DWARF unwinding: N samples, N complete, N stopped early (causes)" */
+static void print_summary(FILE *fp, const struct pcl_unwind_stats *st)
+{
+	fprintf(fp, "DWARF unwinding: %" PRIu64 " samples, %" PRIu64 " complete", st->samples,
+		st->status[PCL_UNWIND_COMPLETE]);
+	if (stopped_early(st)) {
+		fprintf(fp, ", %" PRIu64 " stopped early (", stopped_early(st));
+		print_causes(fp, st);
+		fputc(')', fp);
+	}
+	if (st->no_reader)
+		fprintf(fp, ", %" PRIu64 " not unwound (register layout unknown)", st->no_reader);
+}
+
 void unwind_print_header(FILE *fp, const struct input *in)
 {
 	struct pcl_unwind_stats st;
@@ -55,15 +69,8 @@ void unwind_print_header(FILE *fp, const struct input *in)
 	pcl_resolver__unwind_stats(in->resolver, &st);
 	if (!st.samples && !st.no_reader)
 		return;
-	fprintf(fp, "# DWARF unwinding: %" PRIu64 " samples, %" PRIu64 " complete", st.samples,
-		st.status[PCL_UNWIND_COMPLETE]);
-	if (stopped_early(&st)) {
-		fprintf(fp, ", %" PRIu64 " stopped early (", stopped_early(&st));
-		print_causes(fp, &st);
-		fputc(')', fp);
-	}
-	if (st.no_reader)
-		fprintf(fp, ", %" PRIu64 " not unwound (register layout unknown)", st.no_reader);
+	fputs("# ", fp);
+	print_summary(fp, &st);
 	fputc('\n', fp);
 	print_hint(fp, "# ", &st);
 	fputs("#\n", fp);
@@ -100,17 +107,8 @@ void unwind_warn(const struct input *in)
 	pcl_resolver__unwind_stats(in->resolver, &st);
 	if (!stopped_early(&st) && !st.no_reader)
 		return;
-	fprintf(stderr,
-		"pcl: warning: '%s': DWARF unwinding stopped early for %" PRIu64 " of %" PRIu64
-		" samples",
-		in->path, stopped_early(&st), st.samples);
-	if (stopped_early(&st)) {
-		fputs(" (", stderr);
-		print_causes(stderr, &st);
-		fputc(')', stderr);
-	}
-	if (st.no_reader)
-		fprintf(stderr, "; %" PRIu64 " not unwound (register layout unknown)", st.no_reader);
-	fputs("; their call chains are cut there (see 'pcl help report')\n", stderr);
+	fprintf(stderr, "pcl: warning: '%s': ", in->path);
+	print_summary(stderr, &st);
+	fputs("; those call chains are cut there (see 'pcl help report')\n", stderr);
 	print_hint(stderr, "pcl: hint: ", &st);
 }

@@ -35,16 +35,12 @@
 
 #include "symbol/unwind.h"
 #include "fuzz.h"
+#include "../tests/unit/unwind-snap.h"
 
 #define MAX_MAPS  512
 #define STACK_MAX 65528 /* the most perf records */
 #define NR_REGS	  17	/* perf's AX..R15 without the segment registers, and IP */
 #define DEPTH	  128
-
-struct map_ent {
-	uint64_t start, end, pgoff;
-	char path[256];
-};
 
 static struct map_ent maps[MAX_MAPS];
 static unsigned int nr_maps;
@@ -67,29 +63,16 @@ static struct {
 
 static void load_maps(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
 	uint64_t base = getauxval(AT_SYSINFO_EHDR);
-	char line[512];
 
-	require(f);
-	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
-		struct map_ent *m = &maps[nr_maps];
-		unsigned long long s, e, off;
-		char path[256] = "";
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &s, &e, &off, path) < 3)
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", path);
-		if (base == s && !strcmp(path, "[vdso]")) {
+	nr_maps = unwind_snap_maps(maps, MAX_MAPS);
+	require(nr_maps > 0);
+	for (unsigned int i = 0; i < nr_maps; i++) {
+		if (maps[i].start == base && !strcmp(maps[i].path, "[vdso]")) {
 			vdso = (const void *)(uintptr_t)base;
-			vdso_size = e - s;
+			vdso_size = maps[i].end - maps[i].start;
 		}
-		nr_maps++;
 	}
-	fclose(f);
 }
 
 static const struct map_ent *find_ent(uint64_t addr)
@@ -118,35 +101,13 @@ static int find_map(void *arg, uint64_t addr, struct unwind_map *m)
 	return 0;
 }
 
-/* Copy the live stack without ASan's checks: it crosses other frames' redzones. */
-__attribute__((noinline, no_sanitize_address)) static void raw_copy(uint8_t *dst, uint64_t src,
-								    uint64_t n)
-{
-	const volatile uint8_t *s = (const volatile uint8_t *)(uintptr_t)src;
-
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = s[i];
-}
-
 /* The sample: callee-saved registers, SP and IP at label 1 (rax is clobbered). */
 __attribute__((noinline)) static int c(void)
 {
 	uint64_t r[8];
 	const struct map_ent *st;
 
-	__asm__ volatile("mov %%rbx, 0(%0)\n\t"
-			 "mov %%rbp, 8(%0)\n\t"
-			 "mov %%rsp, 16(%0)\n\t"
-			 "mov %%r12, 32(%0)\n\t"
-			 "mov %%r13, 40(%0)\n\t"
-			 "mov %%r14, 48(%0)\n\t"
-			 "mov %%r15, 56(%0)\n\t"
-			 "lea 1f(%%rip), %%rax\n\t"
-			 "mov %%rax, 24(%0)\n"
-			 "1:\n\t"
-			 :
-			 : "r"(r)
-			 : "rax", "memory");
+	UNWIND_SNAP_REGS(r);
 	snap.regs[1] = r[0];  /* bx */
 	snap.regs[6] = r[1];  /* bp */
 	snap.regs[7] = r[2];  /* sp */
@@ -159,7 +120,7 @@ __attribute__((noinline)) static int c(void)
 	snap.size = st ? st->end - r[2] : 0;
 	if (snap.size > STACK_MAX)
 		snap.size = STACK_MAX;
-	raw_copy(snap.stack, r[2], snap.size);
+	unwind_snap_copy(snap.stack, r[2], snap.size);
 	return (int)snap.size;
 }
 

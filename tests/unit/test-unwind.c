@@ -32,15 +32,11 @@
 #include <linux/perf_event.h>
 
 #include "symbol/unwind.h"
+#include "unwind-snap.h"
 
 #define MAX_MAPS  512
 #define STACK_MAX (256 * 1024)
 #define DEPTH	  64
-
-struct map_ent {
-	uint64_t start, end, pgoff;
-	char path[256];
-};
 
 static struct map_ent maps[MAX_MAPS];
 static unsigned int nr_maps;
@@ -48,25 +44,8 @@ static unsigned int nr_maps;
 /* This process's mappings, from /proc/self/maps. */
 static void load_maps(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-
-	assert_non_null(f);
-	nr_maps = 0;
-	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
-		struct map_ent *m = &maps[nr_maps];
-		unsigned long long s, e, off;
-		char path[256] = "";
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &s, &e, &off, path) < 3)
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", path);
-		nr_maps++;
-	}
-	fclose(f);
+	nr_maps = unwind_snap_maps(maps, MAX_MAPS);
+	assert_true(nr_maps > 0);
 }
 
 static const struct map_ent *find_ent(uint64_t addr)
@@ -119,16 +98,6 @@ struct snap {
 
 static struct snap snap;
 
-/* Copy the live stack without ASan's checks: it crosses other frames' redzones. */
-__attribute__((noinline, no_sanitize_address)) static void raw_copy(uint8_t *dst, uint64_t src,
-								    uint64_t n)
-{
-	const volatile uint8_t *s = (const volatile uint8_t *)src;
-
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = s[i];
-}
-
 #define NOFP __attribute__((noipa, optimize("omit-frame-pointer")))
 
 NOFP static int c(struct snap *s)
@@ -136,26 +105,13 @@ NOFP static int c(struct snap *s)
 	const struct map_ent *st;
 	uint64_t *r = s->regs;
 
-	/* The registers at label 1, where rip is taken: rax only is clobbered. */
-	__asm__ volatile("mov %%rbx, 0(%0)\n\t"
-			 "mov %%rbp, 8(%0)\n\t"
-			 "mov %%rsp, 16(%0)\n\t"
-			 "mov %%r12, 32(%0)\n\t"
-			 "mov %%r13, 40(%0)\n\t"
-			 "mov %%r14, 48(%0)\n\t"
-			 "mov %%r15, 56(%0)\n\t"
-			 "lea 1f(%%rip), %%rax\n\t"
-			 "mov %%rax, 24(%0)\n"
-			 "1:\n\t"
-			 :
-			 : "r"(r)
-			 : "rax", "memory");
+	UNWIND_SNAP_REGS(r);
 	s->ra_c = (uint64_t)__builtin_return_address(0);
 	st = find_ent(r[R_SP]);
 	s->size = st ? st->end - r[R_SP] : 0;
 	if (s->size > STACK_MAX)
 		s->size = STACK_MAX;
-	raw_copy(s->stack, r[R_SP], s->size);
+	unwind_snap_copy(s->stack, r[R_SP], s->size);
 	return (int)s->size;
 }
 
