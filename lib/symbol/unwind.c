@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
@@ -458,6 +459,24 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 	return cfi_has(cfi, bias, pc);
 }
 
+/*
+ * Whether @pc (a caller's, minus 1) is in the first bytes of its file's
+ * ELF entry point: the dynamic linker's _start, which calls _dl_start and
+ * has no CFI. The outermost frame of a process's start-up, not an early
+ * stop (the program's own _start has CFI that ends the chain).
+ */
+static bool at_entry_point(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias = 0;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || !gelf_getehdr(elf, &ehdr))
+		return false;
+	return ehdr.e_entry && pc - bias >= ehdr.e_entry && pc - bias < ehdr.e_entry + 16;
+}
+
 static void space_reset(struct space *s)
 {
 	free(s->rules);
@@ -821,7 +840,8 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 	else if (ret == 0 && !c.beyond && !c.bad_read)
 		c.status = UNWIND_COMPLETE;
 	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
-		c.status = UNWIND_NO_CFI;
+		c.status = at_entry_point(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)) ? UNWIND_COMPLETE
+										: UNWIND_NO_CFI;
 	else if (c.beyond)
 		c.status = UNWIND_STACK_TOO_SMALL;
 	else if (c.bad_read)
