@@ -552,6 +552,13 @@ static int raw_chain(struct pcl_resolver *r, const struct pcl_sample *s, struct 
 	return dwarf_chain(r, s, t, mask, raw, nr);
 }
 
+/* The public statuses are the unwinder's, in its order. */
+_Static_assert((int)PCL_UNWIND__NR == (int)UNWIND__NR &&
+		       (int)PCL_UNWIND_STACK_TOO_SMALL == (int)UNWIND_STACK_TOO_SMALL &&
+		       (int)PCL_UNWIND_NOT_MAPPED == (int)UNWIND_NOT_MAPPED &&
+		       (int)PCL_UNWIND_ERROR == (int)UNWIND_ERROR,
+	       "enum pcl_unwind_status follows enum unwind_status");
+
 PCL_API const char *pcl_unwind_status_name(enum pcl_unwind_status status)
 {
 	return unwind_status_name((enum unwind_status)status);
