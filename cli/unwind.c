@@ -41,7 +41,8 @@ static void print_hint(FILE *fp, const char *prefix, const struct pcl_unwind_sta
 			"%s%.1f%% stopped at the end of the stack copy: record with "
 			"--call-graph dwarf,%" PRIu64 "%s\n",
 			prefix,
-			100.0 * (double)st->status[PCL_UNWIND_STACK_TOO_SMALL] / (double)st->samples,
+			100.0 * (double)st->status[PCL_UNWIND_STACK_TOO_SMALL] /
+				(double)st->samples,
 			size,
 			st->max_needed > 65528 ? " (the most perf takes; some stacks are deeper)"
 			: st->max_needed_exact ? " for whole stacks"

@@ -303,7 +303,8 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, const u
 	out->nr_chain = 0;
 	if (!nr)
 		return 0;
-	if (nr > (uint64_t)r->alloc && grow_array((void **)&r->chain, &r->alloc, (int)nr, sizeof(*r->chain)))
+	if (nr > (uint64_t)r->alloc &&
+	    grow_array((void **)&r->chain, &r->alloc, (int)nr, sizeof(*r->chain)))
 		return -ENOMEM;
 	mode = cpumode;
 	for (uint64_t i = 0; i < nr; i++) {
