@@ -124,10 +124,18 @@ $(BUILD)/tests/workloads/%-nofp: tests/workloads/%.c
 # without frame pointers (the -nofp rule), with stage2 inlined, and stripped
 # with its debug file beside it, to be found by build id (the test puts it
 # under a --symfs root) or by .gnu_debuglink.
-UNWIND_WORKLOADS := $(addprefix $(BUILD)/tests/workloads/unwind-,nofp inline stripped debuglink)
+# unwind-debugframe has no unwind tables at all: its functions' CFI is only
+# in .debug_frame, which stripping moves to its debug file.
+UNWIND_WORKLOADS := $(addprefix $(BUILD)/tests/workloads/unwind-,nofp inline stripped debuglink \
+	debugframe)
 $(BUILD)/tests/workloads/unwind-inline: tests/workloads/unwind.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -DUNWIND_INLINE -o $@ $<
+$(BUILD)/tests/workloads/unwind-debugframe: tests/workloads/unwind.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-inline \
+		-fno-asynchronous-unwind-tables -fno-unwind-tables -o $@.full $< && \
+		objcopy --only-keep-debug $@.full $@.debug && objcopy --strip-all $@.full $@ && rm -f $@.full
 $(BUILD)/tests/workloads/unwind-stripped: $(BUILD)/tests/workloads/unwind-nofp
 	$(call say,STRIP,$@)objcopy --only-keep-debug $< $@.debug && objcopy --strip-all $< $@
 $(BUILD)/tests/workloads/unwind-debuglink: $(BUILD)/tests/workloads/unwind-nofp

@@ -403,35 +403,6 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-static int frame_cb(Dwfl_Frame *frame, void *arg)
-{
-	struct sample_ctx *c = arg;
-	Dwarf_Addr pc;
-
-	if (!dwfl_frame_pc(frame, &pc, NULL)) {
-		c->stopped = true;
-		c->status = UNWIND_ERROR;
-		return DWARF_CB_ABORT;
-	}
-	if (c->nr >= c->max) {
-		/* A frame beyond the limit exists: the chain was cut. */
-		c->stopped = true;
-		c->status = UNWIND_MAX_DEPTH;
-		return DWARF_CB_ABORT;
-	}
-	c->ips[c->nr++] = pc;
-	c->beyond = false;
-	c->bad_read = false;
-	c->needed = 0;
-	/* libdwfl unwinds this frame once we return: its module must be known. */
-	if (!ensure_module(c, pc)) {
-		c->stopped = true;
-		c->status = UNWIND_NOT_MAPPED;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
-}
-
 static bool cfi_has(Dwarf_CFI *cfi, Dwarf_Addr bias, Dwarf_Addr pc)
 {
 	Dwarf_Frame *fr = NULL;
@@ -457,6 +428,42 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 		return true;
 	cfi = dwfl_module_dwarf_cfi(mod, &bias);
 	return cfi_has(cfi, bias, pc);
+}
+
+static int frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct sample_ctx *c = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(frame, &pc, NULL)) {
+		c->stopped = true;
+		c->status = UNWIND_ERROR;
+		return DWARF_CB_ABORT;
+	}
+	if (c->nr >= c->max) {
+		/* A frame beyond the limit exists: the chain was cut. */
+		c->stopped = true;
+		c->status = UNWIND_MAX_DEPTH;
+		return DWARF_CB_ABORT;
+	}
+	c->ips[c->nr++] = pc;
+	c->beyond = false;
+	c->bad_read = false;
+	c->needed = 0;
+	/* libdwfl unwinds this frame once we return: its module must be known. */
+	if (!ensure_module(c, pc)) {
+		c->stopped = true;
+		c->status = UNWIND_NOT_MAPPED;
+		/*
+		 * A caller found without CFI (libdwfl's frame-pointer guess, in
+		 * code without frame pointers) is garbage, often in [stack]: the
+		 * missing CFI is the cause.
+		 */
+		if (c->nr > 1 && !has_cfi(c->sp->dwfl, c->ips[c->nr - 2] - (c->nr > 2)))
+			c->status = UNWIND_NO_CFI;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
 }
 
 /*

@@ -12,6 +12,12 @@
 #   unwind-VARIANT-BY-script    pcl script prints what perf script prints
 #                               (frames, addresses, symbols, objects)
 # perf runs with --no-inline: inline frames are not this test's matter.
+# Then pcl alone (perf 6.1 does not unwind it): unwind-debugframe, whose
+# functions have CFI only in .debug_frame, stripped into a debug file found
+# by build id under a --symfs root:
+#   unwind-debugframe-callers  with --symfs, the known callers in every sample
+#   unwind-debugframe-nocfi    without, the chains stop and pcl says "no CFI"
+#                              (libdwfl's frame-pointer guess lands in [stack])
 . "$(dirname "$0")/lib.sh"
 
 have_perf || { skip unwind "perf is not installed"; exit 0; }
@@ -121,5 +127,37 @@ if need unwind-stripped; then
 		for by in perf pcl; do
 			variant buildid "$by" "$TMP/bin/unwind-stripped" "$full" --symfs "$root"
 		done
+	fi
+fi
+
+# Only .debug_frame, only in the debug file under the --symfs root: the CFI
+# comes through the symbolizer's debug file (unwind_map.debug_path).
+if need unwind-debugframe; then
+	root=$TMP/root-df
+	mkdir -p "$TMP/bin-df" "$root$TMP/bin-df"
+	cp "$WORKLOADS/unwind-debugframe" "$TMP/bin-df/unwind-debugframe"
+	cp "$WORKLOADS/unwind-debugframe" "$root$TMP/bin-df/unwind-debugframe"
+	bid=$(readelf -n "$TMP/bin-df/unwind-debugframe" | awk '/Build ID:/ { print $3 }')
+	if [ -z "$bid" ]; then
+		skip unwind-debugframe "the linker gave unwind-debugframe no build id"
+	elif record_to unwind pcl df -e cpu-clock -F 2000 --call-graph dwarf -o "$TMP/df.data" -- \
+		"$TMP/bin-df/unwind-debugframe" 400; then
+		mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
+		cp "$WORKLOADS/unwind-debugframe.debug" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+		run_long df-script 120 "$PCL" script --symfs "$root" -i "$TMP/df.data"
+		# (libc is not under the root: chains stop there, "address not mapped")
+		if out=$(callers "$TMP/df-script.out" "$full") && ! grep -q 'no CFI' "$TMP/df-script.err"; then
+			ok unwind-debugframe-callers
+		else
+			not_ok unwind-debugframe-callers "want hot_work called by: $full, and no 'no CFI'" "$out" \
+				"$(show "$TMP/df-script.err")"
+		fi
+		run_long df-nosymfs 120 "$PCL" script -i "$TMP/df.data"
+		if grep -q 'stopped early.*no CFI: [1-9]' "$TMP/df-nosymfs.err"; then
+			ok unwind-debugframe-nocfi
+		else
+			not_ok unwind-debugframe-nocfi "without its debug file: want the 'no CFI' count on stderr" \
+				"$(show "$TMP/df-nosymfs.err")"
+		fi
 	fi
 fi
