@@ -31,7 +31,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
 # by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
 # libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
-LDLIBS := -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
+# capstone: the disassembly annotate shows (lib/symbol/disasm.c).
+LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
@@ -187,6 +188,7 @@ bench: all
 	@bench/export.sh $(BUILD)
 	@bench/srcline.sh $(BUILD)
 	@bench/unwind.sh $(BUILD)
+	@bench/fpleaf.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

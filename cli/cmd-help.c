@@ -14,6 +14,7 @@ static const char usage_main[] =
 	"   record    sample events into a perf.data file that perf reads too\n"
 	"   list      list the events this machine offers\n"
 	"   report    histograms of a perf.data file (pcl's or perf's), like perf report\n"
+	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
@@ -73,6 +74,11 @@ static const char usage_record[] =
 	"  -g                      call chains through frame pointers\n"
 	"      --call-graph fp|dwarf[,SIZE]  frame pointers, or user registers and SIZE\n"
 	"                          bytes of user stack (default 8192) for DWARF unwinding\n"
+	"      --fp-leaf SIZE      with frame pointers, also copy SIZE bytes of user stack\n"
+	"                          per sample (default 64) so that pcl report and script\n"
+	"                          put back the caller of a function that had not set up\n"
+	"                          its frame (a gcc leaf); perf reads the file as before\n"
+	"      --no-fp-leaf        no stack copy with -g (the same as --fp-leaf 0)\n"
 	"  -p, --pid PIDS / -t, --tid TIDS / -a, --all-cpus / -C, --cpu LIST   targets\n"
 	"  -i, --no-inherit        do not follow children created after the start\n"
 	"      --switch-events     record context switches\n"
@@ -271,6 +277,44 @@ static const char usage_events[] =
 	"  p pp ppp P   precise ip                        S   leader sampling\n"
 	"  D   pinned   I   exclude idle   W   weak group   e   exclusive\n";
 
+static const char usage_annotate[] =
+	"usage: pcl annotate [-i FILE|-] [OPTIONS] [SYMBOL]\n"
+	"\n"
+	"Each instruction's share of a function's samples, with the function's source\n"
+	"lines between its instructions, laid out like perf annotate --stdio. Without\n"
+	"SYMBOL, every function with samples, hottest first, for each event. Reads\n"
+	"perf.data files written by pcl record and by Linux perf. The disassembly is\n"
+	"capstone's, printed as objdump prints it (see docs/annotate.md for where it\n"
+	"differs); jumps name their target as <function+0xOFFSET>.\n"
+	"\n"
+	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
+	"  -s, --symbol SYMBOL     the function to annotate (the same as SYMBOL)\n"
+	"  -d, --dsos LIST         only functions in these DSOs (short or full names)\n"
+	"      --stdio             text output (the only one; accepted for perf's habit)\n"
+	"      --percent-type TYPE local-period (default: of the function's period),\n"
+	"                          global-period (of the event's), local-hits,\n"
+	"                          global-hits (the same with sample counts)\n"
+	"      --no-source         instructions only, no source lines (--source: with)\n"
+	"  -n, --show-nr-samples   the number of samples instead of the percentage\n"
+	"  -l, --print-line        first the source lines of the instructions over 0.5%,\n"
+	"                          summed, hottest first; those instructions end with\n"
+	"                          // FILE:LINE where it changes\n"
+	"  -P, --full-paths        the DSO's full path in each function's heading\n"
+	"      --percent-limit N   only functions with N% or more of their event\n"
+	"      --skip-missing      say nothing of functions that cannot be annotated\n"
+	"      --symfs DIR         look for binaries under DIR (another machine's files)\n"
+	"  -k, --vmlinux FILE      the kernel image, to annotate kernel functions\n"
+	"      --kallsyms FILE     kernel symbols from this kallsyms copy\n"
+	"      --no-demangle       keep C++ and Rust names mangled\n"
+	"      --ignore-build-ids  use binaries whose build id is not the recorded one\n"
+	"  -f, --force             read a file another user owns (as pcl report -f)\n"
+	"  -q, --quiet             no notes or warnings\n"
+	"\n"
+	"Source lines are numbered with their own line numbers (perf numbers the lines\n"
+	"of context before a source line from that line's number). A function whose\n"
+	"code no file holds (the kernel from kallsyms, JIT code) is skipped and counted\n"
+	"in one warning; an unknown SYMBOL, or a file without samples, is an error.\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -279,6 +323,7 @@ static const struct {
 	{ "report", usage_report },
 	{ "script", usage_script },
 	{ "diff", usage_diff },
+	{ "annotate", usage_annotate },
 	{ "events", usage_events }, { "help", usage_main },
 };
 

@@ -137,6 +137,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
 			goto oom;
+		if (x->annotate && pcl_annotate__add(x->annotate, 0, &rs.ip, sample_period(in, ev)))
+			goto oom;
 	}
 	if (ret < 0)
 		goto fail;
@@ -480,6 +482,7 @@ int report_export(struct input *in, const struct export_req *x)
 {
 	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = x->icicle,
 				     .by_period = x->by_period };
+	struct export_req req = *x;
 	struct pcl_profile *p;
 	const char *event;
 	size_t fi = 0;
@@ -487,12 +490,26 @@ int report_export(struct input *in, const struct export_req *x)
 
 	while (strcmp(formats[fi].name, x->format))
 		fi++;
-	if (export_read_profile(in, x, formats[fi].timeline, &p, &event))
+	/* the page's source and assembly view: samples per instruction */
+	req.annotate = NULL;
+	if (!strcmp(x->format, "html") && !(req.annotate = pcl_annotate__new())) {
+		die_msg("out of memory");
 		return 1;
+	}
+	if (export_read_profile(in, &req, formats[fi].timeline, &p, &event)) {
+		pcl_annotate__free(req.annotate);
+		return 1;
+	}
+	if (req.annotate) {
+		pcl_annotate__finish(req.annotate);
+		o.annotate = req.annotate;
+		o.symbols = in->symbols;
+	}
 	export_opts_fill(&o, in, event);
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);
 	pcl_profile__free(p);
+	pcl_annotate__free(req.annotate);
 	return ret;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared reading loop of pcl report and pcl script (see input.h). */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,27 @@ static void note_untrusted_maps(const struct input *in)
 			n > 1 ? "them" : "it");
 }
 
+/*
+ * -g leaf repair (docs/fpleaf.md): when the stack copy was too short for
+ * more than 5% of the samples it could repair, say so, with the size that
+ * would have done (at most the kernel's).
+ */
+static void note_fpleaf(const struct input *in)
+{
+	struct pcl_fpleaf_stats st;
+	uint64_t size;
+
+	pcl_resolver__fpleaf_stats(in->resolver, &st);
+	if (!st.too_small || st.too_small * 20 <= st.samples)
+		return;
+	size = (st.max_needed + 7) & ~7ull;
+	fprintf(stderr,
+		"pcl: note: %" PRIu64 " of %" PRIu64 " frame-pointer samples keep a chain without "
+		"their leaf's caller: its return address lies past the recorded stack copy; "
+		"record with --fp-leaf %" PRIu64 " to put it back\n",
+		st.too_small, st.samples, size < 65528 ? size : 65528);
+}
+
 void input_finish(struct input *in)
 {
 	/* after an error, its message is the one line the user gets */
@@ -218,6 +240,8 @@ void input_finish(struct input *in)
 			in->path);
 	if (!in->failed)
 		note_untrusted_maps(in);
+	if (!in->failed && in->resolver)
+		note_fpleaf(in);
 	if (in->dfd_failure)
 		fprintf(stderr, "pcl: warning: %s\n", in->dfd_failure);
 	if (in->dfd_missed > 1)

@@ -60,6 +60,8 @@ pkgs=(
 	# The ABI check of libpcl.so's stable API (tests/e2e/t-abi.sh, make
 	# abi-update): abidw and abidiff of libabigail.
 	abigail-tools
+	# pcl annotate disassembles functions with capstone (lib/symbol/disasm.c).
+	libcapstone-dev
 	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
 	libpapi-dev
 	# Debug info from debuginfod servers: libdebuginfod's header (pcl

@@ -13,7 +13,9 @@
  *      chain, so the memo's key (below) stays exact: the same raw chain
  *      resolves to the same frames.
  *   2. the memo: a sample seen before in this generation is handed out again;
- *   3. resolve(): each entry to a frame.
+ *   3. resolve(): each entry to a frame;
+ *   4. after the memo, frame-pointer leaf repair (fpleaf.c), which depends
+ *      on the stack copy of a -g sample.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "internal.h"
 #include "symbol/files.h"
 #include "symbol/unwind.h"
+#include "analysis/fpleaf.h"
 
 /*
  * A sample's frames repeat (a hot loop, the same callers): resolved frames
@@ -103,6 +106,7 @@ struct pcl_resolver {
 	struct pcl_unwind_stats ust; /* the counts the unwinder does not keep */
 	struct stack_ent *stacks;    /* open addressing by tid, cap_stacks slots */
 	size_t cap_stacks, nr_stacks;
+	struct fpleaf *fpleaf; /* made on the first sample it repairs */
 };
 
 static uint64_t next_id;
@@ -217,6 +221,7 @@ PCL_API void pcl_resolver__free(struct pcl_resolver *r)
 	if (!r)
 		return;
 	memo_drop(r);
+	fpleaf_free(r->fpleaf);
 	free(r->memo);
 	unwinder_free(r->uw);
 	free(r->stacks);
@@ -549,7 +554,6 @@ static int raw_chain(struct pcl_resolver *r, const struct pcl_sample *s, struct 
 		r->ust.no_reader++;
 		return 0;
 	}
-	/* (a step that repairs a recorded chain, e.g. a frame-pointer leaf's caller, goes here) */
 	return dwarf_chain(r, s, t, mask, raw, nr);
 }
 
@@ -611,8 +615,8 @@ PCL_API uint64_t pcl_unwind_stats__suggest_size(const struct pcl_unwind_stats *s
 	return n > 65528 ? 65528 : n;
 }
 
-PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
-				 struct pcl_resolved *out)
+static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
+			  struct pcl_resolved *out)
 {
 	const struct pcl_sample *s;
 	unsigned int cpumode;
@@ -688,4 +692,22 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	out->chain = e->chain;
 	out->chain_id = e->id;
 	return 0;
+}
+
+PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
+				 struct pcl_resolved *out)
+{
+	int ret = resolve_sample(r, rec, out);
+
+	/*
+	 * The last step, after the memo (it depends on the stack copy, which
+	 * the memo does not key): the leaf's caller that a frame-pointer
+	 * chain skips (fpleaf.c).
+	 */
+	return ret ? ret : fpleaf_repair(&r->fpleaf, r, r->s, rec, out);
+}
+
+PCL_API void pcl_resolver__fpleaf_stats(const struct pcl_resolver *r, struct pcl_fpleaf_stats *out)
+{
+	*out = *fpleaf_stats(r ? r->fpleaf : NULL);
 }
