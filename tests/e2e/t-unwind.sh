@@ -112,52 +112,50 @@ for by in perf pcl; do
 	need unwind-debuglink && variant debuglink "$by" "$WORKLOADS/unwind-debuglink" "$full"
 done
 
-# Stripped, its debug file only under a --symfs root's /usr/lib/debug/.build-id
-if need unwind-stripped; then
-	root=$TMP/root
-	mkdir -p "$TMP/bin" "$root$TMP/bin"
-	cp "$WORKLOADS/unwind-stripped" "$TMP/bin/unwind-stripped"
-	cp "$WORKLOADS/unwind-stripped" "$root$TMP/bin/unwind-stripped"
-	bid=$(readelf -n "$TMP/bin/unwind-stripped" | awk '/Build ID:/ { print $3 }')
+# symfs_root NAME: $TMP/bin-NAME/NAME, a copy of the workload NAME, and the
+# root $TMP/root-NAME with that copy at its path and NAME.debug under
+# /usr/lib/debug/.build-id only; false (after a skip line) without a build id
+symfs_root() {
+	local name=$1 root=$TMP/root-$1 bid
+	mkdir -p "$TMP/bin-$name" "$root$TMP/bin-$name"
+	cp "$WORKLOADS/$name" "$TMP/bin-$name/$name"
+	cp "$WORKLOADS/$name" "$root$TMP/bin-$name/$name"
+	bid=$(readelf -n "$TMP/bin-$name/$name" | awk '/Build ID:/ { print $3 }')
 	if [ -z "$bid" ]; then
-		skip unwind-buildid "the linker gave unwind-stripped no build id"
-	else
-		mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
-		cp "$WORKLOADS/unwind-stripped.debug" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
-		for by in perf pcl; do
-			variant buildid "$by" "$TMP/bin/unwind-stripped" "$full" --symfs "$root"
-		done
+		skip "$name" "the linker gave $name no build id"
+		return 1
 	fi
+	mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
+	cp "$WORKLOADS/$name.debug" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+}
+
+# Stripped, its debug file only under a --symfs root's /usr/lib/debug/.build-id
+if need unwind-stripped && symfs_root unwind-stripped; then
+	for by in perf pcl; do
+		variant buildid "$by" "$TMP/bin-unwind-stripped/unwind-stripped" "$full" \
+			--symfs "$TMP/root-unwind-stripped"
+	done
 fi
 
 # Only .debug_frame, only in the debug file under the --symfs root: the CFI
 # comes through the symbolizer's debug file (unwind_map.debug_path).
-if need unwind-debugframe; then
-	root=$TMP/root-df
-	mkdir -p "$TMP/bin-df" "$root$TMP/bin-df"
-	cp "$WORKLOADS/unwind-debugframe" "$TMP/bin-df/unwind-debugframe"
-	cp "$WORKLOADS/unwind-debugframe" "$root$TMP/bin-df/unwind-debugframe"
-	bid=$(readelf -n "$TMP/bin-df/unwind-debugframe" | awk '/Build ID:/ { print $3 }')
-	if [ -z "$bid" ]; then
-		skip unwind-debugframe "the linker gave unwind-debugframe no build id"
-	elif record_to unwind pcl df -e cpu-clock -F 2000 --call-graph dwarf -o "$TMP/df.data" -- \
-		"$TMP/bin-df/unwind-debugframe" 400; then
-		mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
-		cp "$WORKLOADS/unwind-debugframe.debug" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
-		run_long df-script 120 "$PCL" script --symfs "$root" -i "$TMP/df.data"
-		# (libc is not under the root: chains stop there, "address not mapped")
-		if out=$(callers "$TMP/df-script.out" "$full") && ! grep -q 'no CFI' "$TMP/df-script.err"; then
-			ok unwind-debugframe-callers
-		else
-			not_ok unwind-debugframe-callers "want hot_work called by: $full, and no 'no CFI'" "$out" \
-				"$(show "$TMP/df-script.err")"
-		fi
-		run_long df-nosymfs 120 "$PCL" script -i "$TMP/df.data"
-		if grep -q 'stopped early.*no CFI: [1-9]' "$TMP/df-nosymfs.err"; then
-			ok unwind-debugframe-nocfi
-		else
-			not_ok unwind-debugframe-nocfi "without its debug file: want the 'no CFI' count on stderr" \
-				"$(show "$TMP/df-nosymfs.err")"
-		fi
+if need unwind-debugframe && symfs_root unwind-debugframe &&
+	record_to unwind pcl df -e cpu-clock -F 2000 --call-graph dwarf -o "$TMP/df.data" -- \
+		"$TMP/bin-unwind-debugframe/unwind-debugframe" 400; then
+	root=$TMP/root-unwind-debugframe
+	run_long df-script 120 "$PCL" script --symfs "$root" -i "$TMP/df.data"
+	# (libc is not under the root: chains stop there, "address not mapped")
+	if out=$(callers "$TMP/df-script.out" "$full") && ! grep -q 'no CFI' "$TMP/df-script.err"; then
+		ok unwind-debugframe-callers
+	else
+		not_ok unwind-debugframe-callers "want hot_work called by: $full, and no 'no CFI'" "$out" \
+			"$(show "$TMP/df-script.err")"
+	fi
+	run_long df-nosymfs 120 "$PCL" script -i "$TMP/df.data"
+	if grep -q 'stopped early.*no CFI: [1-9]' "$TMP/df-nosymfs.err"; then
+		ok unwind-debugframe-nocfi
+	else
+		not_ok unwind-debugframe-nocfi "without its debug file: want the 'no CFI' count on stderr" \
+			"$(show "$TMP/df-nosymfs.err")"
 	fi
 fi
