@@ -75,7 +75,8 @@ struct memo_chunk {
 #define UNWIND_DEPTH 127
 
 /*
- * Per thread, for the --call-graph dwarf,SIZE hint: where its stack ends
+ * Per thread (and comm: an exec gives it a new stack), for the
+ * --call-graph dwarf,SIZE hint: where its stack ends
  * for unwinding (SP + bytes read, of its complete unwinds), and the lowest
  * SP of its samples whose copy was too small. The difference is the copy
  * that would have been enough for all of them; the unwinder alone only
@@ -84,6 +85,7 @@ struct memo_chunk {
 struct stack_ent {
 	int32_t tid;
 	bool used;
+	const char *comm; /* interned: an exec (a new stack) changes it */
 	uint64_t end, low_sp;
 };
 
@@ -416,7 +418,7 @@ static uint64_t user_reg(const struct pcl_sample *s, uint64_t mask, unsigned int
 }
 
 /* The stack entry of @tid, made if new; NULL when memory runs out. */
-static struct stack_ent *stack_find(struct pcl_resolver *r, int32_t tid)
+static struct stack_ent *stack_find(struct pcl_resolver *r, int32_t tid, const char *comm)
 {
 	size_t j;
 
@@ -429,7 +431,8 @@ static struct stack_ent *stack_find(struct pcl_resolver *r, int32_t tid)
 		for (size_t i = 0; i < r->cap_stacks; i++) {
 			if (!r->stacks[i].used)
 				continue;
-			j = hash_mix(0, (uint32_t)r->stacks[i].tid) & (ncap - 1);
+			j = hash_mix((uintptr_t)r->stacks[i].comm, (uint32_t)r->stacks[i].tid) &
+			    (ncap - 1);
 			while (nt[j].used)
 				j = (j + 1) & (ncap - 1);
 			nt[j] = r->stacks[i];
@@ -438,25 +441,27 @@ static struct stack_ent *stack_find(struct pcl_resolver *r, int32_t tid)
 		r->stacks = nt;
 		r->cap_stacks = ncap;
 	}
-	j = hash_mix(0, (uint32_t)tid) & (r->cap_stacks - 1);
-	while (r->stacks[j].used && r->stacks[j].tid != tid)
+	j = hash_mix((uintptr_t)comm, (uint32_t)tid) & (r->cap_stacks - 1);
+	while (r->stacks[j].used && (r->stacks[j].tid != tid || r->stacks[j].comm != comm))
 		j = (j + 1) & (r->cap_stacks - 1);
 	if (!r->stacks[j].used) {
-		r->stacks[j] = (struct stack_ent){ .tid = tid, .used = true, .low_sp = UINT64_MAX };
+		r->stacks[j] = (struct stack_ent){
+			.tid = tid, .used = true, .comm = comm, .low_sp = UINT64_MAX
+		};
 		r->nr_stacks++;
 	}
 	return &r->stacks[j];
 }
 
-/* Learn where @tid's stack ends, or how low a too-small copy started. */
-static void stack_note(struct pcl_resolver *r, int32_t tid, uint64_t sp,
+/* Learn where @t's stack ends, or how low a too-small copy started. */
+static void stack_note(struct pcl_resolver *r, const struct pcl_thread *t, uint64_t sp,
 		       const struct unwind_result *res)
 {
 	struct stack_ent *e;
 
 	if (res->status != UNWIND_COMPLETE && res->status != UNWIND_STACK_TOO_SMALL)
 		return;
-	e = stack_find(r, tid);
+	e = stack_find(r, t->tid, t->comm);
 	if (!e)
 		return; /* only the hint is less precise */
 	if (res->status == UNWIND_COMPLETE && sp + res->used > e->end)
@@ -522,7 +527,7 @@ static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struc
 	r->uw_thread = NULL;
 	if (ret)
 		return ret;
-	stack_note(r, t->tid, st.sp, &res);
+	stack_note(r, t, st.sp, &res);
 	/* callers' return addresses point after the call: minus 1 lands in it, as perf */
 	for (unsigned int i = 1; i < res.nr; i++)
 		out[i]--;

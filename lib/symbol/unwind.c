@@ -56,6 +56,7 @@ struct rule {
 	bool initial; /* the sample's own PC: looked up as is, a caller's minus 1 */
 	bool used;
 	bool simple;	 /* the fast path can apply it */
+	bool entry;	 /* no .eh_frame CFI, at its file's ELF entry point (ld.so's _start) */
 	uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off */
 	int64_t cfa_off;
 	uint8_t kind[NR_DWARF_REGS];
@@ -584,6 +585,16 @@ static void rule_compute(Dwfl *dwfl, uint64_t pc, struct rule *ru)
 		return;
 	cfi = dwfl_module_eh_cfi(mod, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) {
+		/*
+		 * The dynamic linker's _start has no CFI: looking in .debug_frame
+		 * would load (and decompress) its debug file again in every
+		 * process, for nothing. fast_unwind ends the chain there when
+		 * libdwfl's frame-pointer guess would fail too.
+		 */
+		if (at_entry_point(dwfl, pc)) {
+			ru->entry = true;
+			return;
+		}
 		fr = NULL;
 		cfi = dwfl_module_dwarf_cfi(mod, &bias);
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
@@ -682,6 +693,15 @@ static bool fast_unwind(struct sample_ctx *c)
 		}
 		c->ips[c->nr++] = pc;
 		ru = rule_get(c, pc, initial);
+		/*
+		 * The outermost frame of a process's start-up: without CFI libdwfl
+		 * guesses from rbp, which the kernel zeroes at exec; a guess from
+		 * a zero or unknown rbp fails, and the chain ends here, complete.
+		 */
+		if (ru && ru->entry && (!(valid & (1U << 6)) || regs[6] == 0)) {
+			c->status = UNWIND_COMPLETE;
+			return true;
+		}
 		if (!ru || !ru->simple || !(valid & (1U << ru->cfa_reg)))
 			return false;
 		cfa = regs[ru->cfa_reg] + (uint64_t)ru->cfa_off;
