@@ -58,13 +58,13 @@ struct rule {
 	bool simple;	 /* the fast path can apply it */
 	bool entry;	 /* no .eh_frame CFI, at its file's ELF entry point (ld.so's _start) */
 	uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off */
-	int64_t cfa_off;
 	uint8_t kind[NR_DWARF_REGS];
-	int64_t off[NR_DWARF_REGS];
+	int32_t cfa_off; /* offsets beyond 32 bits: not simple */
+	int32_t off[NR_DWARF_REGS];
 };
 
-/* Rules kept per space at most; past that the table starts again. */
-#define MAX_RULES (1u << 16)
+/* Rules kept per space at most (about 100 bytes each); past that the table starts again. */
+#define MAX_RULES (1u << 15)
 
 struct space {
 	bool used;
@@ -543,8 +543,10 @@ static void rule_from_frame(struct rule *ru, Dwarf_Frame *fr)
 	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
 	    ops[0].number >= NR_DWARF_REGS)
 		return;
+	if ((int64_t)ops[0].number2 != (int32_t)ops[0].number2)
+		return;
 	ru->cfa_reg = (uint8_t)ops[0].number;
-	ru->cfa_off = (int64_t)ops[0].number2;
+	ru->cfa_off = (int32_t)ops[0].number2;
 	for (int r = 0; r < NR_DWARF_REGS; r++) {
 		if (dwarf_frame_register(fr, r, mem, &ops, &nops) != 0)
 			return;
@@ -555,8 +557,11 @@ static void rule_from_frame(struct rule *ru, Dwarf_Frame *fr)
 
 			ru->kind[r] = RULE_AT;
 			ru->off[r] = 0;
-			if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-				ru->off[r] = (int64_t)ops[i++].number;
+			if (i < nops && ops[i].atom == DW_OP_plus_uconst) {
+				if ((int64_t)ops[i].number != (int32_t)ops[i].number)
+					return;
+				ru->off[r] = (int32_t)ops[i++].number;
+			}
 			if (i < nops && ops[i].atom == DW_OP_stack_value) {
 				ru->kind[r] = RULE_VAL;
 				i++;
@@ -565,7 +570,7 @@ static void rule_from_frame(struct rule *ru, Dwarf_Frame *fr)
 				return;
 		} else if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < NR_DWARF_REGS) {
 			ru->kind[r] = RULE_REG;
-			ru->off[r] = (int64_t)ops[0].number;
+			ru->off[r] = (int32_t)ops[0].number;
 		} else {
 			return;
 		}
