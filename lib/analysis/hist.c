@@ -704,7 +704,7 @@ static int grow_self_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq,
  * node, and only a node heavy enough to be shown (at least min) gets
  * children. A lighter one is kept, childless, with its sums: the graph
  * reads the weights and counts of all of a shown node's children, never
- * anything under one too light to show (hists.h: tree_min_percent).
+ * anything under one too light to show (analysis.h: tree_min_percent).
  *
  * What is built is node for node what adding each chain gives: a node's
  * total, count and self are the sums over the chains through it, and its
