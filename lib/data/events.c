@@ -13,6 +13,10 @@
  * Queued records are copied into chunks of an arena; a chunk is freed when
  * its last record has been delivered. Queue entries are (time, seq, bytes):
  * seq keeps records of equal time in file order.
+ *
+ * After pcl_data_events__prefetch all of this (events_next) runs on the
+ * thread of prefetch.c, and pcl_data_events__next takes its events from
+ * there, in the same order.
  */
 #include <stdlib.h>
 #include <string.h>
