@@ -101,6 +101,13 @@ PCL_API const struct pcl_symbol *pcl_symtab__at(const struct pcl_symtab *t, size
  */
 PCL_API char *pcl_demangle(const char *name);
 
+/* pcl_symbol_opts.inline_frames */
+enum pcl_inline_mode {
+	PCL_INLINE_PERF,
+	PCL_INLINE_ALL,
+	PCL_INLINE_NONE,
+};
+
 /* Where the symbolizer looks. Zeroed fields take the defaults. */
 struct pcl_symbol_opts {
 	size_t sz; /* sizeof(struct pcl_symbol_opts) */
@@ -131,6 +138,14 @@ struct pcl_symbol_opts {
 	 * /tmp, and its names would be shown as the profiled program's.
 	 */
 	bool any_owner;
+	/*
+	 * Inline frames in resolved call chains (pcl_resolver__sample):
+	 * PCL_INLINE_PERF (0) expands, as perf 6.1 does by default, the user
+	 * frames of samples unwound from a stack copy (--call-graph dwarf);
+	 * PCL_INLINE_ALL every user frame, frame-pointer chains too (perf 6.1
+	 * does not); PCL_INLINE_NONE none (perf's --no-inline).
+	 */
+	int inline_frames;
 };
 
 struct pcl_symbols;

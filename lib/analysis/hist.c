@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "srcpos.h"
 
 struct hkey {
 	const char *comm;
@@ -25,6 +26,8 @@ struct hkey {
 	int32_t tid, cpu;
 	uint64_t sym_start, sym_end, addr;
 	bool has_sym;
+	const struct pcl_symbol *inlined; /* an inline frame's own symbol (made per function) */
+	const char *srcline, *srcfile;	  /* interned by the srcpos cache */
 };
 
 struct hentry {
@@ -67,6 +70,7 @@ struct pcl_hists {
 	size_t alloc_order;
 	uint64_t total_period, nr_samples;
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
+	struct srcpos_cache *srcpos; /* with the srcline or srcfile key */
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -93,6 +97,11 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 			h->key_on[h->opts.keys[i]] = true;
 	if (h->key_on[PCL_SORT_TID])
 		h->key_on[PCL_SORT_PID] = true;
+	if ((h->key_on[PCL_SORT_SRCLINE] || h->key_on[PCL_SORT_SRCFILE]) &&
+	    !(h->srcpos = srcpos_cache__new(h->opts.symbols, h->opts.full_source_path))) {
+		free(h);
+		return pcl_err_null(ENOMEM, "pcl_hists__new: out of memory");
+	}
 	return h;
 }
 
@@ -142,6 +151,7 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 	free(h->order);
 	free(h->entries);
 	free(h->table);
+	srcpos_cache__free(h->srcpos);
 	free(h);
 }
 
@@ -166,7 +176,13 @@ static void make_key(const struct pcl_hists *h, const struct pcl_thread *t, uint
 		} else {
 			k->addr = f->addr;
 		}
+		if (f->inlined)
+			k->inlined = f->sym;
 	}
+	if (h->key_on[PCL_SORT_SRCLINE])
+		k->srcline = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_LINE);
+	if (h->key_on[PCL_SORT_SRCFILE])
+		k->srcfile = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_FILE);
 }
 
 static uint64_t key_hash(const struct hkey *k)
@@ -176,6 +192,7 @@ static uint64_t key_hash(const struct hkey *k)
 	x = hash_mix(x, (uintptr_t)k->dso);
 	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
 	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
+	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile);
 	return hash_mix(x, k->sym_end);
 }
 
@@ -183,7 +200,8 @@ static bool key_eq(const struct hkey *a, const struct hkey *b)
 {
 	return a->comm == b->comm && a->dso == b->dso && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->has_sym == b->has_sym && a->sym_start == b->sym_start &&
-	       a->sym_end == b->sym_end && a->addr == b->addr;
+	       a->sym_end == b->sym_end && a->addr == b->addr && a->inlined == b->inlined &&
+	       a->srcline == b->srcline && a->srcfile == b->srcfile;
 }
 
 static int table_grow(struct pcl_hists *h)
@@ -244,6 +262,8 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	e->e.tid = t->tid;
 	e->e.cpu = (int32_t)cpu;
 	e->e.frame = *f;
+	e->e.srcline = k.srcline;
+	e->e.srcfile = k.srcfile;
 	h->table[j] = e;
 	h->entries[h->nr++] = e;
 	return e;
@@ -258,6 +278,9 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
  */
 static uint64_t frame_ident(const struct pcl_frame *f)
 {
+	/* an inline frame: its function's own symbol (perf compares inlined ones by name) */
+	if (f->inlined)
+		return (uintptr_t)f->sym;
 	return f->sym ? f->sym->start : f->ip;
 }
 
@@ -265,7 +288,7 @@ static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
 {
 	const struct pcl_dso *da = a->map ? a->map->dso : NULL, *db = b->map ? b->map->dso : NULL;
 
-	if (da != db || !a->sym != !b->sym)
+	if (da != db || !a->sym != !b->sym || a->inlined != b->inlined)
 		return false;
 	return frame_ident(a) == frame_ident(b);
 }
@@ -288,6 +311,19 @@ static bool chain_eq(const struct uchain *u, const struct hentry *self, const st
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!frame_same(&u->frames[i], &f[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The srcline and srcfile keys of the entries a chain makes depend on each
+ * frame's address, not just its function: such chains are one only if
+ * their ips are the same too.
+ */
+static bool chain_ips_eq(const struct uchain *u, const struct pcl_frame *f)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->frames[i].ip != f[i].ip)
 			return false;
 	return true;
 }
@@ -334,11 +370,13 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 		}
 	}
 	hash = chain_hash(self, f, n);
+	for (size_t i = 0; h->srcpos && i < n; i++)
+		hash = hash_mix(hash, f[i].ip);
 	if (h->nr_chains * 2 >= h->cap_chains && chains_grow(h))
 		return -ENOMEM;
 	j = hash & (h->cap_chains - 1);
 	while ((u = h->chains[j])) {
-		if (u->hash == hash && chain_eq(u, self, f, n))
+		if (u->hash == hash && chain_eq(u, self, f, n) && (!h->srcpos || chain_ips_eq(u, f)))
 			break;
 		j = (j + 1) & (h->cap_chains - 1);
 	}
@@ -672,6 +710,12 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 		case PCL_SORT_CPU:
 			c = a->e.cpu - b->e.cpu;
 			break;
+		case PCL_SORT_SRCLINE:
+			c = cmp_str(a->e.srcline, b->e.srcline);
+			break;
+		case PCL_SORT_SRCFILE:
+			c = cmp_str(a->e.srcfile, b->e.srcfile);
+			break;
 		default:
 			c = 0;
 		}
@@ -811,7 +855,7 @@ static const struct {
 } sort_names[] = {
 	{ "comm", PCL_SORT_COMM }, { "dso", PCL_SORT_DSO }, { "sym", PCL_SORT_SYM },
 	{ "symbol", PCL_SORT_SYM }, { "pid", PCL_SORT_PID }, { "tid", PCL_SORT_TID },
-	{ "cpu", PCL_SORT_CPU },
+	{ "cpu", PCL_SORT_CPU }, { "srcline", PCL_SORT_SRCLINE }, { "srcfile", PCL_SORT_SRCFILE },
 };
 
 PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
@@ -833,7 +877,8 @@ PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 			}
 		if (!found)
 			return pcl_err(EINVAL,
-				       "unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, cpu)",
+				       "unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, "
+				       "cpu, srcline, srcfile)",
 				       (int)len, s);
 		s += len;
 		if (*s == ',')

@@ -72,6 +72,10 @@ const char *pcl_report__key_title(enum pcl_sort_key k)
 		return "    Pid:Command";
 	case PCL_SORT_CPU:
 		return "CPU";
+	case PCL_SORT_SRCLINE:
+		return "Source:Line";
+	case PCL_SORT_SRCFILE:
+		return "Source File";
 	default:
 		return "?";
 	}
@@ -90,7 +94,8 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		return f->map ? f->map->dso->short_name : "[unknown]";
 	case PCL_SORT_SYM:
 		if (f->sym)
-			snprintf(p->buf, p->buflen, "[%c] %s", f->level, f->sym->name);
+			snprintf(p->buf, p->buflen, "[%c] %s%s", f->level, f->sym->name,
+				 f->inlined ? " (inlined)" : "");
 		else
 			snprintf(p->buf, p->buflen, "[%c] %-#.*llx", f->level, 16,
 				 (unsigned long long)f->addr);
@@ -107,6 +112,10 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		/* perf's "%*.*d" in a 3-wide column: a file without CPUs shows -001 */
 		snprintf(p->buf, p->buflen, "%3.3d", e->cpu);
 		return p->buf;
+	case PCL_SORT_SRCLINE:
+		return e->srcline ? e->srcline : "";
+	case PCL_SORT_SRCFILE:
+		return e->srcfile ? e->srcfile : "";
 	default:
 		return "";
 	}
@@ -176,6 +185,10 @@ static const struct pcl_callnode *block_end(const struct pcl_callnode *n)
 
 static const char *frame_name(struct printer *p, const struct pcl_frame *f)
 {
+	if (f->sym && f->inlined) {
+		snprintf(p->buf, p->buflen, "%s (inlined)", f->sym->name);
+		return p->buf;
+	}
 	if (f->sym)
 		return f->sym->name;
 	/* perf's call-graph lines show an unresolved frame's ip itself */
@@ -433,7 +446,9 @@ static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 	for (int i = 0; i < p->nr_cols; i++) {
 		const char *s = cell(p, e, p->o->keys[i]);
 
-		if (i == p->nr_cols - 1 && p->o->keys[i] == PCL_SORT_SYM)
+		if (i == p->nr_cols - 1 &&
+		    (p->o->keys[i] == PCL_SORT_SYM || p->o->keys[i] == PCL_SORT_SRCLINE ||
+		     p->o->keys[i] == PCL_SORT_SRCFILE))
 			fprintf(fp, "  %s", s); /* perf pads every column but the symbol */
 		else
 			fprintf(fp, "  %-*s", p->cols[i].width, s);
