@@ -200,10 +200,7 @@ static void frame_lookup(struct pcl_resolver *r, struct pcl_thread *t, unsigned 
 {
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 
-	f->ip = ip;
-	f->addr = ip;
-	f->sym = NULL;
-	f->level = cpumode_level(cpumode);
+	*f = (struct pcl_frame){ .ip = ip, .addr = ip, .level = cpumode_level(cpumode) };
 	f->map = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER
 			 ? pcl_machine__find_map(r->m, t, kernel, ip)
 			 : NULL;
