@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "inline.h"
 
 /*
  * A sample's frames repeat (a hot loop, the same callers): resolved frames
@@ -288,7 +289,8 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, struct 
 	}
 	out->chain = r->chain;
 	out->nr_chain = n;
-	return 0;
+	/* the last step: inline frames (perf's --inline) for the chain as built */
+	return inline_expand(r->s, rec, out, &r->chain, &r->alloc);
 }
 
 PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
