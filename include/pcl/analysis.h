@@ -132,6 +132,7 @@ struct pcl_hist_entry {
 	bool hidden;		   /* made by a sample the filters leave out: not shown */
 	/* With the srcline / srcfile keys: perf's strings for the entry (the hists' own) */
 	const char *srcline, *srcfile;
+	bool many_addrs; /* with those keys: its samples were at more than one address */
 };
 
 struct pcl_hists;

@@ -239,8 +239,11 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 		return NULL;
 	j = hash & (h->cap - 1);
 	while ((e = h->table[j])) {
-		if (e->hash == hash && key_eq(&e->key, &k))
+		if (e->hash == hash && key_eq(&e->key, &k)) {
+			if (h->srcpos && f->addr != e->e.frame.addr)
+				e->e.many_addrs = true;
 			return e;
+		}
 		j = (j + 1) & (h->cap - 1);
 	}
 	if (grow_array((void **)&h->entries, &h->alloc, h->nr + 1, sizeof(*h->entries)))
