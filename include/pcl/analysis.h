@@ -133,6 +133,12 @@ struct pcl_hist_entry {
 	/* With the srcline / srcfile keys: perf's strings for the entry (the hists' own) */
 	const char *srcline, *srcfile;
 	bool many_addrs; /* with those keys: its samples were at more than one address */
+	/*
+	 * Made from a call chain's frame that is not an inline frame: perf
+	 * makes such an entry's srcline only when a comparison needs it (see
+	 * lib/output/report.c), which changes the column's width.
+	 */
+	bool srcline_lazy;
 };
 
 struct pcl_hists;

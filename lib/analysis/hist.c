@@ -70,6 +70,7 @@ struct pcl_hists {
 	size_t alloc_order;
 	uint64_t total_period, nr_samples;
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
+	bool from_chain; /* entries made now come from a chain's frames */
 	struct srcpos_cache *srcpos; /* with the srcline or srcfile key */
 };
 
@@ -267,6 +268,7 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	e->e.frame = *f;
 	e->e.srcline = k.srcline;
 	e->e.srcfile = k.srcfile;
+	e->e.srcline_lazy = h->from_chain && !f->inline_level;
 	h->table[j] = e;
 	h->entries[h->nr++] = e;
 	return e;
@@ -573,8 +575,10 @@ static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self
 		raw.level = level;
 	/* and those of a sample the filters left out stay hidden */
 	h->hiding = self->e.hidden;
+	h->from_chain = true;
 	e = entry_findnew(h, &t, (uint32_t)self->e.cpu, &raw, self->e.thread);
 	h->hiding = false;
+	h->from_chain = false;
 	return e;
 }
 

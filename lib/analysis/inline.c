@@ -90,13 +90,19 @@ int inline_expand(struct pcl_symbols *s, const struct pcl_record *rec, struct pc
 		  struct pcl_frame **buf, int *alloc)
 {
 	size_t n = out->nr_chain, total = 0;
+	bool any = false;
 	struct pcl_frame *f;
 
 	if (!n || !s || !wanted(s, rec))
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		total += (size_t)nr_levels(frame_info(s, &out->chain[i]));
-	if (total == n)
+	for (size_t i = 0; i < n; i++) {
+		const struct srcline_info *info = frame_info(s, &out->chain[i]);
+
+		/* a one-level chain still renames the frame, or gives it its line */
+		any |= info != NULL;
+		total += (size_t)nr_levels(info);
+	}
+	if (!any)
 		return 0;
 	if (total > (size_t)INT32_MAX / 2 ||
 	    (total > (size_t)*alloc && grow_array((void **)buf, alloc, (int)total, sizeof(**buf))))

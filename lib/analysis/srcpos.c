@@ -141,8 +141,16 @@ static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_
 	const struct srcline_info *info = NULL;
 	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
 	uint64_t vaddr = f->addr;
+	struct pcl_frame at = *f;
 
-	if (dso && srcpos_lookup(c->s, f, &info) < 0)
+	/*
+	 * An inline frame's position is its level's at the frame's own
+	 * address, also in an entry made from a chain (whose address is the
+	 * ip: perf keeps the chain node's line there).
+	 */
+	if (dso && f->inline_level && kind != SRCPOS_SORT_FILE)
+		at.addr = pcl_map__map_ip(f->map, f->ip);
+	if (dso && srcpos_lookup(c->s, &at, &info) < 0)
 		info = NULL;
 	if (dso && !info)
 		vaddr = symbols_dso_vaddr(symbols_dso_files(c->s, f->map->dso), f->addr);
@@ -150,6 +158,9 @@ static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_
 	case SRCPOS_SORT_LINE:
 		if (!dso)
 			snprintf(buf, size, "%s", SRCLINE_UNKNOWN);
+		else if (f->inline_level && info)
+			/* perf's entries from inline frames keep the frame's own line */
+			level_fileline(buf, size, info, f->inline_level - 1, c->full);
 		else
 			srcline_sort_key(buf, size, info, c->full, f->sym ? f->sym->name : NULL,
 					 f->sym ? f->addr - f->sym->start : 0, dso->short_name, vaddr);
@@ -210,8 +221,8 @@ const char *srcpos_cache__get(struct srcpos_cache *c, const struct pcl_frame *f,
 			      enum srcpos_kind kind)
 {
 	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
-	/* the inline level only changes what script prints */
-	uint32_t kl = (uint32_t)kind << 8 | (kind == SRCPOS_SCRIPT ? f->inline_level : 0);
+	/* the inline level changes what script prints and an inline frame's srcline */
+	uint32_t kl = (uint32_t)kind << 8 | (kind != SRCPOS_SORT_FILE ? f->inline_level : 0);
 	char buf[4096];
 	size_t j;
 

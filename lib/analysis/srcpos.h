@@ -22,7 +22,8 @@ enum srcpos_kind {
 	/*
 	 * `--sort srcline`: "FILE:LINE"; not found: "SYM+OFF" (OFF the
 	 * frame's address less the symbol's start, in decimal), else
-	 * "DSO[ADDR]", "??:0" without a map.
+	 * "DSO[ADDR]", "??:0" without a map. A frame of an inline expansion
+	 * gives its level's FILE:LINE (perf's entries keep the chain node's).
 	 */
 	SRCPOS_SORT_LINE,
 	SRCPOS_SORT_FILE, /* `--sort srcfile`: FILE, or "" */

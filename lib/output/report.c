@@ -446,13 +446,15 @@ static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 	for (int i = 0; i < p->nr_cols; i++) {
 		const char *s = cell(p, e, p->o->keys[i]);
 
-		/* perf cuts a srcfile to the column's width (see srcfile_known) */
-		int cut = p->o->keys[i] == PCL_SORT_SRCFILE ? p->cols[i].width : INT32_MAX;
+		/* perf cuts a srcfile or srcline to the column's width (see srcpos_known) */
+		int cut = p->o->keys[i] == PCL_SORT_SRCFILE || p->o->keys[i] == PCL_SORT_SRCLINE
+				  ? p->cols[i].width
+				  : INT32_MAX;
 
 		if (i == p->nr_cols - 1 &&
 		    (p->o->keys[i] == PCL_SORT_SYM || p->o->keys[i] == PCL_SORT_SRCLINE ||
 		     p->o->keys[i] == PCL_SORT_SRCFILE))
-			fprintf(fp, "  %.*s", cut, s); /* perf pads every column but the symbol */
+			fprintf(fp, "  %.*s", cut, s); /* perf pads every column but these */
 		else if (cut != INT32_MAX)
 			fprintf(fp, "  %-*.*s", p->cols[i].width, cut, s);
 		else
@@ -521,13 +523,14 @@ static int prefix_cmp(const void *pa, const void *pb, void *arg)
 	return 0;
 }
 
-static bool *srcfile_known(const struct pcl_hists *h, const struct pcl_report_opts *o, size_t n)
+static bool *srcpos_known(const struct pcl_hists *h, const struct pcl_report_opts *o, size_t n,
+			  enum pcl_sort_key key)
 {
 	struct prefix_ctx x = { h, o->keys, 0 };
 	size_t *idx;
 	bool *known;
 
-	while (x.nr < o->nr_keys && o->keys[x.nr] != PCL_SORT_SRCFILE)
+	while (x.nr < o->nr_keys && o->keys[x.nr] != key)
 		x.nr++;
 	if (x.nr == o->nr_keys || !n)
 		return NULL;
@@ -541,8 +544,10 @@ static bool *srcfile_known(const struct pcl_hists *h, const struct pcl_report_op
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
 	qsort_r(idx, n, sizeof(*idx), prefix_cmp, &x);
+	/* a srcline is made at once, but for the entries of chain frames */
 	for (size_t i = 0; i < n; i++)
-		known[i] = pcl_hists__entry(h, i)->many_addrs;
+		known[i] = pcl_hists__entry(h, i)->many_addrs ||
+			   (key == PCL_SORT_SRCLINE && !pcl_hists__entry(h, i)->srcline_lazy);
 	for (size_t i = 0; i + 1 < n; i++)
 		if (!prefix_cmp(&idx[i], &idx[i + 1], &x))
 			known[idx[i]] = known[idx[i + 1]] = true;
@@ -557,7 +562,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	struct printer p = { .fp = fp, .o = &o };
 	size_t n = pcl_hists__nr_entries(h);
 	bool unresolved = false; /* an entry with no symbol */
-	bool *known = NULL;	 /* with the srcfile key: srcfile_known() */
+	bool *known = NULL, *known_line = NULL; /* srcfile, srcline made: srcpos_known() */
 	char buf[4096];
 
 	if (!fp || !h || !opts)
@@ -581,7 +586,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 		p.cols[i].title = pcl_report__key_title(o.keys[i]);
 		p.cols[i].width = (int)strlen(p.cols[i].title);
 	}
-	known = srcfile_known(h, &o, n);
+	known = srcpos_known(h, &o, n, PCL_SORT_SRCFILE);
+	known_line = srcpos_known(h, &o, n, PCL_SORT_SRCLINE);
 	/* widths count the entries --percent-limit hides, as perf's do */
 	for (size_t i = 0; i < n; i++) {
 		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
@@ -592,8 +598,10 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 		for (int c = 0; c < p.nr_cols; c++) {
 			int w;
 
-			if (o.keys[c] == PCL_SORT_CPU || (o.keys[c] == PCL_SORT_SRCFILE && known && !known[i]))
-				continue; /* 3 wide, always; a srcfile perf has not computed yet */
+			if (o.keys[c] == PCL_SORT_CPU ||
+			    (o.keys[c] == PCL_SORT_SRCFILE && known && !known[i]) ||
+			    (o.keys[c] == PCL_SORT_SRCLINE && known_line && !known_line[i]))
+				continue; /* 3 wide, always; a string perf has not made yet */
 			if (o.keys[c] == PCL_SORT_PID || o.keys[c] == PCL_SORT_TID)
 				w = 8 + (int)strlen(e->thread ? e->thread->comm : e->comm);
 			else if (o.keys[c] == PCL_SORT_COMM)
@@ -608,6 +616,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			 */
 			if (o.keys[c] == PCL_SORT_SYM && !e->frame.sym && w < 22)
 				w = 22;
+			/* and an inlined function's by its name, without " (inlined)" */
+			if (o.keys[c] == PCL_SORT_SYM && e->frame.inlined)
+				w -= (int)strlen(" (inlined)");
 			if (w > p.cols[c].width)
 				p.cols[c].width = w;
 		}
@@ -619,6 +630,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	if (!o.quiet)
 		print_header(&p);
 	free(known);
+	free(known_line);
 	for (size_t i = 0; i < n; i++) {
 		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
 
