@@ -161,6 +161,7 @@ bench: all
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 	@bench/srcline.sh $(BUILD)
+	@bench/srcline-report.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \
