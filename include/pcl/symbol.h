@@ -103,9 +103,8 @@ PCL_API char *pcl_demangle(const char *name);
 
 /* pcl_symbol_opts.inline_frames */
 enum pcl_inline_mode {
-	PCL_INLINE_PERF,
+	PCL_INLINE_NONE, /* perf's --no-inline */
 	PCL_INLINE_ALL,
-	PCL_INLINE_NONE,
 };
 
 /* Where the symbolizer looks. Zeroed fields take the defaults. */
@@ -140,10 +139,11 @@ struct pcl_symbol_opts {
 	bool any_owner;
 	/*
 	 * Inline frames in resolved call chains (pcl_resolver__sample):
-	 * PCL_INLINE_PERF (0) expands, as perf 6.1 does by default, the user
-	 * frames of samples unwound from a stack copy (--call-graph dwarf);
-	 * PCL_INLINE_ALL every user frame, frame-pointer chains too (perf 6.1
-	 * does not); PCL_INLINE_NONE none (perf's --no-inline).
+	 * PCL_INLINE_ALL expands every user-space frame in inlined code into
+	 * a frame per function, as perf's --inline does with DWARF-unwound
+	 * frames (perf's default; it never expands frame-pointer chains);
+	 * PCL_INLINE_NONE (0, the default: it costs the debug files' reading)
+	 * none.
 	 */
 	int inline_frames;
 };

@@ -7,14 +7,16 @@
  * function's (symbols_inline_sym: the real one when the names agree, as
  * perf reuses it) and its source position is its level's (inline_level).
  *
- * Which frames, as perf 6.1 does it (machine.c's append_inlines, reached
- * only from the DWARF unwinder's callback): the user-space frames of a
- * sample that carries user registers and a stack copy, and only those
- * that have a map and a symbol. Frame-pointer chains are left alone,
- * unless pcl_symbol_opts.inline_frames is PCL_INLINE_ALL (pcl's --inline:
- * perf 6.1 accepts the option but shows nothing more). The sample's own ip
- * (its histogram entry) is never expanded: perf's entry is the real
- * symbol's too.
+ * Which frames: with pcl_symbol_opts.inline_frames PCL_INLINE_ALL (pcl's
+ * --inline), every user-space frame that has a map and a symbol. perf 6.1
+ * does it by default, but only for the frames of its DWARF unwinder
+ * (machine.c's append_inlines is reached from the unwinder's callback
+ * alone): on --call-graph dwarf files the two agree, and on frame-pointer
+ * files pcl shows inline frames where perf shows none. Kernel frames are
+ * never expanded, nor is the sample's own ip (its histogram entry): perf's
+ * entry is the real symbol's too. Off by default: on the unwinding
+ * benchmark's file the debug files' first read costs about 15% of the
+ * report (docs/srcline.md).
  *
  * The resolver memoizes whole resolved chains, so an expansion is done
  * once per distinct raw chain, and each address's inline chain is one
@@ -72,28 +74,14 @@ static int put_levels(struct pcl_symbols *s, const struct pcl_frame *f,
 	return 0;
 }
 
-static bool wanted(struct pcl_symbols *s, const struct pcl_record *rec)
-{
-	const uint64_t dwarf = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-
-	switch (symbols_inline_mode(s)) {
-	case PCL_INLINE_ALL:
-		return true;
-	case PCL_INLINE_PERF:
-		return (rec->sample.sample_type & dwarf) == dwarf;
-	default:
-		return false;
-	}
-}
-
-int inline_expand(struct pcl_symbols *s, const struct pcl_record *rec, struct pcl_resolved *out,
-		  struct pcl_frame **buf, int *alloc)
+int inline_expand(struct pcl_symbols *s, struct pcl_resolved *out, struct pcl_frame **buf,
+		  int *alloc)
 {
 	size_t n = out->nr_chain, total = 0;
 	bool any = false;
 	struct pcl_frame *f;
 
-	if (!n || !s || !wanted(s, rec))
+	if (!n || !s || symbols_inline_mode(s) != PCL_INLINE_ALL)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct srcline_info *info = frame_info(s, &out->chain[i]);

@@ -290,7 +290,7 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, struct 
 	out->chain = r->chain;
 	out->nr_chain = n;
 	/* the last step: inline frames (perf's --inline) for the chain as built */
-	return inline_expand(r->s, rec, out, &r->chain, &r->alloc);
+	return inline_expand(r->s, out, &r->chain, &r->alloc);
 }
 
 PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
