@@ -212,8 +212,8 @@ if record_to srcline-inline perf dw --call-graph dwarf -e cpu-clock -F 2000 -o "
 			PRC=$RC
 			run_long "$tag.pcl" 60 "$PCL" report --stdio --inline $args -i "$F"
 			CRC=$RC
-			# the header's unwinding line is pcl's own
-			sed -i '/^# DWARF unwinding/d' "$TMP/$tag.pcl.out"
+			# the header's unwinding lines are pcl's own
+			perl -0pi -e 's/^# DWARF unwinding[^\n]*\n#\n//m' "$TMP/$tag.pcl.out"
 			compare "srcline-inline-dwarf-report$tag" "$tag" text "--inline $args"
 		done
 	fi
