@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Source lines: pcl report --sort srcline / srcfile (--full-source-path,
 # children and not, with other keys), pcl script -F +srcline and -F
-# ...,srcline, and the srcline / srcfile fields of the JSON report, each
+# ...,srcline, pcl diff -s srcline / srcfile, and the srcline / srcfile
+# fields of the JSON report, each
 # compared with perf 6.1 on the same file: files recorded by perf and by
 # pcl (-g), of a program built -O2 -g with a hot loop in an inlined
 # function (lines of an inlined function, of the function it is inlined
@@ -113,6 +114,30 @@ if [[ " ${cases[*]} " == *" inl-perf "* ]]; then
 		not_ok srcline-script-found "pcl script -F ip,sym,srcline shows no inl.c line:" \
 			"$(show "$TMP/s-inl-perf-2.pcl.out")"
 	fi
+fi
+
+# pcl diff shares the keys: its rows equal perf diff's, OLD perf's file, NEW pcl's.
+if [[ " ${cases[*]} " == *" inl-perf "* && " ${cases[*]} " == *" inl-pcl "* ]]; then
+	n=0
+	for args in "-s srcline" "-s dso,srcline" "-s srcfile"; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		run_long "diff-$n.perf" 60 perf diff $args "$TMP/inl-perf.data" "$TMP/inl-pcl.data"
+		if [ "$RC" -ne 0 ]; then
+			# perf 6.1's diff aborts now and then with srcfile (a double free)
+			skip "srcline-diff-$n" "oracle: perf diff $args failed (exit $RC)"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		run_long "diff-$n.pcl" 60 "$PCL" diff $args "$TMP/inl-perf.data" "$TMP/inl-pcl.data"
+		if [ "$RC" -ne 0 ]; then
+			not_ok "srcline-diff-$n" "pcl diff $args: exit $RC" "$(show "$TMP/diff-$n.pcl.err")"
+			continue
+		fi
+		grep -v '^$' "$TMP/diff-$n.perf.out" >"$TMP/diff-$n.perf.cmp"
+		grep -v '^$' "$TMP/diff-$n.pcl.out" >"$TMP/diff-$n.pcl.cmp"
+		diff_or_ok "srcline-diff-$n" "$TMP/diff-$n.perf.cmp" "$TMP/diff-$n.pcl.cmp" perf pcl
+	done
 fi
 
 # The JSON report carries the srcline and srcfile keys' strings: the same
