@@ -78,7 +78,7 @@ enum pcl_sort_key {
 	PCL_SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
 	PCL_SORT_TID, /* the same as pid (perf has no separate key) */
 	PCL_SORT_CPU,
-	PCL_SORT_SRCLINE, /* perf's "srcline": FILE:LINE of the entry's address (hists need opts.symbols) */
+	PCL_SORT_SRCLINE, /* perf's "srcline": FILE:LINE of the address (opts.symbols) */
 	PCL_SORT_SRCFILE, /* perf's "srcfile": its source file */
 	PCL_SORT_MAX,
 };

@@ -381,7 +381,8 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 		return -ENOMEM;
 	j = hash & (h->cap_chains - 1);
 	while ((u = h->chains[j])) {
-		if (u->hash == hash && chain_eq(u, self, f, n) && (!h->srcpos || chain_ips_eq(u, f)))
+		if (u->hash == hash && chain_eq(u, self, f, n) &&
+		    (!h->srcpos || chain_ips_eq(u, f)))
 			break;
 		j = (j + 1) & (h->cap_chains - 1);
 	}
@@ -860,9 +861,11 @@ static const struct {
 	const char *name;
 	enum pcl_sort_key key;
 } sort_names[] = {
-	{ "comm", PCL_SORT_COMM }, { "dso", PCL_SORT_DSO }, { "sym", PCL_SORT_SYM },
-	{ "symbol", PCL_SORT_SYM }, { "pid", PCL_SORT_PID }, { "tid", PCL_SORT_TID },
-	{ "cpu", PCL_SORT_CPU }, { "srcline", PCL_SORT_SRCLINE }, { "srcfile", PCL_SORT_SRCFILE },
+	{ "comm", PCL_SORT_COMM },	 { "dso", PCL_SORT_DSO },
+	{ "sym", PCL_SORT_SYM },	 { "symbol", PCL_SORT_SYM },
+	{ "pid", PCL_SORT_PID },	 { "tid", PCL_SORT_TID },
+	{ "cpu", PCL_SORT_CPU },	 { "srcline", PCL_SORT_SRCLINE },
+	{ "srcfile", PCL_SORT_SRCFILE },
 };
 
 PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)

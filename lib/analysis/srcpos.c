@@ -104,7 +104,8 @@ static const char *intern(struct srcpos_cache *c, const char *s)
 			return NULL;
 		for (size_t i = 0; i < c->cap_strs; i++)
 			if (c->strs[i])
-				nt[str_slot(nt, ncap, c->strs[i]->hash, c->strs[i]->s)] = c->strs[i];
+				nt[str_slot(nt, ncap, c->strs[i]->hash, c->strs[i]->s)] =
+					c->strs[i];
 		free(c->strs);
 		c->strs = nt;
 		c->cap_strs = ncap;
@@ -163,7 +164,8 @@ static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_
 			level_fileline(buf, size, info, f->inline_level - 1, c->full);
 		else
 			srcline_sort_key(buf, size, info, c->full, f->sym ? f->sym->name : NULL,
-					 f->sym ? f->addr - f->sym->start : 0, dso->short_name, vaddr);
+					 f->sym ? f->addr - f->sym->start : 0, dso->short_name,
+					 vaddr);
 		break;
 	case SRCPOS_SORT_FILE:
 		srcline_srcfile(buf, size, info, c->full);
@@ -192,8 +194,8 @@ static size_t pos_slot(const struct pos_ent *t, size_t cap, const struct pcl_dso
 {
 	size_t j = pos_hash(dso, sym, addr, kl) & (cap - 1);
 
-	while (t[j].str && (t[j].dso != dso || t[j].addr != addr || t[j].sym != sym ||
-			    t[j].kind_level != kl))
+	while (t[j].str &&
+	       (t[j].dso != dso || t[j].addr != addr || t[j].sym != sym || t[j].kind_level != kl))
 		j = (j + 1) & (cap - 1);
 	return j;
 }

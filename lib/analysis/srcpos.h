@@ -41,7 +41,8 @@ enum srcpos_kind {
  * *@out, -ENOENT when perf would print a not-found form: no file, no line
  * nor function symbol, or a DSO perf never gives addr2line.
  */
-int srcpos_lookup(struct pcl_symbols *s, const struct pcl_frame *f, const struct srcline_info **out);
+int srcpos_lookup(struct pcl_symbols *s, const struct pcl_frame *f,
+		  const struct srcline_info **out);
 
 struct srcpos_cache;
 /* @s borrowed; @full: perf's --full-source-path. NULL with errno. */
