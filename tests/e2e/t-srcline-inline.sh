@@ -27,33 +27,7 @@ for c in cc addr2line python3; do
 done
 . "$(dirname "$0")/report-lib.sh"
 
-cat >"$TMP/inl.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-static inline __attribute__((always_inline)) unsigned long leaf(unsigned long x)
-{
-	unsigned long s = 0;
-	for (int i = 0; i < 1000; i++)
-		s += (x * i) ^ (s >> 3);
-	return s;
-}
-static inline __attribute__((always_inline)) unsigned long mid(unsigned long x)
-{
-	return leaf(x) + leaf(x + 1);
-}
-__attribute__((noinline)) unsigned long work(unsigned long x)
-{
-	return mid(x) * 3;
-}
-int main(int argc, char **argv)
-{
-	unsigned long s = 0, n = argc > 1 ? strtoul(argv[1], 0, 10) : 200000;
-	for (unsigned long i = 0; i < n; i++)
-		s += work(i);
-	printf("%lu\n", s);
-	return 0;
-}
-EOF
+cp "$(dirname "$0")/srcline-inl.c" "$TMP/inl.c"
 if ! cc -O2 -g -fno-omit-frame-pointer -o "$TMP/inl" "$TMP/inl.c"; then
 	not_ok srcline-inline-build "cc could not build the workload"
 	exit 0

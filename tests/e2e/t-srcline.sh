@@ -20,36 +20,7 @@ if ! command -v cc >/dev/null 2>&1; then
 fi
 . "$(dirname "$0")/report-lib.sh"
 
-cat >"$TMP/inl.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-static inline __attribute__((always_inline)) unsigned long leaf(unsigned long x)
-{
-	unsigned long s = 0;
-	for (int i = 0; i < 1000; i++)
-		s += (x * i) ^ (s >> 3);
-	return s;
-}
-static inline __attribute__((always_inline)) unsigned long mid(unsigned long x)
-{
-	return leaf(x) + leaf(x + 1);
-}
-__attribute__((noinline)) unsigned long work(unsigned long x)
-{
-	return mid(x) * 3;
-}
-int main(int argc, char **argv)
-{
-	unsigned long s = 0, n = argc > 1 ? strtoul(argv[1], 0, 10) : 200000;
-	char buf[128];
-	for (unsigned long i = 0; i < n; i++) {
-		s += work(i);
-		s += (unsigned long)snprintf(buf, sizeof(buf), "%lu %s %f", i, "libc", i * 0.5);
-	}
-	printf("%lu\n", s);
-	return 0;
-}
-EOF
+cp "$(dirname "$0")/srcline-inl.c" "$TMP/inl.c"
 if ! cc -O2 -g -fno-omit-frame-pointer -o "$TMP/inl" "$TMP/inl.c" ||
 	! cc -O2 -fno-omit-frame-pointer -o "$TMP/inl-nodebug" "$TMP/inl.c"; then
 	not_ok srcline-build "cc could not build the workload"
@@ -121,8 +92,9 @@ if [[ " ${cases[*]} " == *" inl-perf "* && " ${cases[*]} " == *" inl-pcl "* ]]; 
 	n=0
 	for args in "-s srcline" "-s dso,srcline" "-s srcfile"; do
 		n=$((n + 1))
-		# shellcheck disable=SC2086
-		run_long "diff-$n.perf" 60 perf diff $args "$TMP/inl-perf.data" "$TMP/inl-pcl.data"
+		# in a shell of its own, whose stderr says so when perf aborts
+		run_long "diff-$n.perf" 60 bash -c 'perf diff $1 "$2" "$3"' - "$args" \
+			"$TMP/inl-perf.data" "$TMP/inl-pcl.data"
 		if [ "$RC" -ne 0 ]; then
 			# perf 6.1's diff aborts now and then with srcfile (a double free)
 			skip "srcline-diff-$n" "oracle: perf diff $args failed (exit $RC)"
