@@ -93,7 +93,7 @@ if [[ " ${cases[*]} " == *" inl-perf "* && " ${cases[*]} " == *" inl-pcl "* ]]; 
 	for args in "-s srcline" "-s dso,srcline" "-s srcfile"; do
 		n=$((n + 1))
 		# in a shell of its own, whose stderr says so when perf aborts
-		run_long "diff-$n.perf" 60 bash -c 'perf diff $1 "$2" "$3"' - "$args" \
+		run_long "diff-$n.perf" 60 bash -c 'perf diff $1 "$2" "$3"; exit $?' - "$args" \
 			"$TMP/inl-perf.data" "$TMP/inl-pcl.data"
 		if [ "$RC" -ne 0 ]; then
 			# perf 6.1's diff aborts now and then with srcfile (a double free)
