@@ -31,7 +31,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # protobuf-c: the pprof export's encoder (generated from lib/output/profile.proto
 # by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
 # libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
-LDLIBS := -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
+# capstone: the disassembly annotate shows (lib/symbol/disasm.c).
+LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
@@ -65,6 +66,9 @@ endif
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The command's own headers (struct input, ...) change its objects too.
+$(CLI_OBJS): $(wildcard cli/*.h)
 
 $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h &: lib/output/profile.proto
 	@mkdir -p $(BUILD)/gen
@@ -161,6 +165,7 @@ bench: all
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 	@bench/srcline.sh $(BUILD)
+	@bench/fpleaf.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
 
 install: all

@@ -24,7 +24,7 @@ command -v addr2line >/dev/null || { echo "bench: addr2line not found (binutils)
 TMP=$(mktemp -d /tmp/pcl-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 libs=$(sed -n 's/^Libs.private: *//p' "$BUILD/libpcl.pc" 2>/dev/null)
-[ -n "$libs" ] || libs="-ldw -lelf -lzstd -liberty -lprotobuf-c -lz -ltraceevent -lm -lpthread"
+[ -n "$libs" ] || libs="-lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz -ltraceevent -lm -lpthread"
 # shellcheck disable=SC2086 # $libs is a list of flags
 "$CC" -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -Ilib -o "$TMP/srcline" bench/srcline.c \
 	"$BUILD/libpcl.a" $libs || exit 1

@@ -20,6 +20,7 @@ int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

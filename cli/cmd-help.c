@@ -14,6 +14,7 @@ static const char usage_main[] =
 	"   record    sample events into a perf.data file that perf reads too\n"
 	"   list      list the events this machine offers\n"
 	"   report    histograms of a perf.data file (pcl's or perf's), like perf report\n"
+	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
@@ -73,6 +74,11 @@ static const char usage_record[] =
 	"  -g                      call chains through frame pointers\n"
 	"      --call-graph fp|dwarf[,SIZE]  frame pointers, or user registers and SIZE\n"
 	"                          bytes of user stack (default 8192) for DWARF unwinding\n"
+	"      --fp-leaf SIZE      with frame pointers, also copy SIZE bytes of user stack\n"
+	"                          per sample (default 64) so that pcl report and script\n"
+	"                          put back the caller of a function that had not set up\n"
+	"                          its frame (a gcc leaf); perf reads the file as before\n"
+	"      --no-fp-leaf        no stack copy with -g (the same as --fp-leaf 0)\n"
 	"  -p, --pid PIDS / -t, --tid TIDS / -a, --all-cpus / -C, --cpu LIST   targets\n"
 	"  -i, --no-inherit        do not follow children created after the start\n"
 	"      --switch-events     record context switches\n"
@@ -147,13 +153,23 @@ static const char usage_report[] =
 	"                                      switches as markers when recorded\n"
 	"                          speedscope  speedscope's file format, a profile per thread\n"
 	"                          json        the report's own data, for scripts\n"
+	"                          (pprof, firefox and speedscope carry source files and\n"
+	"                          lines from the debug info, pprof inline frames too:\n"
+	"                          go tool pprof -list FUNC shows the source)\n"
 	"  -o, --output FILE       write there (whole or not at all) instead of stdout\n"
 	"      --event NAME        export this event instead of the first\n"
 	"      --icicle            flame graph drawn top-down, callers first\n"
 	"\n"
 	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
 	"(/usr/lib/debug/.build-id) or .gnu_debuglink, the vDSO, kallsyms and JIT maps\n"
-	"(/tmp/perf-PID.map).\n";
+	"(/tmp/perf-PID.map).\n"
+	"\n"
+	"Environment:\n"
+	"  DEBUGINFOD_URLS         debuginfod servers to fetch missing debug files and\n"
+	"                          executables from, by build id (libdebuginfod)\n"
+	"  DEBUGINFOD_CACHE_PATH   where they are kept (~/.cache/debuginfod_client)\n"
+	"  DEBUGINFOD_TIMEOUT      seconds to wait for a server (90); the first\n"
+	"                          failure stops the look-ups of the run\n";
 
 static const char usage_script[] =
 	"usage: pcl script [-i FILE|-] [OPTIONS]\n"
@@ -202,7 +218,7 @@ static const char usage_script[] =
 	"\n"
 	"Perf's scripting (-s, -g, record/report subcommands) is not there. A file\n"
 	"cut short prints what it holds and one warning. 'pcl script | head' stops\n"
-	"quietly when head has enough.\n";
+	"quietly when head has enough. DEBUGINFOD_URLS: as in pcl report.\n";
 
 static const char usage_diff[] =
 	"usage: pcl diff [OPTIONS] [OLD [NEW]]\n"
@@ -262,6 +278,44 @@ static const char usage_events[] =
 	"  p pp ppp P   precise ip                        S   leader sampling\n"
 	"  D   pinned   I   exclude idle   W   weak group   e   exclusive\n";
 
+static const char usage_annotate[] =
+	"usage: pcl annotate [-i FILE|-] [OPTIONS] [SYMBOL]\n"
+	"\n"
+	"Each instruction's share of a function's samples, with the function's source\n"
+	"lines between its instructions, laid out like perf annotate --stdio. Without\n"
+	"SYMBOL, every function with samples, hottest first, for each event. Reads\n"
+	"perf.data files written by pcl record and by Linux perf. The disassembly is\n"
+	"capstone's, printed as objdump prints it (see docs/annotate.md for where it\n"
+	"differs); jumps name their target as <function+0xOFFSET>.\n"
+	"\n"
+	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
+	"  -s, --symbol SYMBOL     the function to annotate (the same as SYMBOL)\n"
+	"  -d, --dsos LIST         only functions in these DSOs (short or full names)\n"
+	"      --stdio             text output (the only one; accepted for perf's habit)\n"
+	"      --percent-type TYPE local-period (default: of the function's period),\n"
+	"                          global-period (of the event's), local-hits,\n"
+	"                          global-hits (the same with sample counts)\n"
+	"      --no-source         instructions only, no source lines (--source: with)\n"
+	"  -n, --show-nr-samples   the number of samples instead of the percentage\n"
+	"  -l, --print-line        first the source lines of the instructions over 0.5%,\n"
+	"                          summed, hottest first; those instructions end with\n"
+	"                          // FILE:LINE where it changes\n"
+	"  -P, --full-paths        the DSO's full path in each function's heading\n"
+	"      --percent-limit N   only functions with N% or more of their event\n"
+	"      --skip-missing      say nothing of functions that cannot be annotated\n"
+	"      --symfs DIR         look for binaries under DIR (another machine's files)\n"
+	"  -k, --vmlinux FILE      the kernel image, to annotate kernel functions\n"
+	"      --kallsyms FILE     kernel symbols from this kallsyms copy\n"
+	"      --no-demangle       keep C++ and Rust names mangled\n"
+	"      --ignore-build-ids  use binaries whose build id is not the recorded one\n"
+	"  -f, --force             read a file another user owns (as pcl report -f)\n"
+	"  -q, --quiet             no notes or warnings\n"
+	"\n"
+	"Source lines are numbered with their own line numbers (perf numbers the lines\n"
+	"of context before a source line from that line's number). A function whose\n"
+	"code no file holds (the kernel from kallsyms, JIT code) is skipped and counted\n"
+	"in one warning; an unknown SYMBOL, or a file without samples, is an error.\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -270,6 +324,7 @@ static const struct {
 	{ "report", usage_report },
 	{ "script", usage_script },
 	{ "diff", usage_diff },
+	{ "annotate", usage_annotate },
 	{ "events", usage_events }, { "help", usage_main },
 };
 

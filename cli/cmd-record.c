@@ -32,7 +32,12 @@ enum {
 	OPT_FREQ,
 	OPT_SWITCH_EVENTS,
 	OPT_SAMPLE_CPU,
+	OPT_FP_LEAF,
+	OPT_NO_FP_LEAF,
 };
+
+/* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
+#define FP_LEAF_DEFAULT 64
 
 static int parse_call_graph(struct record_opts *o, const char *arg)
 {
@@ -57,6 +62,19 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 	}
 	die_msg("bad call graph mode '%s' (fp or dwarf[,SIZE])", arg);
 	return -1;
+}
+
+static int parse_fp_leaf(struct record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	/* perf's sample_stack_user limit, in u64 steps; 0 turns the repair data off */
+	if (!parse_uint(arg, 0, 0, 65528, &v)) {
+		die_msg("bad leaf stack size '%s' (0..65528 bytes)", arg);
+		return -1;
+	}
+	o->leaf_stack_size = (uint32_t)((v + 7) & ~7ull);
+	return 0;
 }
 
 static int parse_freq(struct record_opts *o, const char *arg)
@@ -148,6 +166,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "clockid", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "fp-leaf", required_argument, NULL, OPT_FP_LEAF },
+		{ "no-fp-leaf", no_argument, NULL, OPT_NO_FP_LEAF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -178,6 +198,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(o, optarg))
 				return -1;
+			break;
+		case OPT_FP_LEAF:
+			if (parse_fp_leaf(o, optarg))
+				return -1;
+			break;
+		case OPT_NO_FP_LEAF:
+			o->leaf_stack_size = 0;
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;
@@ -245,7 +272,11 @@ static int validate(struct record_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .target = { .sz = sizeof(struct pcl_target) }, .clockid = -1 };
+	struct record_opts o = {
+		.target = { .sz = sizeof(struct pcl_target) },
+		.clockid = -1,
+		.leaf_stack_size = FP_LEAF_DEFAULT,
+	};
 	int ret;
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {

@@ -370,6 +370,24 @@ static bool export_passes(const void *ctx, const struct pcl_resolved *rs, uint32
 	return passes(ctx, rs, cpu);
 }
 
+/* The -g leaf repair's counts (docs/fpleaf.md), for files that carry its stack copies. */
+static void print_fpleaf_stats(const struct input *in)
+{
+	struct pcl_fpleaf_stats st;
+
+	pcl_resolver__fpleaf_stats(in->resolver, &st);
+	if (!st.samples)
+		return;
+	printf("frame-pointer leaf repair (pcl record -g), samples:\n");
+	printf("%16s: %10" PRIu64 "\n", "with a copy", st.samples);
+	printf("%16s: %10" PRIu64 "\n", "repaired", st.repaired);
+	printf("%16s: %10" PRIu64 "\n", "rbp-based", st.rbp_based);
+	printf("%16s: %10" PRIu64 "\n", "already there", st.present);
+	printf("%16s: %10" PRIu64 "  (largest needed: %" PRIu64 " bytes)\n", "copy too small",
+	       st.too_small, st.max_needed);
+	printf("%16s: %10" PRIu64 "\n", "no CFI", st.no_cfi);
+}
+
 static void print_stats(const struct input *in, struct event_hist *eh, int nr)
 {
 	const struct pcl_data_stats *st = pcl_data_events__stats(in->events);
@@ -392,6 +410,7 @@ static void print_stats(const struct input *in, struct event_hist *eh, int nr)
 		if (eh[i].nr_samples)
 			printf("%16s events: %10" PRIu64 "\n", "SAMPLE", eh[i].nr_samples);
 	}
+	print_fpleaf_stats(in);
 }
 
 static bool has_key(const struct pcl_hist_opts *ho, enum pcl_sort_key k)

@@ -20,13 +20,14 @@ static const struct {
 	const char *name;
 	export_writer write;
 	bool timeline;
+	bool lines; /* carries source positions: the profile looks them up */
 } formats[] = {
-	{ "folded", pcl_export_folded, false },
-	{ "flamegraph", pcl_export_flamegraph, false },
-	{ "html", pcl_export_html, false },
-	{ "pprof", pcl_export_pprof, false },
-	{ "firefox", pcl_export_firefox, true },
-	{ "speedscope", pcl_export_speedscope, true },
+	{ "folded", pcl_export_folded, false, false },
+	{ "flamegraph", pcl_export_flamegraph, false, false },
+	{ "html", pcl_export_html, false, false },
+	{ "pprof", pcl_export_pprof, false, true },
+	{ "firefox", pcl_export_firefox, true, true },
+	{ "speedscope", pcl_export_speedscope, true, true },
 };
 
 const char export_formats[] = "folded, flamegraph, html, pprof, firefox, speedscope, json";
@@ -36,6 +37,15 @@ bool export_format_known(const char *name)
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(formats[i].name, name))
 			return true;
+	return false;
+}
+
+/* Whether the format @name carries source positions. */
+static bool format_lines(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, name))
+			return formats[i].lines;
 	return false;
 }
 
@@ -76,7 +86,8 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
-	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline };
+	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline,
+				       .symbols = format_lines(x->format) ? in->symbols : NULL };
 	struct pcl_profile *p = pcl_profile__new(&po);
 	int want = -1, ret;
 
@@ -125,6 +136,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
+			goto oom;
+		if (x->annotate && pcl_annotate__add(x->annotate, 0, &rs.ip, sample_period(in, ev)))
 			goto oom;
 	}
 	if (ret < 0)
@@ -469,6 +482,7 @@ int report_export(struct input *in, const struct export_req *x)
 {
 	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = x->icicle,
 				     .by_period = x->by_period };
+	struct export_req req = *x;
 	struct pcl_profile *p;
 	const char *event;
 	size_t fi = 0;
@@ -476,12 +490,26 @@ int report_export(struct input *in, const struct export_req *x)
 
 	while (strcmp(formats[fi].name, x->format))
 		fi++;
-	if (export_read_profile(in, x, formats[fi].timeline, &p, &event))
+	/* the page's source and assembly view: samples per instruction */
+	req.annotate = NULL;
+	if (!strcmp(x->format, "html") && !(req.annotate = pcl_annotate__new())) {
+		die_msg("out of memory");
 		return 1;
+	}
+	if (export_read_profile(in, &req, formats[fi].timeline, &p, &event)) {
+		pcl_annotate__free(req.annotate);
+		return 1;
+	}
+	if (req.annotate) {
+		pcl_annotate__finish(req.annotate);
+		o.annotate = req.annotate;
+		o.symbols = in->symbols;
+	}
 	export_opts_fill(&o, in, event);
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);
 	pcl_profile__free(p);
+	pcl_annotate__free(req.annotate);
 	return ret;
 }

@@ -23,6 +23,7 @@ struct export_req {
 	bool by_period;
 	sample_filter pass; /* NULL: every sample */
 	const void *pass_ctx;
+	struct pcl_annotate *annotate; /* not NULL: the samples kept are also counted here */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared reading loop of pcl report and pcl script (see input.h). */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ int input_check_owner(const char *path, bool force)
 	return -1;
 }
 
+static void on_debuginfod(void *ctx, const struct pcl_debuginfod_event *ev);
+
 int input_open(struct input *in, const char *path, const struct pcl_symbol_opts *so, bool force)
 {
 	struct pcl_symbol_opts sym = { .sz = sizeof(sym) };
@@ -66,6 +69,11 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 		memcpy(&sym, so, so->sz && so->sz < sizeof(sym) ? so->sz : sizeof(sym));
 	sym.sz = sizeof(sym);
 	sym.any_owner |= force;
+	in->dfd_shown_kib = -1;
+	if (!sym.debuginfod_cb) {
+		sym.debuginfod_cb = on_debuginfod;
+		sym.debuginfod_ctx = in;
+	}
 	in->reader = pcl_data_reader__open(in->path);
 	if (!in->reader) {
 		die_msg("%s", pcl_last_error()[0] ? pcl_last_error() : strerror(errno));
@@ -110,6 +118,43 @@ static void progress_clear(struct input *in)
 	if (in->shown)
 		fprintf(stderr, "\r\033[K");
 	in->shown = false;
+}
+
+/*
+ * The symbolizer's debuginfod look-ups: progress on a terminal only, on the
+ * line the reading bar uses; what was not found is kept for input_finish.
+ */
+static void on_debuginfod(void *ctx, const struct pcl_debuginfod_event *ev)
+{
+	struct input *in = ctx;
+	long kib = ev->done > 0 ? ev->done / 1024 : 0;
+
+	if (ev->state == PCL_DEBUGINFOD_PROGRESS) {
+		if (!isatty(STDERR_FILENO) || kib == in->dfd_shown_kib)
+			return;
+		progress_clear(in);
+		if (ev->total > 0)
+			fprintf(stderr, "\rdebuginfod: %s of %s: %ld/%ld KiB\033[K", ev->what,
+				ev->dso, kib, ev->total / 1024);
+		else
+			fprintf(stderr, "\rdebuginfod: asking for the %s of %s\033[K", ev->what,
+				ev->dso);
+		in->dfd_shown_kib = kib;
+		return;
+	}
+	if (in->dfd_shown_kib >= 0)
+		fprintf(stderr, "\r\033[K");
+	in->dfd_shown_kib = -1;
+	if (ev->state != PCL_DEBUGINFOD_FAILED)
+		return;
+	if (ev->err != -ENOENT) {
+		if (!in->dfd_failure)
+			in->dfd_failure = strdup(ev->message);
+	} else if (!in->dfd_missed++) {
+		if (asprintf(&in->dfd_miss, "the %s of %s (build id %s)", ev->what, ev->dso,
+			     ev->build_id) < 0)
+			in->dfd_miss = NULL;
+	}
 }
 
 int input_next(struct input *in)
@@ -161,6 +206,27 @@ static void note_untrusted_maps(const struct input *in)
 			n > 1 ? "them" : "it");
 }
 
+/*
+ * -g leaf repair (docs/fpleaf.md): when the stack copy was too short for
+ * more than 5% of the samples it could repair, say so, with the size that
+ * would have done (at most the kernel's).
+ */
+static void note_fpleaf(const struct input *in)
+{
+	struct pcl_fpleaf_stats st;
+	uint64_t size;
+
+	pcl_resolver__fpleaf_stats(in->resolver, &st);
+	if (!st.too_small || st.too_small * 20 <= st.samples)
+		return;
+	size = (st.max_needed + 7) & ~7ull;
+	fprintf(stderr,
+		"pcl: note: %" PRIu64 " of %" PRIu64 " frame-pointer samples keep a chain without "
+		"their leaf's caller: its return address lies past the recorded stack copy; "
+		"record with --fp-leaf %" PRIu64 " to put it back\n",
+		st.too_small, st.samples, size < 65528 ? size : 65528);
+}
+
 void input_finish(struct input *in)
 {
 	/* after an error, its message is the one line the user gets */
@@ -171,6 +237,23 @@ void input_finish(struct input *in)
 			in->path);
 	if (!in->failed)
 		note_untrusted_maps(in);
+	if (!in->failed && in->resolver)
+		note_fpleaf(in);
+	if (in->dfd_failure)
+		fprintf(stderr, "pcl: warning: %s\n", in->dfd_failure);
+	if (in->dfd_missed > 1)
+		fprintf(stderr,
+			"pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s, nor %d "
+			"other file%s asked for\n",
+			in->dfd_miss ? in->dfd_miss : "a file", in->dfd_missed - 1,
+			in->dfd_missed > 2 ? "s" : "");
+	else if (in->dfd_missed)
+		fprintf(stderr, "pcl: warning: debuginfod: no server in $DEBUGINFOD_URLS has %s\n",
+			in->dfd_miss ? in->dfd_miss : "a file asked for");
+	free(in->dfd_failure);
+	free(in->dfd_miss);
+	in->dfd_failure = in->dfd_miss = NULL;
+	in->dfd_missed = 0;
 }
 
 void input_close(struct input *in)
@@ -180,5 +263,7 @@ void input_close(struct input *in)
 	pcl_symbols__free(in->symbols);
 	pcl_machine__free(in->machine);
 	pcl_data_reader__close(in->reader);
+	free(in->dfd_failure);
+	free(in->dfd_miss);
 	memset(in, 0, sizeof(*in));
 }

@@ -21,6 +21,10 @@ struct input {
 	bool progress; /* stderr is a terminal and the file is large */
 	bool shown;    /* the bar is on screen */
 	bool failed;   /* input_next reported an error */
+	/* debuginfod look-ups: the first file no server had, how many, a server failure */
+	char *dfd_miss, *dfd_failure;
+	int dfd_missed;
+	long dfd_shown_kib; /* the progress line on screen (-1: none) */
 };
 
 /*
@@ -36,7 +40,10 @@ int input_check_owner(const char *path, bool force);
  * the end, -1 on an error (printed). Samples are not resolved here.
  */
 int input_next(struct input *in);
-/* Print the truncation warning if the file was cut, and the JIT maps not trusted. */
+/*
+ * Print the truncation warning if the file was cut, the JIT maps not
+ * trusted, and what debuginfod did not find ($DEBUGINFOD_URLS).
+ */
 void input_finish(struct input *in);
 void input_close(struct input *in);
 

@@ -19,6 +19,7 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report },
 	{ "script", cmd_script },
 	{ "diff", cmd_diff },
+	{ "annotate", cmd_annotate },
 	{ "help", cmd_help }, { "version", cmd_version },
 };
 

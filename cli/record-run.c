@@ -183,6 +183,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.sample_cpu = o->sample_cpu,
 		.mmap_pages = (unsigned int)o->mmap_pages,
 		.clockid = o->clockid,
+		.leaf_stack_size = o->leaf_stack_size,
 	};
 
 	rc->el = pcl_evlist__new();

@@ -16,6 +16,7 @@ struct record_opts {
 	uint64_t period;		/* -c N */
 	enum pcl_callchain call_graph;
 	uint32_t stack_size;		/* dwarf: user stack bytes per sample */
+	uint32_t leaf_stack_size;	/* fp: stack bytes for the leaf repair (0: none) */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
 	uint64_t mmap_pages;		/* data pages per CPU ring (fits: -m checks) */
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */

@@ -47,6 +47,10 @@ pkgs=(
 	# its encoder from lib/output/profile.proto at build time; protoc
 	# (protobuf-compiler) decodes pprof files in the tests.
 	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# go tool pprof reads the pprof export back: its -list and -lines show
+	# the source lines pcl writes (t-export-srcline.sh). golang-go is the
+	# Go 1.19 toolchain, pprof built in: a 81 MB download, 450 MB installed.
+	golang-go
 	# Checking the exports: xmllint (libxml2-utils) parses the SVG flame
 	# graphs; python3-jsonschema validates speedscope files against the
 	# schema from speedscope's npm package; Chromium loads the SVG and HTML
@@ -56,8 +60,15 @@ pkgs=(
 	# The ABI check of libpcl.so's stable API (tests/e2e/t-abi.sh, make
 	# abi-update): abidw and abidiff of libabigail.
 	abigail-tools
+	# pcl annotate disassembles functions with capstone (lib/symbol/disasm.c).
+	libcapstone-dev
 	# bench/read.sh compares libpcl's counter reads with PAPI's (papi.h, -lpapi).
 	libpapi-dev
+	# Debug info from debuginfod servers: libdebuginfod's header (pcl
+	# dlopens libdebuginfod.so.1 at run time, so it is not linked), and
+	# Debian's debuginfod server, which tests/e2e/t-debuginfod.sh starts on
+	# a loopback port over a folder of unstripped builds.
+	libdebuginfod-dev debuginfod
 )
 
 check_only=0

@@ -172,6 +172,23 @@ PCL_API const struct pcl_hist_entry *pcl_hists__entry(const struct pcl_hists *h,
 PCL_API uint64_t pcl_hists__total_period(const struct pcl_hists *h);
 PCL_API uint64_t pcl_hists__nr_samples(const struct pcl_hists *h);
 
+/*
+ * What the frame-pointer leaf repair did (docs/fpleaf.md) over the samples
+ * a resolver resolved: those of pcl record -g files, which carry a small
+ * user stack copy to put back the caller of a function without a frame.
+ */
+struct pcl_fpleaf_stats {
+	uint64_t samples;    /* frame-pointer samples with a user chain and a stack copy */
+	uint64_t repaired;   /* the leaf's caller was put back */
+	uint64_t rbp_based;  /* the leaf's frame is rbp-based: the chain was already right */
+	uint64_t present;    /* the return address already followed the leaf */
+	uint64_t too_small;  /* the return address lay past the end of the copy */
+	uint64_t no_cfi;     /* no CFI for the leaf, or its file could not be read */
+	uint64_t max_needed; /* the largest copy size a too_small sample wanted */
+};
+/* @r's counters into *@out (all zero before any such sample). */
+PCL_API void pcl_resolver__fpleaf_stats(const struct pcl_resolver *r, struct pcl_fpleaf_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+struct pcl_annotate;
+struct pcl_symbols;
+
 /* A fact about the recording, shown as "name: value" (hostname, command line...). */
 struct pcl_export_fact {
 	const char *name;
@@ -47,6 +50,13 @@ struct pcl_export_opts {
 	 */
 	bool has_wall_clock;
 	int64_t wall_clock_offset;
+	/*
+	 * html: the samples per instruction (include/pcl/annotate.h) and the
+	 * symbolizer they were resolved with, for the page's source and
+	 * assembly view of its hottest functions; NULL: no such view.
+	 */
+	const struct pcl_annotate *annotate;
+	struct pcl_symbols *symbols;
 };
 
 /*

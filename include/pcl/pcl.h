@@ -54,6 +54,7 @@
 #include <pcl/profile.h>
 #include <pcl/export.h>
 #include <pcl/report.h>
+#include <pcl/annotate.h>
 #include <pcl/header.h>
 #include <pcl/tracepoint.h>
 #include <pcl/script.h>

@@ -7,6 +7,9 @@
  * (node 0 is the root, each node a function called from its parent); each
  * thread's samples are summed per stack. With opts.timeline the samples are
  * also kept one by one, in time order, with the thread's context switches.
+ * With opts.symbols each frame gets its source position (pcl_profile_loc):
+ * a node is then a location, one address of a function where the debug
+ * info has a line for it.
  *
  * Names, maps and DSOs point into the machine and symbol tables the samples
  * were resolved against: keep those alive while the profile is used.
@@ -28,6 +31,14 @@ extern "C" {
 struct pcl_profile_opts {
 	size_t sz;     /* sizeof(struct pcl_profile_opts) */
 	bool timeline; /* keep each sample and context switch, for time-based formats */
+	/*
+	 * Source positions: each frame's source line and inline chain from the
+	 * debug info this symbolizer finds (the one the samples were resolved
+	 * with; borrowed, keep it alive with the profile). A frame at an
+	 * address with a line is then a location of its own (see
+	 * pcl_profile_loc); without one it stays its function's. NULL: none.
+	 */
+	struct pcl_symbols *symbols;
 };
 
 /*
@@ -41,6 +52,15 @@ struct pcl_profile_func {
 	uint64_t start, end;	   /* the symbol's DSO-relative range; 0, 0 when unknown */
 	uint64_t ip;		   /* an address seen in it (the first), as recorded */
 	char level;		   /* perf's: 'k' kernel, '.' user */
+	/*
+	 * With opts.symbols: the source file and the line of the function's
+	 * first instruction (for an inlined function, the file only); NULL
+	 * and 0 when the debug info does not tell.
+	 */
+	const char *file;
+	unsigned int line;
+	/* Only met inlined into other functions (a line of a location), in no stack node. */
+	bool inlined;
 };
 
 /* A node of the stack tree: @func called from @parent. Node 0 is the root (no function). */
@@ -48,6 +68,34 @@ struct pcl_profile_node {
 	uint32_t parent;
 	uint32_t func;
 	uint32_t depth; /* 1 for an outermost caller */
+	uint32_t loc;	/* index into pcl_profile__locs (UINT32_MAX for the root) */
+};
+
+/*
+ * A location: where in a function its frames were. Without opts.symbols,
+ * or where the debug info has no line for the address, one per function
+ * (@addr 0, no lines); else one per address (pprof's Location), with the
+ * source line and the functions inlined there.
+ */
+struct pcl_profile_loc {
+	uint32_t func;	     /* index into pcl_profile__funcs: the out-of-line function */
+	uint64_t addr;	     /* DSO-relative (pcl_frame.addr); 0: the whole function */
+	uint64_t ip;	     /* the address as recorded (the first frame met) */
+	bool ret;	     /* @addr is a return address: its lines are the call's (addr - 1) */
+	uint32_t first_line; /* its lines are pcl_profile__lines[first_line ...] */
+	uint32_t nr_lines;   /* 0: no source position */
+};
+
+/*
+ * One level of a location's inline chain, innermost first: the last is the
+ * location's own function, the others the functions inlined into it (each
+ * at the line inside it: for the innermost, the line of the address; for
+ * the others, the call site of the function inlined there).
+ */
+struct pcl_profile_line {
+	uint32_t func; /* index into pcl_profile__funcs */
+	const char *file;
+	unsigned int line; /* 0: unknown */
 };
 
 struct pcl_profile_thread {
@@ -111,6 +159,9 @@ PCL_API const struct pcl_profile_sample *pcl_profile__samples(const struct pcl_p
 							      size_t *n);
 PCL_API const struct pcl_profile_switch *pcl_profile__switches(const struct pcl_profile *p,
 							       size_t *n);
+/* The locations (every node's loc) and their lines. */
+PCL_API const struct pcl_profile_loc *pcl_profile__locs(const struct pcl_profile *p, size_t *n);
+PCL_API const struct pcl_profile_line *pcl_profile__lines(const struct pcl_profile *p, size_t *n);
 /* Sample count and period sum of all samples added. */
 PCL_API uint64_t pcl_profile__nr_samples(const struct pcl_profile *p);
 PCL_API uint64_t pcl_profile__total_period(const struct pcl_profile *p);

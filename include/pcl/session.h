@@ -44,6 +44,14 @@ struct pcl_session_opts {
 	bool sample_cpu;	 /* the CPU in every sample (on with CPU targets) */
 	unsigned int mmap_pages; /* data pages per CPU ring, a power of two; 0: 128 */
 	int clockid;		 /* sample times from this clock; -1: perf's clock */
+	/*
+	 * Frame pointers: also copy this many bytes of the user stack from
+	 * the SP (PERF_SAMPLE_STACK_USER alone, a multiple of 8, < 65535), so
+	 * that a report can put back the caller of a leaf function that had
+	 * not set up its frame. 0: none. Linux perf reads such files as
+	 * plain frame-pointer ones (it unwinds only with the registers too).
+	 */
+	uint32_t leaf_stack_size;
 };
 
 struct pcl_session_stats {

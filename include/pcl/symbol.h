@@ -17,7 +17,11 @@
  * image; the kernel from a vmlinux or kallsyms. Every path is looked up
  * under symfs when one is set. A DSO whose recorded build id differs from
  * the file's gets no symbols and a note saying so, unless perf's build-id
- * cache (~/.debug) holds a copy of the recorded build.
+ * cache (~/.debug) holds a copy of the recorded build. When
+ * $DEBUGINFOD_URLS is set and no local file has the symbols, the debug file
+ * (and the executable, when the file itself is gone) of the recorded build
+ * id is fetched from those debuginfod servers through libdebuginfod, which
+ * is loaded on first need and keeps its own cache (docs/debuginfod.md).
  *
  * Symbol tables are immutable once built, and may be shared between threads.
  * A symbolizer belongs to one thread.
@@ -101,6 +105,36 @@ PCL_API const struct pcl_symbol *pcl_symtab__at(const struct pcl_symtab *t, size
  */
 PCL_API char *pcl_demangle(const char *name);
 
+/*
+ * What one debuginfod look-up tells pcl_symbol_opts.debuginfod_cb: zero or
+ * more PCL_DEBUGINFOD_PROGRESS calls while it runs, then one FOUND or
+ * FAILED. Every pointer is borrowed for the call only.
+ */
+enum pcl_debuginfod_state {
+	PCL_DEBUGINFOD_PROGRESS,
+	PCL_DEBUGINFOD_FOUND,
+	PCL_DEBUGINFOD_FAILED,
+};
+
+struct pcl_debuginfod_event {
+	enum pcl_debuginfod_state state;
+	const char *dso;      /* the DSO's name */
+	const char *what;     /* "debuginfo" or "executable" */
+	const char *build_id; /* in hex */
+	long done, total;     /* PROGRESS: bytes so far, and in all (<= 0: not known yet) */
+	/*
+	 * FAILED: a negative errno: -ENOENT when no server has the file;
+	 * anything else means the servers failed (-ECONNREFUSED, -ETIME, ...)
+	 * or libdebuginfod could not be loaded (-ELIBACC), and the symbolizer
+	 * then asks nothing more.
+	 */
+	int err;
+	const char *message; /* FAILED: what went wrong, one line */
+	const char *path;    /* FOUND: the file, in libdebuginfod's cache */
+};
+
+typedef void (*pcl_debuginfod_fn)(void *ctx, const struct pcl_debuginfod_event *ev);
+
 /* pcl_symbol_opts.inline_frames */
 enum pcl_inline_mode {
 	PCL_INLINE_NONE, /* perf's --no-inline */
@@ -137,6 +171,14 @@ struct pcl_symbol_opts {
 	 * /tmp, and its names would be shown as the profiled program's.
 	 */
 	bool any_owner;
+	/*
+	 * Told about each debuginfod look-up (progress, result) with @debuginfod_ctx,
+	 * from the thread that asked for the symbols; NULL: nobody is told.
+	 * The look-ups themselves happen whenever $DEBUGINFOD_URLS is set and
+	 * not empty.
+	 */
+	pcl_debuginfod_fn debuginfod_cb;
+	void *debuginfod_ctx;
 	/*
 	 * Inline frames in resolved call chains (pcl_resolver__sample):
 	 * PCL_INLINE_ALL expands every user-space frame in inlined code into

@@ -11,6 +11,7 @@
 #include <pcl/machine.h>
 #include <pcl/profile.h>
 #include "../internal.h"
+#include "symbol/files.h"
 #include "profile.h"
 
 struct slot {
@@ -70,6 +71,17 @@ static struct slot *index_slot(struct index *ix, uint64_t k1, uint64_t k2)
 	return &ix->slots[j];
 }
 
+/* The slot of (k1, k2) when it is there, else NULL. */
+static struct slot *index_find(const struct index *ix, uint64_t k1, uint64_t k2)
+{
+	if (!ix->cap)
+		return NULL;
+	for (size_t j = mix(k1, k2) & (ix->cap - 1); ix->slots[j].val; j = (j + 1) & (ix->cap - 1))
+		if (ix->slots[j].k1 == k1 && ix->slots[j].k2 == k2)
+			return &ix->slots[j];
+	return NULL;
+}
+
 /* Make room for one more element in a size_t-counted array. */
 static int vec_room(void **arr, size_t *alloc, size_t nr, size_t elem)
 {
@@ -100,7 +112,10 @@ struct pcl_profile {
 	VEC(struct pcl_profile_sample, samples);
 	VEC(struct pcl_profile_switch, switches);
 	VEC(uint32_t, path);
-	struct index func_ix, unknown_ix, node_ix, thread_ix, stack_ix;
+	VEC(struct pcl_profile_loc, locs);
+	VEC(struct pcl_profile_line, lines);
+	VEC(char *, owned); /* demangled names of inlined functions */
+	struct index func_ix, unknown_ix, node_ix, thread_ix, stack_ix, loc_ix, inline_ix;
 	struct id_node *ids; /* direct-mapped: resolver's chain id -> its leaf node */
 	uint64_t nr_total, period_total, time_first, time_last;
 	bool finished;
@@ -135,7 +150,7 @@ struct pcl_profile *pcl_profile__new(const struct pcl_profile_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
-	p->nodes[0] = (struct pcl_profile_node){ 0, UINT32_MAX, 0 };
+	p->nodes[0] = (struct pcl_profile_node){ 0, UINT32_MAX, 0, UINT32_MAX };
 	p->nr_nodes = 1;
 	return p;
 }
@@ -151,6 +166,13 @@ void pcl_profile__free(struct pcl_profile *p)
 	free(p->samples);
 	free(p->switches);
 	free(p->path);
+	free(p->locs);
+	free(p->lines);
+	for (size_t i = 0; i < p->nr_owned; i++)
+		free(p->owned[i]);
+	free(p->owned);
+	free(p->loc_ix.slots);
+	free(p->inline_ix.slots);
 	free(p->ids);
 	free(p->func_ix.slots);
 	free(p->unknown_ix.slots);
@@ -158,6 +180,178 @@ void pcl_profile__free(struct pcl_profile *p)
 	free(p->thread_ix.slots);
 	free(p->stack_ix.slots);
 	free(p);
+}
+
+/* ---- source positions (opts.symbols) ---- */
+
+/*
+ * The source line at @addr of @m's DSO with a line-table row, or NULL. Only
+ * for files mapped in user space, as perf asks addr2line: not the kernel
+ * and its modules (a vmlinux's DWARF would cost more than the export) nor
+ * JIT maps or the vDSO.
+ */
+static const struct srcline_info *src_at(struct pcl_profile *p, const struct pcl_map *m,
+					 uint64_t addr)
+{
+	const struct srcline_info *info;
+
+	if (!p->opts.symbols || !m || !m->dso || m->dso->kind != PCL_DSO_USER ||
+	    symbols_srcline(p->opts.symbols, m->dso, addr, &info) || !info->line)
+		return NULL; /* not known, or only the symbol table's guess (line 0) */
+	return info;
+}
+
+/*
+ * Where @fn (a symbol) is in the source: the file of its first instruction
+ * and the line its debug info declares it at (the outermost level of the
+ * chain there: the function itself, should something be inlined at its
+ * very start). No line without a function DIE.
+ */
+static void func_start_line(struct pcl_profile *p, struct pcl_profile_func *fn,
+			    const struct pcl_map *m)
+{
+	const struct srcline_info *info = src_at(p, m, fn->start);
+
+	if (!info)
+		return;
+	if (info->nframes > 0) {
+		fn->file = info->frames[info->nframes - 1].file;
+		fn->line = fn->file ? info->frames[info->nframes - 1].decl_line : 0;
+	} else {
+		fn->file = info->file;
+	}
+}
+
+/* FNV-1a */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The function @name (raw, from the debug info) inlined in @m's DSO: one
+ * per DSO, level and name, demangled as the symbolizer's names are.
+ */
+static int intern_inlined(struct pcl_profile *p, const struct pcl_map *m, char level,
+			  const struct srcline_frame *sf, const char *file, uint64_t ip,
+			  uint32_t *out)
+{
+	char *dem = pcl_demangle(sf->func);
+	const char *shown = dem ? dem : sf->func;
+	struct pcl_profile_func *fn;
+	struct slot *s;
+
+	s = index_slot(&p->inline_ix, (uint64_t)(uintptr_t)m->dso ^ (uint64_t)level,
+		       str_hash(shown));
+	if (!s || (!s->val && (ROOM(p, funcs) || (dem && ROOM(p, owned))))) {
+		free(dem);
+		return -ENOMEM;
+	}
+	if (s->val) {
+		free(dem);
+		*out = s->val - 1;
+		if (!p->funcs[*out].file && file) {
+			p->funcs[*out].file = file;
+			p->funcs[*out].line = sf->decl_line;
+		}
+		return 0;
+	}
+	if (dem)
+		p->owned[p->nr_owned++] = dem;
+	fn = &p->funcs[p->nr_funcs];
+	*fn = (struct pcl_profile_func){ .name = shown, .dso = m->dso, .map = m, .ip = ip,
+					 .level = level, .file = file,
+					 .line = file ? sf->decl_line : 0, .inlined = true };
+	*out = (uint32_t)p->nr_funcs++;
+	p->inline_ix.nr++;
+	s->val = *out + 1;
+	return 0;
+}
+
+/* The lines of @info as loc @l's: the inline chain, innermost first, @func last. */
+static int add_lines(struct pcl_profile *p, struct pcl_profile_loc *l, const struct pcl_frame *f,
+		     uint32_t func, const struct srcline_info *info)
+{
+	int n = info->nframes > 0 ? info->nframes : 1;
+
+	l->first_line = (uint32_t)p->nr_lines;
+	for (int k = 0; k < n; k++) {
+		struct pcl_profile_line ln = { func, info->file, info->line };
+
+		if (info->nframes > 0) {
+			ln.file = info->frames[k].file;
+			ln.line = ln.file ? info->frames[k].line : 0;
+		}
+		/* the levels above the last are functions inlined into it */
+		if (k < n - 1 && info->frames[k].func &&
+		    intern_inlined(p, f->map, f->level, &info->frames[k], ln.file, f->ip, &ln.func))
+			return -ENOMEM;
+		if (ROOM(p, lines))
+			return -ENOMEM;
+		p->lines[p->nr_lines++] = ln;
+	}
+	l->nr_lines = (uint32_t)n;
+	return 0;
+}
+
+/* The function's own location (no address, no lines): new the first time. */
+static int func_loc(struct pcl_profile *p, uint32_t func, uint64_t ip, uint32_t *out)
+{
+	struct slot *s = index_slot(&p->loc_ix, func, 0);
+
+	if (!s || (!s->val && ROOM(p, locs)))
+		return -ENOMEM;
+	if (!s->val) {
+		p->locs[p->nr_locs] = (struct pcl_profile_loc){ func, 0, ip, false, 0, 0 };
+		s->val = (uint32_t)++p->nr_locs;
+		p->loc_ix.nr++;
+	}
+	*out = s->val - 1;
+	return 0;
+}
+
+/*
+ * The location of frame @f of function @func: its address's own when the
+ * debug info has a line for it, else the function's. @ret: @f is a return
+ * address (a caller's frame), whose line is the call's, one byte before.
+ * Each address is looked up once: its key then maps to whichever it got.
+ */
+static int intern_loc(struct pcl_profile *p, const struct pcl_frame *f, bool ret, uint32_t func,
+		      uint32_t *out)
+{
+	uint64_t k1 = (uint64_t)func | (uint64_t)ret << 32 | 1ull << 33;
+	const struct srcline_info *info;
+	struct slot *s;
+
+	if (!p->opts.symbols || !f->map || !f->map->dso || f->map->dso->kind != PCL_DSO_USER)
+		return func_loc(p, func, f->ip, out);
+	s = index_find(&p->loc_ix, k1, f->addr);
+	if (s) {
+		*out = s->val - 1;
+		return 0;
+	}
+	info = src_at(p, f->map, ret && f->addr ? f->addr - 1 : f->addr);
+	if (!info) {
+		if (func_loc(p, func, f->ip, out))
+			return -ENOMEM;
+	} else {
+		struct pcl_profile_loc l = { func, f->addr, f->ip, ret, 0, 0 };
+
+		if (add_lines(p, &l, f, func, info) || ROOM(p, locs))
+			return -ENOMEM;
+		p->locs[p->nr_locs] = l;
+		*out = (uint32_t)p->nr_locs++;
+	}
+	s = index_slot(&p->loc_ix, k1, f->addr);
+	if (!s)
+		return -ENOMEM;
+	s->val = *out + 1;
+	p->loc_ix.nr++;
+	return 0;
 }
 
 static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_t *out)
@@ -191,6 +385,11 @@ static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_
 	fn->end = f->sym ? f->sym->end : 0;
 	fn->ip = f->ip;
 	fn->level = f->level;
+	fn->file = NULL;
+	fn->line = 0;
+	fn->inlined = false;
+	if (f->sym)
+		func_start_line(p, fn, f->map);
 	*out = (uint32_t)p->nr_funcs++;
 	if (f->sym)
 		p->func_ix.nr++;
@@ -200,15 +399,16 @@ static int intern_func(struct pcl_profile *p, const struct pcl_frame *f, uint32_
 	return 0;
 }
 
-static int intern_node(struct pcl_profile *p, uint32_t parent, uint32_t func, uint32_t *out)
+/* The node of @loc called from @parent. */
+static int intern_node(struct pcl_profile *p, uint32_t parent, uint32_t loc, uint32_t *out)
 {
-	struct slot *s = index_slot(&p->node_ix, parent, func);
+	struct slot *s = index_slot(&p->node_ix, parent, loc);
 
 	if (!s || (!s->val && ROOM(p, nodes)))
 		return -ENOMEM;
 	if (!s->val) {
 		p->nodes[p->nr_nodes] = (struct pcl_profile_node){
-			parent, func, p->nodes[parent].depth + 1
+			parent, p->locs[loc].func, p->nodes[parent].depth + 1, loc
 		};
 		s->val = (uint32_t)++p->nr_nodes;
 		p->node_ix.nr++;
@@ -261,9 +461,12 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 	}
 	/* outermost caller first */
 	for (size_t i = n; i-- > 0;) {
-		uint32_t func;
+		/* a caller's frame holds a return address, but not a user frame under kernel ones */
+		bool ret = i > 0 && chain[i - 1].level == chain[i].level;
+		uint32_t func, loc;
 
-		if (intern_func(p, &chain[i], &func) || intern_node(p, node, func, &node))
+		if (intern_func(p, &chain[i], &func) || intern_loc(p, &chain[i], ret, func, &loc) ||
+		    intern_node(p, node, loc, &node))
 			return pcl_err(-ENOMEM, "out of memory");
 	}
 	if (in)
@@ -377,6 +580,8 @@ ACCESSOR(thread, threads)
 ACCESSOR(stack, stacks)
 ACCESSOR(sample, samples)
 ACCESSOR(switch, switches)
+ACCESSOR(loc, locs)
+ACCESSOR(line, lines)
 
 uint64_t pcl_profile__nr_samples(const struct pcl_profile *p)
 {
@@ -417,15 +622,6 @@ struct names {
 	const char **v;
 	size_t nr, alloc;
 };
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 static int name_id(struct names *nm, const char *s, uint32_t *out)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "analysis/fpleaf.h"
 #include "inline.h"
 
 /*
@@ -64,6 +65,7 @@ struct pcl_resolver {
 	size_t cap_memo, nr_memo, memo_bytes;
 	uint64_t memo_gen;
 	struct memo_chunk *chunks;
+	struct fpleaf *fpleaf; /* made on the first sample it repairs */
 };
 
 static uint64_t next_id;
@@ -178,6 +180,7 @@ PCL_API void pcl_resolver__free(struct pcl_resolver *r)
 	if (!r)
 		return;
 	memo_drop(r);
+	fpleaf_free(r->fpleaf);
 	free(r->memo);
 	free(r->chain);
 	free(r->cache);
@@ -293,8 +296,8 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, struct 
 	return inline_expand(r->s, out, &r->chain, &r->alloc);
 }
 
-PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
-				 struct pcl_resolved *out)
+static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
+			  struct pcl_resolved *out)
 {
 	const struct pcl_sample *s;
 	unsigned int cpumode;
@@ -367,4 +370,22 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 	out->chain = e->chain;
 	out->chain_id = e->id;
 	return 0;
+}
+
+PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record *rec,
+				 struct pcl_resolved *out)
+{
+	int ret = resolve_sample(r, rec, out);
+
+	/*
+	 * The last step, after the memo (it depends on the stack copy, which
+	 * the memo does not key): the leaf's caller that a frame-pointer
+	 * chain skips (fpleaf.c).
+	 */
+	return ret ? ret : fpleaf_repair(&r->fpleaf, r, r->s, rec, out);
+}
+
+PCL_API void pcl_resolver__fpleaf_stats(const struct pcl_resolver *r, struct pcl_fpleaf_stats *out)
+{
+	*out = *fpleaf_stats(r ? r->fpleaf : NULL);
 }

@@ -86,6 +86,11 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 		a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
 		a->exclude_callchain_user = 1;
 	}
+	/* the stack alone, not the registers: perf would then unwind it on top of the chain */
+	if (s->o.call_graph == PCL_CALLCHAIN_FP && s->o.leaf_stack_size) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = s->o.leaf_stack_size;
+	}
 	a->sample_id_all = 1;
 	a->inherit_stat = s->o.inherit_stat;
 	if (s->o.clockid >= 0) {
@@ -415,6 +420,12 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 		ret = pcl_err(
 			EINVAL,
 			"pcl_session__open: needs an evlist with events, a target and a path");
+	/* the kernel's limits on sample_stack_user */
+	if (!ret && (o.leaf_stack_size % 8 || o.leaf_stack_size >= 65535))
+		ret = pcl_err(
+			EINVAL,
+			"pcl_session__open: leaf stack size %u is not a multiple of 8 below 65535",
+			o.leaf_stack_size);
 	if (ret) {
 		errno = -ret;
 		return NULL;

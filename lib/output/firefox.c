@@ -28,11 +28,19 @@
  *   list (processType "default", processName its main thread's name),
  *   registerTime/unregisterTime its first and last event. Each has the
  *   samples, stacks, frames, strings and markers of its own (indices are
- *   per thread). A frame is one function, its location string "symbol
- *   (in dso)" (the form the profiler parses into a function and a library
+ *   per thread). A frame is one profile location (a function, or one
+ *   address of it with source lines), its location string "symbol (in
+ *   dso)" (the form the profiler parses into a function and a library
  *   resource; a bare name for code in no known map; "0xADDR (in dso)" for
  *   code no symbol covers, one frame per address); its category Kernel
- *   for kernel code, else User. A stack
+ *   for kernel code, else User. With source positions (the profile built
+ *   with opts.symbols), a function whose file and declaration line are
+ *   known is "symbol (FILE:LINE)": process-profile.ts fills a function's
+ *   fileName and lineNumber from that form only (it takes it for a script
+ *   function, and the file stands where the library would), and a C++
+ *   form's position is dropped. The frame's line column is the line in its
+ *   function (the outermost level of the location's inline chain: the call
+ *   of what is inlined there); null without one. A stack
  *   is one node of the profile's stack tree, made in the order the samples
  *   reach it, so its prefix (the caller's stack) always comes first.
  * - samples: [stack, time (ms since meta.startTime), eventDelay 0] in time
@@ -65,6 +73,9 @@ struct ff {
 	const struct pcl_export_opts *opts;
 	const struct pcl_profile_func *funcs;
 	const struct pcl_profile_node *nodes;
+	const struct pcl_profile_loc *locs;
+	const struct pcl_profile_line *lines;
+	size_t nr_locs, nr_lines;
 	const struct pcl_profile_thread *threads;
 	const struct pcl_profile_sample *samples;
 	const struct pcl_profile_switch *switches;
@@ -83,9 +94,9 @@ struct ff {
 	size_t *w_order, *w_start; /* switch indices by merged thread */
 	/* one thread's tables, rebuilt for each; the maps hold index + 1, 0: none yet */
 	uint32_t *node_stack; /* node -> stack */
-	uint32_t *func_frame; /* func -> frame */
+	uint32_t *loc_frame;  /* location -> frame */
 	uint32_t *stack_node; /* stack -> node */
-	uint32_t *frame_func; /* frame -> func */
+	uint32_t *frame_loc;  /* frame -> location */
 	uint32_t *path;	      /* scratch: nodes on the way to the root */
 	size_t nr_stacks, nr_frames;
 };
@@ -362,11 +373,11 @@ static int64_t stack_of(struct ff *f, uint32_t node)
 	}
 	/* outermost first, so each prefix exists before the stacks that extend it */
 	while (n--) {
-		uint32_t nd = f->path[n], fn = f->nodes[nd].func;
+		uint32_t nd = f->path[n], l = f->nodes[nd].loc;
 
-		if (!f->func_frame[fn]) {
-			f->frame_func[f->nr_frames++] = fn;
-			f->func_frame[fn] = (uint32_t)f->nr_frames;
+		if (!f->loc_frame[l]) {
+			f->frame_loc[f->nr_frames++] = l;
+			f->loc_frame[l] = (uint32_t)f->nr_frames;
 		}
 		f->stack_node[f->nr_stacks++] = nd;
 		f->node_stack[nd] = (uint32_t)f->nr_stacks;
@@ -410,10 +421,22 @@ static void put_stack_table(struct ff *f)
 		else
 			fputs("null", fp);
 		fputc(',', fp);
-		put_u64(fp, f->func_frame[nd->func] - 1);
+		put_u64(fp, f->loc_frame[nd->loc] - 1);
 		fputc(']', fp);
 	}
 	fputs("]},\n", fp);
+}
+
+/*
+ * A frame's line: where in its function the location is (the last level of
+ * its inline chain: the function itself, at the call of what is inlined
+ * there), 0 when unknown.
+ */
+static unsigned int frame_line(const struct ff *f, const struct pcl_profile_loc *l)
+{
+	size_t last = (size_t)l->first_line + l->nr_lines - 1;
+
+	return l->nr_lines && last < f->nr_lines ? f->lines[last].line : 0;
 }
 
 /* Frame i's location is string i. */
@@ -427,23 +450,40 @@ static void put_frame_table(struct ff *f)
 	      fp);
 	for (size_t i = 0; i < f->nr_frames; i++) {
 		fputs(i ? ",\n[" : "\n[", fp);
+		const struct pcl_profile_loc *l = &f->locs[f->frame_loc[i]];
+		unsigned int line = frame_line(f, l);
+
 		put_u64(fp, i);
-		fputs(",false,null,null,null,null,", fp);
-		put_u64(fp, (uint64_t)func_category(&f->funcs[f->frame_func[i]]));
+		fputs(",false,null,null,", fp);
+		if (line)
+			put_u64(fp, line);
+		else
+			fputs("null", fp);
+		fputs(",null,", fp);
+		put_u64(fp, (uint64_t)func_category(&f->funcs[l->func]));
 		fputs(",0]", fp);
 	}
 	fputs("]},\n", fp);
 }
 
-/* "symbol (in dso)": what the profiler splits into a function and its library. */
+/*
+ * "symbol (in dso)": what the profiler splits into a function and its
+ * library. "symbol (FILE:LINE)" for a function whose source is known: the
+ * only form from which it fills the function's fileName and lineNumber.
+ */
 static void put_location(FILE *fp, const struct pcl_profile_func *fn)
 {
 	const struct pcl_dso *d = fn->dso;
 	const char *lib = d ? (d->short_name ? d->short_name : d->name) : NULL;
 	char *s = NULL;
 
-	/* code no symbol covers: one frame per address, named by it as the profiler does */
-	if (!fn->start && !fn->end && !strcmp(fn->name, "[unknown]")) {
+	if (fn->file && fn->line) {
+		if (asprintf(&s, "%s (%s:%u)", fn->name, fn->file, fn->line) < 0) {
+			json_str(fp, fn->name);
+			return;
+		}
+	} else if (!fn->start && !fn->end && !strcmp(fn->name, "[unknown]")) {
+		/* code no symbol covers: one frame per address, named by it as the profiler does */
 		if (lib ? asprintf(&s, "0x%" PRIx64 " (in %s)", fn->ip, lib) < 0
 			: asprintf(&s, "0x%" PRIx64, fn->ip) < 0) {
 			json_str(fp, fn->name);
@@ -580,7 +620,7 @@ static void put_thread(struct ff *f, size_t t)
 	fputs("\"stringTable\":[", fp);
 	for (size_t i = 0; i < f->nr_frames; i++) {
 		fputs(i ? ",\n" : "\n", fp);
-		put_location(fp, &f->funcs[f->frame_func[i]]);
+		put_location(fp, &f->funcs[f->locs[f->frame_loc[i]].func]);
 	}
 	if (markers)
 		fputs(f->nr_frames ? ",\n\"Off-CPU\"" : "\"Off-CPU\"", fp);
@@ -589,7 +629,7 @@ static void put_thread(struct ff *f, size_t t)
 	for (size_t i = 0; i < f->nr_stacks; i++)
 		f->node_stack[f->stack_node[i]] = 0;
 	for (size_t i = 0; i < f->nr_frames; i++)
-		f->func_frame[f->frame_func[i]] = 0;
+		f->loc_frame[f->frame_loc[i]] = 0;
 }
 
 /* ---- the document ---- */
@@ -603,6 +643,8 @@ static int ff_init(struct ff *f, FILE *fp, const struct pcl_profile *p,
 	f->opts = opts;
 	f->funcs = pcl_profile__funcs(p, &f->nr_funcs);
 	f->nodes = pcl_profile__nodes(p, &f->nr_nodes);
+	f->locs = pcl_profile__locs(p, &f->nr_locs);
+	f->lines = pcl_profile__lines(p, &f->nr_lines);
 	f->threads = pcl_profile__threads(p, &f->nr_threads);
 	f->samples = pcl_profile__samples(p, &f->nr_samples);
 	f->switches = pcl_profile__switches(p, &f->nr_switches);
@@ -618,12 +660,12 @@ static int ff_init(struct ff *f, FILE *fp, const struct pcl_profile *p,
 	f->step = opts->period_is_ns && opts->interval ? opts->interval : 1000000;
 	f->node_stack = calloc(f->nr_nodes, sizeof(*f->node_stack));
 	f->stack_node = calloc(f->nr_nodes, sizeof(*f->stack_node));
-	f->func_frame = calloc(f->nr_funcs ? f->nr_funcs : 1, sizeof(*f->func_frame));
-	f->frame_func = calloc(f->nr_funcs ? f->nr_funcs : 1, sizeof(*f->frame_func));
+	f->loc_frame = calloc(f->nr_locs ? f->nr_locs : 1, sizeof(*f->loc_frame));
+	f->frame_loc = calloc(f->nr_locs ? f->nr_locs : 1, sizeof(*f->frame_loc));
 	f->path = calloc(max_depth + 1, sizeof(*f->path));
 	f->rep = calloc(f->nr_threads + 1, sizeof(*f->rep));
 	f->name = calloc(f->nr_threads + 1, sizeof(*f->name));
-	if (!f->node_stack || !f->stack_node || !f->func_frame || !f->frame_func || !f->path ||
+	if (!f->node_stack || !f->stack_node || !f->loc_frame || !f->frame_loc || !f->path ||
 	    !f->rep || !f->name || merge_threads(f))
 		return -ENOMEM;
 	if (group_by_thread(f->samples, f->nr_samples, sizeof(*f->samples),
@@ -640,8 +682,8 @@ static void ff_release(struct ff *f)
 {
 	free(f->node_stack);
 	free(f->stack_node);
-	free(f->func_frame);
-	free(f->frame_func);
+	free(f->loc_frame);
+	free(f->frame_loc);
 	free(f->path);
 	free(f->rep);
 	free(f->name);

@@ -17,6 +17,17 @@
  *   nodes: [parent, func, ...]     stack tree nodes 1..n-1 (node 0 is the root)
  *   threads: [pid, tid, comm, ...]
  *   stacks: [thread, node, count, period, ...]
+ *   ann: [{f, start, n, p, files, src, asm} or {f, err}, ...]   with
+ *        opts.annotate: the source and assembly of the hottest functions
+ *        whose code pcl can read (ANN_MAX of them, and of those it
+ *        cannot, as many reasons): f the function, start its address (hex), n
+ *        and p its samples and period (every thread's); files: [name...];
+ *        src: per file [first line, text...], the lines its code spans
+ *        and three before;
+ *        asm: per instruction [addr (hex), text, count, period, target
+ *        (the index of the instruction a jump lands on, or -1), file
+ *        index, line (-1, 0: unknown)]; err says why there is no listing
+ *        (no file holds the code).
  * Parents come before their children in nodes; the script relies on it and
  * builds each thread selection's trees once, in time linear in the nodes.
  *
@@ -40,6 +51,12 @@
  *   callers and callees, one <tr data-name="NAME"> each in their tbody,
  *   with the share of the function's total; "(root)" stands for no caller.
  *   The chosen function is in the element id "selected" (data-name too).
+ * - <table id="source"> and <table id="asm"> (section id "annotate"): the
+ *   chosen function's source lines (<tr data-line="N">, with their share
+ *   of the function's samples) and instructions (<tr data-addr="HEX">,
+ *   data-target="HEX" on a jump inside the function, class "target" on an
+ *   instruction a jump lands on), each row's background by its share.
+ *   The element id "ann-info" says whose they are, or why there are none.
  * - window.pclReady is true once the first draw is done.
  */
 #include <errno.h>
@@ -47,6 +64,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pcl/annotate.h>
 #include <pcl/export.h>
 #include "analysis/profile.h"
 #include "internal.h"
@@ -78,6 +96,11 @@ extern const uint64_t html_page_css_size HIDDEN, html_page_js_size HIDDEN;
 
 /* Values per line in the JSON arrays: short lines for the tools that read the page. */
 #define PER_LINE 24
+/* Functions with a source and assembly view: the hottest, for a page of bounded size. */
+#define ANN_MAX 50
+/* Source lines shown per file of a function (from its first line with code). */
+#define ANN_SRC_MAX 400
+#define ANN_SRC_BEFORE 3
 
 static void sep(FILE *fp, size_t i)
 {
@@ -267,6 +290,154 @@ static void write_tree(FILE *fp, const struct pcl_profile *p, const struct view 
 	fputs("]", fp);
 }
 
+/* The page function of annotated function @s: the same DSO and symbol start; -1 if none. */
+static long ann_func(const struct pcl_profile *p, const struct view *v,
+		     const struct pcl_annotate_sym *s)
+{
+	size_t npf;
+	const struct pcl_profile_func *pf = pcl_profile__funcs(p, &npf);
+
+	for (size_t i = 0; i < v->nf; i++) {
+		const struct pcl_profile_func *f = &pf[v->fsrc[i]];
+
+		if (!unknown_code(f) && f->dso == s->dso && f->start == s->sym->start &&
+		    f->end == s->sym->end)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* A listing's source files (the distinct src_file pointers) and the line range of each. */
+struct ann_files {
+	const char *name[16];
+	unsigned int lo[16], hi[16];
+	int n;
+};
+
+static int ann_file(struct ann_files *af, const char *name, unsigned int line)
+{
+	int i;
+
+	if (!name || !line)
+		return -1;
+	for (i = 0; i < af->n; i++)
+		if (af->name[i] == name || !strcmp(af->name[i], name))
+			break;
+	if (i == af->n) {
+		if (af->n == 16)
+			return -1;
+		af->name[af->n] = name;
+		af->lo[af->n] = af->hi[af->n] = line;
+		af->n++;
+	}
+	if (line < af->lo[i])
+		af->lo[i] = line;
+	if (line > af->hi[i])
+		af->hi[i] = line;
+	return i;
+}
+
+static void write_listing(FILE *fp, struct pcl_annotate_listing *l)
+{
+	struct ann_files af = { .n = 0 };
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->nr_lines; i++)
+		if (l->lines[i].insn)
+			ann_file(&af, l->lines[i].src_file, l->lines[i].src_line);
+	fputs(",\"files\":[", fp);
+	for (int i = 0; i < af.n; i++) {
+		sep(fp, (size_t)i);
+		json_str_script(fp, af.name[i]);
+	}
+	/* a few lines before the first with code: the function's signature */
+	for (int i = 0; i < af.n; i++)
+		af.lo[i] = af.lo[i] > ANN_SRC_BEFORE ? af.lo[i] - ANN_SRC_BEFORE : 1;
+	fputs("],\"src\":[", fp);
+	for (int i = 0; i < af.n; i++) {
+		unsigned int hi = af.hi[i] - af.lo[i] >= ANN_SRC_MAX ? af.lo[i] + ANN_SRC_MAX - 1
+								     : af.hi[i];
+
+		fprintf(fp, "%s\n[%u", i ? "," : "", af.lo[i]);
+		for (unsigned int n = af.lo[i]; n <= hi; n++) {
+			const char *t = pcl_annotate_listing__source_line(l, af.name[i], n);
+
+			if (!t)
+				break;
+			fputc(',', fp);
+			json_str_script(fp, t);
+		}
+		fputc(']', fp);
+	}
+	fputs("],\"asm\":[", fp);
+	for (size_t i = 0; i < l->nr_lines; i++) {
+		const struct pcl_annotate_line *ln = &l->lines[i];
+		long target = -1;
+		int file = -1;
+
+		if (!ln->insn)
+			continue;
+		if (ln->jump) {
+			size_t t = 0;
+
+			for (size_t j = 0; j < l->nr_lines; j++) {
+				if (!l->lines[j].insn)
+					continue;
+				if (l->lines[j].addr == ln->target) {
+					target = (long)t;
+					break;
+				}
+				t++;
+			}
+		}
+		file = ann_file(&af, ln->src_file, ln->src_line);
+		fprintf(fp, "%s\n[\"%" PRIx64 "\",", k++ ? "," : "", ln->addr);
+		json_str_script(fp, ln->text);
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%ld,%d,%u]", ln->nr_samples, ln->period, target,
+			file, file < 0 ? 0 : ln->src_line);
+	}
+	fputs("]", fp);
+}
+
+/* "ann": the source and assembly of the hottest functions the page shows. */
+static int write_annotate(FILE *fp, const struct pcl_profile *p, const struct view *v,
+			  const struct pcl_export_opts *o)
+{
+	size_t n = o->annotate ? pcl_annotate__nr_syms(o->annotate) : 0;
+	size_t shown = 0, failed = 0, emitted = 0;
+
+	fputs(",\n\"ann\":[", fp);
+	for (size_t i = 0; i < n && shown < ANN_MAX; i++) {
+		const struct pcl_annotate_sym *s = pcl_annotate__sym(o->annotate, i);
+		struct pcl_annotate_listing l;
+		long f = ann_func(p, v, s);
+		int ret;
+
+		if (f < 0)
+			continue;
+		ret = pcl_annotate__lines(o->annotate, i, o->symbols, NULL, &l);
+		if (ret == -ENOMEM)
+			return ret;
+		/* code no file holds (the kernel from kallsyms) does not take a listing's place */
+		if (ret && failed++ >= ANN_MAX)
+			continue;
+		fprintf(fp, "%s\n{\"f\":%ld", emitted++ ? "," : "", f);
+		if (ret) {
+			fputs(",\"err\":", fp);
+			json_str_script(fp, pcl_last_error());
+		} else {
+			shown++;
+			fprintf(fp, ",\"start\":\"%" PRIx64 "\",\"n\":%" PRIu64 ",\"p\":%" PRIu64,
+				l.start, s->nr_samples, s->period);
+			write_listing(fp, &l);
+			pcl_annotate_listing__free(&l);
+		}
+		fputc('}', fp);
+	}
+	fputs("]", fp);
+	return 0;
+}
+
 static int write_data(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *o,
 		      const char *title)
 {
@@ -287,8 +458,10 @@ static int write_data(FILE *fp, const struct pcl_profile *p, const struct pcl_ex
 	if (ret)
 		return ret;
 	ret = write_funcs(fp, p, &v);
-	if (!ret)
+	if (!ret) {
 		write_tree(fp, p, &v);
+		ret = write_annotate(fp, p, &v, o);
+	}
 	view_free(&v);
 	if (ret)
 		return ret;
@@ -389,6 +562,16 @@ static const char body[] =
 	"<tbody></tbody></table></div>\n"
 	"</section>\n"
 	"</div>\n"
+	"<section id=\"annotate\">\n<h2>Source and assembly</h2>\n"
+	"<p id=\"ann-info\">Click a function in the table or the flame graph.</p>\n"
+	"<div id=\"ann-views\">\n"
+	"<div class=\"scroll code\"><table id=\"source\"><thead><tr><th class=\"num\">Share</th>"
+	"<th class=\"num\">Line</th><th>Source</th></tr></thead><tbody></tbody></table></div>\n"
+	"<div class=\"scroll code\"><table id=\"asm\"><thead><tr><th class=\"num\">Share</th>"
+	"<th class=\"num\">Address</th><th></th><th>Instruction</th></tr></thead><tbody></tbody>"
+	"</table></div>\n"
+	"</div>\n"
+	"</section>\n"
 	"<noscript><p>The views of this page are drawn by its script.</p></noscript>\n";
 
 int pcl_export_html(FILE *fp, const struct pcl_profile *p, const struct pcl_export_opts *opts)

@@ -14,12 +14,22 @@
  *   "cpu" shown) and what pprof falls back to without the field (the last
  *   type). The sample counts stay one -sample_index=samples away.
  * - Labels: "thread" (the command name), "pid" and "tid" (numbers).
- * - One Function and one Location per profile function (ids: its index + 1),
- *   so a Sample's location_id list is its stack node's path to the root,
- *   innermost first. The Location's address is the function's start in
- *   memory (the symbol's file offset moved through the map it was seen in),
- *   which stands for every sample aggregated into it; the first address
- *   recorded in it when the symbol is unknown or starts outside that map.
+ * - One Function per profile function and one Location per profile
+ *   location (ids: index + 1), so a Sample's location_id list is its stack
+ *   node's path to the root, innermost first. A location without source
+ *   lines stands for its whole function: its address is the function's
+ *   start in memory (the symbol's file offset moved through the map it was
+ *   seen in), or the first address recorded in it when the symbol is
+ *   unknown or starts outside that map; one Line, the function, line 0.
+ * - Source positions (a profile built with opts.symbols): a location with
+ *   lines is one address (as recorded, moved into its function's map when
+ *   another process's map recorded it), its Lines the inline chain,
+ *   innermost first, each naming its function (inlined functions are
+ *   Functions of their own) and line. A Function's filename is its source
+ *   file and start_line its declaration's line; without debug info both
+ *   are left empty (a binary is no source for pprof -list). A Mapping
+ *   holding a location with lines says has_filenames, has_line_numbers and
+ *   has_inline_frames.
  * - One Mapping per distinct (DSO, start, limit, offset) the functions were
  *   seen through: usually one per DSO, but a DSO mapped at two places (two
  *   processes with ASLR) gets two, so each Location's address lies inside
@@ -333,26 +343,33 @@ static uint64_t mapping_id(struct builder *b, const struct pcl_map *m)
 }
 
 /*
- * Where @f starts in memory: the symbol's DSO-relative start (a file
- * offset for a file map, the address itself for the kernel, its modules
- * and JIT maps; see machine.h) moved through @f's map. The address
- * recorded when there is no symbol or it starts outside that map.
+ * The DSO-relative @addr (a file offset for a file map, the address itself
+ * for the kernel, its modules and JIT maps; see machine.h) moved through
+ * @m into memory; @other when it falls outside that map.
+ */
+static uint64_t map_address(const struct pcl_map *m, uint64_t addr, uint64_t other)
+{
+	uint64_t a;
+
+	if (m->pgoff == UINT64_MAX ||
+	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
+		a = addr;
+	else if (addr >= m->pgoff && addr - m->pgoff < m->end - m->start)
+		a = m->start + (addr - m->pgoff);
+	else
+		return other;
+	return a >= m->start && a < m->end ? a : other;
+}
+
+/*
+ * Where @f starts in memory: the symbol's start moved through @f's map. The
+ * address recorded when there is no symbol or it starts outside that map.
  */
 static uint64_t func_address(const struct pcl_profile_func *f)
 {
-	const struct pcl_map *m = f->map;
-	uint64_t a;
-
-	if (!m || !m->dso || f->end <= f->start)
+	if (!f->map || !f->map->dso || f->end <= f->start)
 		return f->ip;
-	if (m->pgoff == UINT64_MAX ||
-	    (m->dso->kind != PCL_DSO_USER && m->dso->kind != PCL_DSO_VDSO))
-		a = f->start;
-	else if (f->start >= m->pgoff && f->start - m->pgoff < m->end - m->start)
-		a = m->start + (f->start - m->pgoff);
-	else
-		return f->ip;
-	return a >= m->start && a < m->end ? a : f->ip;
+	return map_address(f->map, f->start, f->ip);
 }
 
 /* Whether the file @d is named @comm (the kernel cuts a command name to 15 bytes). */
@@ -414,6 +431,22 @@ out:
 	return best;
 }
 
+/*
+ * Where location @l of @f is in memory: the address recorded, moved into
+ * @f's map when it was recorded through another (the same DSO mapped by
+ * another process); the function's address for a location without one.
+ */
+static uint64_t loc_address(const struct pcl_profile_func *f, const struct pcl_profile_loc *l)
+{
+	const struct pcl_map *m = f->map;
+
+	if (!l->addr)
+		return func_address(f);
+	if (!m || !m->dso || (l->ip >= m->start && l->ip < m->end))
+		return l->ip;
+	return map_address(m, l->addr, l->ip);
+}
+
 static void add_functions(struct builder *b, const struct pcl_profile *p)
 {
 	size_t n;
@@ -426,31 +459,66 @@ static void add_functions(struct builder *b, const struct pcl_profile *p)
 			mapping_id(b, f[i].map);
 	for (size_t i = 0; i < n; i++) {
 		Function *fn = &b->funcs[i];
-		Location *l = &b->locs[i];
 
 		*fn = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		fn->id = i + 1;
 		fn->name = str(b, f[i].name ? f[i].name : "[unknown]");
 		fn->system_name = fn->name;
-		fn->filename = f[i].dso && f[i].dso->name ? str(b, f[i].dso->name) : 0;
+		/* the source file, for pprof -list; none without debug info */
+		fn->filename = f[i].file ? str(b, f[i].file) : 0;
+		fn->start_line = f[i].file ? f[i].line : 0;
 		b->func_ptrs[i] = fn;
-
-		b->lines[i] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
-		b->lines[i].function_id = i + 1;
-		b->line_ptrs[i] = &b->lines[i];
-
-		*l = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
-		l->id = i + 1;
-		l->mapping_id = f[i].map && f[i].map->dso ? mapping_id(b, f[i].map) : 0;
-		l->address = func_address(&f[i]);
-		l->n_line = 1;
-		l->line = &b->line_ptrs[i];
-		b->loc_ptrs[i] = l;
 	}
 	b->prof.function = b->func_ptrs;
 	b->prof.n_function = n;
+}
+
+/*
+ * One Location per profile location: the lines of its inline chain,
+ * innermost first (pprof's order), or its function alone.
+ */
+static void add_locations(struct builder *b, const struct pcl_profile *p)
+{
+	size_t nf, nl, nln, used = 0;
+	const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+	const struct pcl_profile_loc *loc = pcl_profile__locs(p, &nl);
+	const struct pcl_profile_line *ln = pcl_profile__lines(p, &nln);
+
+	for (size_t i = 0; i < nl; i++) {
+		const struct pcl_profile_func *fi = &f[loc[i].func];
+		Location *l = &b->locs[i];
+		size_t first = used;
+
+		*l = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+		l->id = i + 1;
+		l->mapping_id = fi->map && fi->map->dso ? mapping_id(b, fi->map) : 0;
+		l->address = loc_address(fi, &loc[i]);
+		for (uint32_t k = 0; k < loc[i].nr_lines && loc[i].first_line + k < nln; k++) {
+			const struct pcl_profile_line *x = &ln[loc[i].first_line + k];
+
+			b->lines[used] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+			b->lines[used].function_id = (uint64_t)x->func + 1;
+			b->lines[used].line = x->line;
+			b->line_ptrs[used] = &b->lines[used];
+			used++;
+		}
+		if (used == first) {
+			b->lines[used] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+			b->lines[used].function_id = (uint64_t)loc[i].func + 1;
+			b->line_ptrs[used] = &b->lines[used];
+			used++;
+		} else if (l->mapping_id) {
+			/* names, files, lines and inline frames come with the file */
+			Mapping *mp = &b->maps[l->mapping_id - 1];
+
+			mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = true;
+		}
+		l->n_line = used - first;
+		l->line = &b->line_ptrs[first];
+		b->loc_ptrs[i] = l;
+	}
 	b->prof.location = b->loc_ptrs;
-	b->prof.n_location = n;
+	b->prof.n_location = nl;
 	b->prof.mapping = b->map_ptrs;
 }
 
@@ -498,7 +566,7 @@ static void add_samples(struct builder *b, const struct pcl_profile *p)
 		sm->location_id = ids;
 		/* innermost first: up the tree to the root, at most depth steps */
 		for (uint32_t d = node < nn ? nodes[node].depth : 0; d && node && node < nn; d--) {
-			*ids++ = (uint64_t)nodes[node].func + 1;
+			*ids++ = (uint64_t)nodes[node].loc + 1;
 			node = nodes[node].parent;
 		}
 		sm->n_location_id = (size_t)(ids - sm->location_id);
@@ -517,11 +585,13 @@ static void add_samples(struct builder *b, const struct pcl_profile *p)
 /* Every array, sized from the profile; one spare element each so none is calloc(0). */
 static int builder_alloc(struct builder *b, const struct pcl_profile *p, size_t nr_facts)
 {
-	size_t nf, nt, ns, nn, depths = 0;
+	size_t nf, nt, ns, nn, nl, nln, depths = 0;
 	const struct pcl_profile_stack *s = pcl_profile__stacks(p, &ns);
 	const struct pcl_profile_node *nodes = pcl_profile__nodes(p, &nn);
 
 	pcl_profile__funcs(p, &nf);
+	pcl_profile__locs(p, &nl);
+	pcl_profile__lines(p, &nln);
 	pcl_profile__threads(p, &nt);
 	for (size_t i = 0; i < ns; i++)
 		depths += s[i].node < nn ? nodes[s[i].node].depth : 0;
@@ -530,10 +600,11 @@ static int builder_alloc(struct builder *b, const struct pcl_profile *p, size_t 
 	b->comments = calloc(nr_facts + 2, sizeof(*b->comments));
 	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
 	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
-	b->lines = calloc(nf + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nf + 1, sizeof(*b->line_ptrs));
-	b->locs = calloc(nf + 1, sizeof(*b->locs));
-	b->loc_ptrs = calloc(nf + 1, sizeof(*b->loc_ptrs));
+	/* a location has its lines, or one for its function */
+	b->lines = calloc(nl + nln + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nl + nln + 1, sizeof(*b->line_ptrs));
+	b->locs = calloc(nl + 1, sizeof(*b->locs));
+	b->loc_ptrs = calloc(nl + 1, sizeof(*b->loc_ptrs));
 	b->maps = calloc(nf + 1, sizeof(*b->maps));
 	b->map_ptrs = calloc(nf + 1, sizeof(*b->map_ptrs));
 	b->map_keys = calloc(nf + 1, sizeof(*b->map_keys));
@@ -633,6 +704,7 @@ int pcl_export_pprof(FILE *fp, const struct pcl_profile *p, const struct pcl_exp
 		goto oom;
 	add_header(&b, p, opts);
 	add_functions(&b, p);
+	add_locations(&b, p);
 	add_samples(&b, p);
 	if (b.oom)
 		goto oom;

@@ -5,8 +5,12 @@
  *
  * - shared.frames: one frame per profile function, in the profile's order,
  *   so a frame index is a function index. "name" is the symbol ("[unknown]
- *   0xADDR" for code no symbol covers: a frame per address), "file" the
- *   DSO's path as recorded (left out for code in no known map).
+ *   0xADDR" for code no symbol covers: a frame per address). "file" and
+ *   "line" are where the function's source starts (the line of its first
+ *   instruction), from the debug info; without it "file" is the DSO's path
+ *   as recorded, with no line (left out for code in no known map). The
+ *   functions only met inlined (see pcl_profile_line) are frames too, with
+ *   their file, but no sample's stack names them.
  * - profiles: one "sampled" profile per thread with samples, in the order
  *   the profile met the threads, named "comm pid/tid". Its samples are its
  *   thread's samples in time order, each the list of frame indices of its
@@ -76,7 +80,15 @@ static void put_frames(FILE *fp, const struct pcl_profile *p)
 		} else {
 			json_str(fp, f[i].name);
 		}
-		if (f[i].dso) {
+		if (f[i].file) {
+			/* the source: the function's file and the line it starts at */
+			fputs(",\"file\":", fp);
+			json_str(fp, f[i].file);
+			if (f[i].line) {
+				fputs(",\"line\":", fp);
+				put_u64(fp, f[i].line);
+			}
+		} else if (f[i].dso) {
 			fputs(",\"file\":", fp);
 			json_str(fp, f[i].dso->name);
 		}

@@ -376,7 +376,8 @@ static int read_cu_ranges(struct srcline_dso *d)
 			return -ENOMEM;
 		d->ncux++;
 	}
-	qsort(d->cus, (size_t)d->ncus, sizeof(*d->cus), cu_range_cmp);
+	if (d->ncus > 1) /* NULL when none: qsort's array may not be */
+		qsort(d->cus, (size_t)d->ncus, sizeof(*d->cus), cu_range_cmp);
 	return 0;
 }
 
@@ -677,7 +678,8 @@ static int read_fsyms(struct srcline_dso *d, Elf *elf)
 			.type = (uint8_t)type,
 		};
 	}
-	qsort(d->fsyms, (size_t)d->nfsyms, sizeof(*d->fsyms), fsym_cmp);
+	if (d->nfsyms > 1) /* qsort's array may not be NULL, even for none (a stripped file) */
+		qsort(d->fsyms, (size_t)d->nfsyms, sizeof(*d->fsyms), fsym_cmp);
 	return 0;
 }
 
@@ -908,7 +910,8 @@ static int index_build(struct cu_index *x)
 	x->built = true;
 	if (index_walk(x, &x->die, -1, 0))
 		return -ENOMEM;
-	qsort(x->ranges, (size_t)x->nranges, sizeof(*x->ranges), frange_cmp);
+	if (x->nranges > 1) /* NULL when the CU has no function */
+		qsort(x->ranges, (size_t)x->nranges, sizeof(*x->ranges), frange_cmp);
 	x->rfirst = x->rlast = 0;
 	for (int i = 0; i < x->nnodes; i++)
 		x->nodes[i].cfirst = x->nodes[i].clast = 0;
@@ -1063,8 +1066,13 @@ static struct entry *lookup(struct srcline_dso *d, uint64_t addr)
 
 		e->frames[0].func = f ? f->name : NULL;
 	}
-	for (int k = 0; k < nfn; k++)
+	for (int k = 0; k < nfn; k++) {
+		int decl = 0;
+
 		e->frames[k].func = die_func_name(fn[k]);
+		if (!dwarf_decl_line(fn[k], &decl) && decl > 0)
+			e->frames[k].decl_line = (unsigned int)decl;
+	}
 	if (nfn)
 		symbol_name(d, &cu, addr, fn[0], &e->frames[0]);
 	e->frames[0].file = e->info.file;

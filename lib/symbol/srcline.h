@@ -34,6 +34,8 @@ struct srcline_frame {
 	const char *func; /* DW_AT_linkage_name, else DW_AT_name; NULL: unknown */
 	const char *file; /* full path as the line table has it; NULL: unknown */
 	unsigned int line;
+	/* The function's DW_AT_decl_line (where it is defined); 0: unknown. */
+	unsigned int decl_line;
 };
 
 /*

@@ -10,9 +10,11 @@
  *           file: the file itself when it has .symtab, else separate debug
  *           info by build id (/usr/lib/debug/.build-id/xx/rest.debug), by
  *           .gnu_debuglink (beside it, in .debug/, under
- *           /usr/lib/debug/DIR/), or at /usr/lib/debug/PATH[.debug]; else
- *           the file's .dynsym. A debug file must carry the expected build
- *           id, or, when none is known, match the debuglink's CRC.
+ *           /usr/lib/debug/DIR/), or at /usr/lib/debug/PATH[.debug], or
+ *           from $DEBUGINFOD_URLS (debuginfod.h), which also stands in for
+ *           a missing file; else the file's .dynsym. A debug file must carry
+ *           the expected build id, or, when none is known, match the
+ *           debuglink's CRC.
  *   vdso    this process's own vDSO image (the same kernel), else the
  *           cached [vdso]/ID/vdso when the recorded build id differs.
  *   kernel  --vmlinux, else a vmlinux of the recorded build at perf's usual
@@ -44,6 +46,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "internal.h"
+#include "debuginfod.h"
 #include "files.h"
 #include "symtab.h"
 
@@ -70,6 +73,7 @@ struct pcl_symbols {
 	/* Each DSO's files (files.h), by DSO pointer: open addressing. */
 	struct dso_files **files;
 	size_t cap_files, nr_files;
+	struct debuginfod *dfd; /* asks $DEBUGINFOD_URLS after the local places */
 	struct inline_sym **isyms; /* symbols_inline_sym's, open addressing */
 	size_t cap_isyms, nr_isyms;
 };
@@ -272,6 +276,8 @@ PCL_API struct pcl_symbols *pcl_symbols__new(const struct pcl_symbol_opts *opts)
 	s->o.vmlinux = s->vmlinux;
 	s->o.kallsyms = s->kallsyms;
 	s->o.buildid_dir = s->buildid_dir ? s->buildid_dir : "";
+	s->dfd = debuginfod_new(s->o.debuginfod_cb, s->o.debuginfod_ctx);
+	oom |= !s->dfd;
 	if (!oom)
 		return s;
 	pcl_symbols__free(s);
@@ -289,6 +295,7 @@ PCL_API void pcl_symbols__free(struct pcl_symbols *s)
 	shared_reset(&s->kallsyms_tab);
 	shared_reset(&s->vdso);
 	files_free(s);
+	debuginfod_free(s->dfd);
 	isyms_free(s);
 	free(s->symfs);
 	free(s->vmlinux);
@@ -462,17 +469,16 @@ static int open_runtime(const struct pcl_symbols *s, const struct pcl_dso *dso, 
 }
 
 /*
- * perf record's copy of the recorded build: replaces @run (closed if
- * open) when it exists and is that build; @path becomes its path.
+ * @cpath, a copy of the recorded build (perf's build-id cache, debuginfod's
+ * cache), replaces @run (closed if open) when it is that build; @path
+ * becomes its path.
  */
-static bool open_cached(const struct pcl_symbols *s, const struct pcl_dso *dso, struct elf_obj *run,
-			char *path, size_t size)
+static bool open_copy(const struct pcl_dso *dso, const char *cpath, struct elf_obj *run, char *path,
+		      size_t size)
 {
-	char cpath[PATH_MAX];
 	struct elf_obj c;
 
-	if (!cache_path(s, dso, "elf", cpath, sizeof(cpath)) || access(cpath, R_OK) ||
-	    elf_obj_open(&c, cpath))
+	if (access(cpath, R_OK) || elf_obj_open(&c, cpath))
 		return false;
 	if (c.build_id_size != dso->build_id_size ||
 	    memcmp(c.build_id, dso->build_id, dso->build_id_size) ||
@@ -480,11 +486,38 @@ static bool open_cached(const struct pcl_symbols *s, const struct pcl_dso *dso, 
 		elf_obj_close(&c);
 		return false;
 	}
-	pr_debug("symbols: %s from the build-id cache: %s\n", dso->name, cpath);
+	pr_debug("symbols: %s from %s\n", dso->name, cpath);
 	if (run->elf)
 		elf_obj_close(run);
 	*run = c;
 	return true;
+}
+
+/* perf record's copy of the recorded build, else debuginfod's (debuginfod.h). */
+static bool open_cached(const struct pcl_symbols *s, const struct pcl_dso *dso, struct elf_obj *run,
+			char *path, size_t size)
+{
+	char cpath[PATH_MAX];
+
+	if (cache_path(s, dso, "elf", cpath, sizeof(cpath)) &&
+	    open_copy(dso, cpath, run, path, size))
+		return true;
+	return dso->build_id_size &&
+	       !debuginfod_fetch(s->dfd, DEBUGINFOD_EXECUTABLE, dso->name, dso->build_id,
+				 dso->build_id_size, cpath, sizeof(cpath)) &&
+	       open_copy(dso, cpath, run, path, size);
+}
+
+/* The debug file of @e->build_id from debuginfod, checked as a local one is. */
+static bool fetch_debug(const struct pcl_symbols *s, const struct pcl_dso *dso,
+			const struct expect *e, struct elf_obj *o)
+{
+	char path[PATH_MAX];
+
+	return e->build_id &&
+	       !debuginfod_fetch(s->dfd, DEBUGINFOD_DEBUGINFO, dso->name, e->build_id,
+				 e->build_id_size, path, sizeof(path)) &&
+	       try_debug(o, path, e, false);
 }
 
 static int user_table(struct pcl_dso *dso, struct elf_obj *syms, const struct elf_segs *segs,
@@ -537,6 +570,8 @@ static int load_user(struct pcl_symbols *s, struct pcl_dso *dso)
 		if (!have_dbg && (have_run || e.build_id))
 			have_dbg =
 				find_linked_debug(s, dso->name, has_link ? link : NULL, &e, &dbg);
+		if (!have_dbg)
+			have_dbg = fetch_debug(s, dso, &e, &dbg);
 	}
 	if (have_dbg) {
 		bool run_ok = have_run && (!mismatch || s->o.ignore_build_ids);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <asm/perf_regs.h>
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <sys/mman.h>
@@ -536,5 +537,149 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 out:
 	s->cur = NULL;
 	finish(uw, &c, res);
+	return 0;
+}
+
+/* ---- one step with the stack alone (unwind_step, for lib/analysis/fpleaf.c) ---- */
+
+/*
+ * The frames of a step: the IP as unwind_sample takes it (its module
+ * reported), then only the caller's PC: no module for it, no frame beyond.
+ */
+static int step_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct sample_ctx *c = arg;
+	Dwarf_Addr pc;
+
+	if (!c->nr)
+		return frame_cb(frame, arg);
+	if (dwfl_frame_pc(frame, &pc, NULL))
+		c->ips[c->nr++] = pc;
+	return DWARF_CB_ABORT;
+}
+
+/* Attach @s to its thread callbacks once; libdwfl takes the architecture from the IP's module. */
+static int step_attach(struct sample_ctx *c, struct space *s, bool *mapped)
+{
+	int ret;
+
+	*mapped = true;
+	if (s->attached)
+		return 0;
+	if (!ensure_module(c, c->dregs[16])) {
+		*mapped = false;
+		return 0;
+	}
+	if (!dwfl_attach_state(s->dwfl, NULL, UNWIND_TID, &thread_callbacks, s)) {
+		ret = pcl_err(ENOTSUP, "libdw: cannot unwind: %s", dwfl_errmsg(-1));
+		s->cur = NULL;
+		space_reset(s);
+		return ret;
+	}
+	s->attached = true;
+	return 0;
+}
+
+/* Whether the DWARF operations @ops name rbp (DWARF register 6). */
+static bool ops_use_rbp(const Dwarf_Op *ops, size_t nops)
+{
+	for (size_t i = 0; i < nops; i++) {
+		unsigned int a = ops[i].atom;
+
+		if (a == DW_OP_breg6 || a == DW_OP_reg6 ||
+		    ((a == DW_OP_bregx || a == DW_OP_regx) && ops[i].number == 6))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the .eh_frame rule at @pc says before stepping: UNWIND_STEP_OK when
+ * its CFA does not need rbp and it has a return address. Deciding here
+ * keeps libdwfl from its fallbacks when the step cannot work: after a
+ * failed .eh_frame step it loads the module's separate debug file for
+ * .debug_frame (100 ms for libc here), then tries frame pointers, which
+ * need rbp. Code whose CFI is only in .debug_frame is not stepped.
+ */
+static enum unwind_step_status step_rule(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	enum unwind_step_status st = UNWIND_STEP_OK;
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	size_t nops;
+
+	if (!mod)
+		return UNWIND_STEP_NOT_MAPPED;
+	/* separate statements: the bias must be read after the call sets it */
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+		return UNWIND_STEP_NO_CFI;
+	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || ops_use_rbp(ops, nops))
+		st = UNWIND_STEP_NEEDS_REGS;
+	/* an undefined return address (the outermost frame) has no caller to find */
+	else if (dwarf_frame_register(fr, 16, ops_mem, &ops, &nops) != 0 || !nops ||
+		 ops_use_rbp(ops, nops))
+		st = UNWIND_STEP_NEEDS_REGS;
+	free(fr);
+	return st;
+}
+
+int unwind_step(struct unwinder *uw, const struct unwind_space *as, uint64_t ip,
+		const struct unwind_stack *stack, uint64_t *ra, uint64_t *needed,
+		enum unwind_step_status *status)
+{
+	struct sample_ctx c = { 0 };
+	uint64_t ips[2];
+	struct space *s;
+	bool mapped;
+	int ret;
+
+	if (!uw || !as || !as->find_map || !stack || (!stack->data && stack->size) || !ra ||
+	    !needed || !status)
+		return pcl_err(EINVAL, "unwind_step: NULL argument");
+	*needed = 0;
+	*status = UNWIND_STEP_NOT_MAPPED;
+	c.uw = uw;
+	c.as = as;
+	c.stack = stack;
+	c.ips = ips;
+	c.max = 2;
+	/* DWARF 7 is rsp, 16 the return address column (rip): nothing else is known */
+	c.dregs[7] = stack->sp;
+	c.dregs[16] = ip;
+	c.dmask = (1U << 7) | (1U << 16);
+	s = get_space(uw, as);
+	if (!s)
+		return -errno;
+	c.sp = s;
+	s->cur = &c;
+	ret = step_attach(&c, s, &mapped);
+	if (!ret && mapped && !ensure_module(&c, ip))
+		mapped = false;
+	if (ret || !mapped) {
+		s->cur = NULL;
+		return ret;
+	}
+	*status = step_rule(s->dwfl, ip);
+	if (*status != UNWIND_STEP_OK) {
+		s->cur = NULL;
+		return 0;
+	}
+	dwfl_getthread_frames(s->dwfl, UNWIND_TID, step_cb, &c);
+	s->cur = NULL;
+	if (c.nr == 2) {
+		*ra = ips[1];
+	} else if (c.stopped && c.status == UNWIND_NOT_MAPPED) {
+		*status = UNWIND_STEP_NOT_MAPPED;
+	} else if (c.beyond) {
+		/* libdwfl takes an unreadable return address for the end of the stack */
+		*status = UNWIND_STEP_STACK_TOO_SMALL;
+		*needed = c.needed;
+	} else {
+		*status = UNWIND_STEP_NEEDS_REGS; /* the rule wants another register */
+	}
 	return 0;
 }

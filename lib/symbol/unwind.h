@@ -133,4 +133,29 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *space,
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
 
+/* ---- one step with the stack alone (frame-pointer leaf repair, lib/analysis/fpleaf.c) ---- */
+
+enum unwind_step_status {
+	UNWIND_STEP_OK,		/* *ra is the return address of the frame at the IP */
+	UNWIND_STEP_NEEDS_REGS, /* the CFI needs a register besides the SP (an rbp-based frame) */
+	UNWIND_STEP_NO_CFI,	/* no CFI for the IP */
+	UNWIND_STEP_STACK_TOO_SMALL, /* the return address lies past the end of the copy */
+	UNWIND_STEP_NOT_MAPPED, /* the IP is in no mapping, or in one whose file cannot be read */
+};
+
+/*
+ * One step of the CFI from @ip when nothing is known but the stack copy
+ * @stack (from the SP, stack->sp; rbp and every other register are
+ * undefined): the frame at @ip must find its CFA and return address from
+ * the SP and the copy alone. Sets *@status and, when it is
+ * UNWIND_STEP_OK, *@ra; with UNWIND_STEP_STACK_TOO_SMALL, *@needed is the
+ * copy size the step wanted. The address space's Dwfl is the one
+ * unwind_sample() uses; unwinder_stats() does not count steps.
+ * Returns 0, or a negative errno with the message set on misuse or when
+ * memory runs out.
+ */
+int unwind_step(struct unwinder *uw, const struct unwind_space *space, uint64_t ip,
+		const struct unwind_stack *stack, uint64_t *ra, uint64_t *needed,
+		enum unwind_step_status *status);
+
 #endif

@@ -7,7 +7,7 @@
 //
 //   node check-page.js --mode svg|html --page FILE --hot NAME[|NAME...]
 //        --screenshot OUT.png [--caller NAME] [--thread LABEL=TOP]
-//        [--orient up|down] [--chromium PATH] [--timeout SECS]
+//        [--orient up|down] [--chromium PATH] [--timeout SECS] [--annotate yes]
 //
 // --hot      the hottest function of the recording (alternatives split by
 //            '|', e.g. one per thread of a workload whose threads are alike)
@@ -17,6 +17,7 @@
 // --thread   (html) pick a thread in <select id="thread">: the option whose
 //            label holds LABEL (else any other option); the functions table
 //            must redraw with other rows, and with TOP on top if LABEL matched
+// --annotate (html) yes: clicking the hot row shows its source and assembly
 // --orient   (svg) up: a flame graph, the root at the bottom under the hot
 //            frame; down: an icicle graph, the root at the top
 //
@@ -30,6 +31,9 @@
 //         window.pclFlame.frames() -> [{name, x, y, w, h}] (CSS px from the
 //         canvas' corner), or elements .frame[data-name]; <select id="thread">;
 //         tables #callers and #callees (rows with data-name);
+//         tables #source (rows data-line) and #asm (rows data-addr, a jump's
+//         data-target, class "target" where a jump lands) for the chosen
+//         function, rows with samples coloured, #ann-info naming it;
 //         window.pclReady === true after the first draw.
 //
 // Every check is run even when another failed (where it can be), so one run
@@ -61,7 +65,7 @@ function die(code, msg, extra) {
 
 function parseArgs(argv) {
 	const a = { timeout: 60, chromium: process.env.PCL_CHROMIUM || '/usr/bin/chromium' };
-	const known = ['mode', 'page', 'hot', 'screenshot', 'caller', 'thread', 'orient', 'chromium', 'timeout'];
+	const known = ['mode', 'page', 'hot', 'screenshot', 'caller', 'thread', 'orient', 'chromium', 'timeout', 'annotate'];
 	for (let i = 0; i < argv.length; i++) {
 		const m = /^--([a-z]+)(?:=(.*))?$/.exec(argv[i]);
 		if (!m || !known.includes(m[1]))
@@ -408,6 +412,47 @@ async function clickRowExpect(run, from, id, want) {
 	return `after a click on ${from}: #${id} lists ${got.slice(0, 5).join(', ')}`;
 }
 
+// The source and assembly of the chosen function, read from the page.
+function annotateView() {
+	const rows = (id, attr) => Array.from(document.querySelectorAll('#' + id + ' tbody tr[' + attr + ']'));
+	const hot = (r) => r.style.background !== '' && r.cells[0].textContent !== '';
+	const asm = rows('asm', 'data-addr'), src = rows('source', 'data-line');
+	const addrs = new Set(asm.map((r) => r.dataset.addr));
+	const jumps = asm.filter((r) => r.dataset.target);
+	return {
+		info: (document.getElementById('ann-info') || {}).textContent || '',
+		asm: asm.length, src: src.length,
+		asmHot: asm.filter(hot).length, srcHot: src.filter(hot).length,
+		jumps: jumps.length,
+		landed: jumps.filter((r) => addrs.has(r.dataset.target) &&
+			asm.find((x) => x.dataset.addr === r.dataset.target).classList.contains('target')).length,
+	};
+}
+
+// html: click the hot function's row; the source and assembly views must
+// show it: instructions and source lines, the sampled ones coloured, every
+// jump's target among the instructions and marked.
+async function checkAnnotate(run) {
+	const p = run.page, hot = run.args.hotNames[0];
+	const row = await p.evaluateHandle(tableRowElement, ['functions', hot]);
+	if (!row.asElement())
+		throw new Error(`#functions has no row for ${hot}`);
+	await row.asElement().click({ timeout: STEP_MS });
+	const v = await poll(async () => {
+		const r = await p.evaluate(annotateView);
+		return r.asm > 0 && r.info.includes(hot) ? r : null;
+	}, STEP_MS) || await p.evaluate(annotateView);
+	if (!v.info.includes(hot) || !v.asm)
+		throw new Error(`after a click on ${hot}: #asm has ${v.asm} rows, #ann-info reads "${v.info}"`);
+	if (!v.src || !v.srcHot)
+		throw new Error(`#source has ${v.src} lines, ${v.srcHot} coloured with a share`);
+	if (!v.asmHot)
+		throw new Error(`none of the ${v.asm} instructions of #asm is coloured with a share`);
+	if (!v.jumps || v.landed !== v.jumps)
+		throw new Error(`${v.jumps} jumps in #asm, ${v.landed} land on an instruction marked "target"`);
+	return `${hot}: ${v.asm} instructions (${v.asmHot} sampled), ${v.src} source lines (${v.srcHot} sampled), ${v.jumps} jumps marked`;
+}
+
 // html: pick a thread; the functions table must redraw with other rows.
 async function checkThreadSelect(run) {
 	const p = run.page;
@@ -573,6 +618,8 @@ async function main() {
 				await run.check('callers', () => clickRowExpect(run, hot, 'callers', a.caller));
 				await run.check('callees', () => clickRowExpect(run, a.caller, 'callees', hot));
 			}
+			if (a.annotate)
+				await run.check('annotate', () => checkAnnotate(run));
 			// before the sort: the thread's table is read in the first order
 			if (a.thread !== undefined)
 				await run.check('thread-select', () => checkThreadSelect(run));

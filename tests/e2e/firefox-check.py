@@ -15,7 +15,7 @@ start <= end, its data type a schema in meta.markerSchema.
 On success prints one line of words "key=value": threads= samples= (all
 threads) markers= blocked= (markers with data.preempted false) and, with
 NAME, in= (the comma-separated names of the threads whose string table holds
-NAME as a function: "NAME" or "NAME (in LIB)"); then one line per thread,
+NAME as a function: "NAME", "NAME (in LIB)" or "NAME (FILE:LINE)"); then one line per thread,
 "thread<TAB>PID/TID<TAB>SAMPLES<TAB>NAME". On failure prints the problems
 found (at most 20) and exits 1.
 """
@@ -207,7 +207,7 @@ def check_thread(th, n, cats, schema_names, counts, hot):
     counts["threads"].append(f"thread\t{th.get('pid')}/{th.get('tid')}\t{len(samples)}\t{th.get('name')}")
     counts["samples"] += len(samples)
     counts["markers"] += len(markers)
-    if hot and any(s == hot or s.startswith(hot + " (in ") for s in strings):
+    if hot and any(s == hot or s.startswith(hot + " (") for s in strings):
         counts["in"].append(th.get("name", ""))
 
 

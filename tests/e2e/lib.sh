@@ -142,7 +142,8 @@ run_long() {
 	RC=$?
 }
 # record_to PREFIX BY CASE ARGS...: record with perf (BY=perf) or pcl, ARGS
-# ending in '-o $TMP/CASE.data -- CMD...'; false, after a 'not ok
+# ending in '-o $TMP/CASE.data -- CMD...' (pcl's without the -g leaf
+# repair data); false, after a 'not ok
 # PREFIX-CASE' or 'skip PREFIX-CASE' line, if that failed (perf is the
 # oracle: its failure says so; a pcl without a record command skips).
 record_to() {
@@ -160,7 +161,9 @@ record_to() {
 			skip "$prefix-$id" "this pcl has no record command"
 			return 1
 		fi
-		run_long "rec-$id" 60 "$PCL" record -q "$@"
+		# --no-fp-leaf: perf cannot see -g's leaf repair (t-fpleaf.sh tests
+		# it), so the files the suites compare with perf are plain -g ones.
+		run_long "rec-$id" 60 "$PCL" record -q --no-fp-leaf "$@"
 		if [ "$RC" -ne 0 ] || crashed "$TMP/rec-$id.err" "$RC" || [ ! -s "$F" ]; then
 			not_ok "$prefix-$id" "pcl record $*: exit $RC (want 0)" "$(show "$TMP/rec-$id.err")"
 			return 1

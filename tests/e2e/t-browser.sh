@@ -15,7 +15,8 @@
 # screenshot-saved; svg pages also orientation (root below hot_leaf, or
 # above in the icicle), hover-details, reset-zoom; html pages also
 # page-ready, callers and callees (hot_leaf's caller as the folded export of
-# the same file says), table-sort, and on html-threads thread-select (picking
+# the same file says), annotate (html: a click on hot_leaf shows its source
+# and assembly, sampled rows coloured, jump targets marked), table-sort, and on html-threads thread-select (picking
 # wl-thread-1 redraws #functions with burn_t1 on top).
 # Screenshots (and the pages) stay in $BUILD/test-artifacts/export-PAGE.png
 # for a person to look at. The sanitizer build (BUILD ending in /san) only
@@ -33,7 +34,7 @@ HTML_CHECKS="export no-console-errors no-network hottest-on-page click-zooms scr
 checks_of() { # PAGE: the check names for PAGE
 	case "$1" in
 	flamegraph | icicle) echo "$SVG_CHECKS" ;;
-	html) echo "$HTML_CHECKS callers callees" ;;
+	html) echo "$HTML_CHECKS callers callees annotate" ;;
 	html-threads) echo "$HTML_CHECKS thread-select" ;;
 	esac
 }
@@ -191,5 +192,5 @@ browse() {
 
 browse flamegraph svg --hot hot_leaf --orient up
 browse icicle svg --hot hot_leaf --orient down
-browse html html --hot hot_leaf ${hot_caller:+--caller "$hot_caller"}
+browse html html --hot hot_leaf --annotate yes ${hot_caller:+--caller "$hot_caller"}
 browse html-threads html --hot 'burn_t0|burn_t1' --thread wl-thread-1=burn_t1

@@ -226,7 +226,7 @@ static void test_empty(void **state)
 	assert_int_equal(export(p, &o), 0);
 	assert_non_null(strstr(page, "\"samples\":0,\"period\":0"));
 	assert_non_null(strstr(page, "\"icicle\":true"));
-	assert_non_null(strstr(page, "\"nodes\":[],\n\"threads\":[],\n\"stacks\":[]}"));
+	assert_non_null(strstr(page, "\"nodes\":[],\n\"threads\":[],\n\"stacks\":[],\n\"ann\":[]}"));
 	assert_non_null(strstr(page, "<dt>time span</dt><dd>(no times recorded)</dd>"));
 	assert_non_null(strstr(page, "</html>\n"));
 	pcl_profile__free(p);

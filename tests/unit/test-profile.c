@@ -11,8 +11,10 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <pcl/export.h>
 #include <pcl/profile.h>
+#include <pcl/symbol.h>
 
 static struct pcl_dso app = { .name = "/usr/bin/app", .short_name = "app" };
 static struct pcl_dso libx = { .name = "/usr/lib/libx.so", .short_name = "libx.so" };
@@ -60,11 +62,10 @@ static void add(struct pcl_profile *p, struct pcl_thread *t, uint64_t time, uint
 		add(p, t, time, period, (int)(sizeof(s_) / sizeof(s_[0])), s_);           \
 	} while (0)
 
-/* The fixture's samples: 8 of them, 3 threads. */
-static struct pcl_profile *fixture(bool timeline)
+/* The fixture's samples: 8 of them, 3 threads, in a profile made with @o. */
+static struct pcl_profile *fixture_opts(const struct pcl_profile_opts *o)
 {
-	struct pcl_profile_opts o = { .sz = sizeof(o), .timeline = timeline };
-	struct pcl_profile *p = pcl_profile__new(&o);
+	struct pcl_profile *p = pcl_profile__new(o);
 
 	assert_non_null(p);
 	ADD(p, &t10, 500, 10, &s_bar, &s_foo, &s_main);
@@ -77,6 +78,13 @@ static struct pcl_profile *fixture(bool timeline)
 	ADD(p, &t20, 60, 5, NULL, &s_main);
 	pcl_profile__finish(p);
 	return p;
+}
+
+static struct pcl_profile *fixture(bool timeline)
+{
+	struct pcl_profile_opts o = { .sz = sizeof(o), .timeline = timeline };
+
+	return fixture_opts(&o);
 }
 
 static void test_tables(void **state)
@@ -432,6 +440,52 @@ static void test_many(void **state)
 	pcl_profile__free(p);
 }
 
+/*
+ * Locations: without source lines (no symbolizer, or one that finds no
+ * file: the DSOs here do not exist), one per function, which every node of
+ * the function names; no file, no line, no inlined function.
+ */
+static void test_locs(void **state)
+{
+	char dir[] = "/tmp/pcl-test-profile.XXXXXX";
+	struct pcl_symbol_opts so = { .sz = sizeof(so), .symfs = dir };
+	struct pcl_symbols *sym;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sym = pcl_symbols__new(&so);
+	assert_non_null(sym);
+	for (int with = 0; with < 2; with++) {
+		struct pcl_profile_opts o = { .sz = sizeof(o), .symbols = with ? sym : NULL };
+		struct pcl_profile *p = fixture_opts(&o);
+		size_t nf, nn, nl, nln;
+		const struct pcl_profile_func *f = pcl_profile__funcs(p, &nf);
+		const struct pcl_profile_node *nd = pcl_profile__nodes(p, &nn);
+		const struct pcl_profile_loc *l = pcl_profile__locs(p, &nl);
+
+		pcl_profile__lines(p, &nln);
+		assert_int_equal(nl, nf);
+		assert_int_equal(nln, 0);
+		assert_int_equal(nd[0].loc, UINT32_MAX);
+		for (size_t i = 1; i < nn; i++) {
+			assert_true(nd[i].loc < nl);
+			assert_int_equal(l[nd[i].loc].func, nd[i].func);
+		}
+		for (size_t i = 0; i < nl; i++) {
+			assert_int_equal(l[i].addr, 0);
+			assert_int_equal(l[i].nr_lines, 0);
+		}
+		for (size_t i = 0; i < nf; i++) {
+			assert_null(f[i].file);
+			assert_int_equal(f[i].line, 0);
+			assert_false(f[i].inlined);
+		}
+		pcl_profile__free(p);
+	}
+	pcl_symbols__free(sym);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,7 +493,7 @@ int main(void)
 		cmocka_unit_test(test_flame),	 cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_rules),
 		cmocka_unit_test(test_no_chain), cmocka_unit_test(test_many),
-		cmocka_unit_test(test_chain_ids),
+		cmocka_unit_test(test_chain_ids), cmocka_unit_test(test_locs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

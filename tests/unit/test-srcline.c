@@ -93,20 +93,6 @@ static unsigned int line_of(const char *marker)
 	return 0;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 /* @name's value as nm prints it. */
 static uint64_t nm_addr(const char *path, const char *name)
 {
@@ -608,7 +594,7 @@ static void compare_perf(const char *bin)
 
 	assert_non_null(d);
 	snprintf(data, sizeof(data), "%s.data", bin);
-	if (sh("perf record -q -e cpu-clock -o '%s' '%s' >/dev/null 2>&1", data, bin)) {
+	if (unit_sh("perf record -q -e cpu-clock -o '%s' '%s' >/dev/null 2>&1", data, bin)) {
 		print_message("skip: perf record -e cpu-clock failed on %s\n", bin);
 		srcline_dso__close(d);
 		skip();
@@ -672,7 +658,7 @@ static void test_perf(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!have_tools || sh("command -v perf >/dev/null")) {
+	if (!have_tools || unit_sh("command -v perf >/dev/null")) {
 		print_message("skip: no perf, or no cc/binutils\n");
 		skip();
 	}
@@ -683,7 +669,7 @@ static void test_perf(void **state)
 	assert_non_null(f);
 	fputs(hot_src, f);
 	fclose(f);
-	assert_int_equal(sh("cc -g -O2 -fno-pie -no-pie -o '%s' '%s' && "
+	assert_int_equal(unit_sh("cc -g -O2 -fno-pie -no-pie -o '%s' '%s' && "
 			    "cc -O2 -fno-pie -no-pie -o '%s' '%s'",
 			    hot_g, hot_c, hot_n, hot_c),
 			 0);
@@ -706,7 +692,7 @@ static void build_programs(void)
 		fputs(prog_src, f);
 		fclose(f);
 	}
-	have_tools = sh("command -v addr2line >/dev/null && command -v objcopy >/dev/null && "
+	have_tools = unit_sh("command -v addr2line >/dev/null && command -v objcopy >/dev/null && "
 			"command -v nm >/dev/null && "
 			"cc -g -O2 -Wl,--build-id -o '%s' '%s' && "
 			"cc -O2 -Wl,--build-id -o '%s' '%s' && "

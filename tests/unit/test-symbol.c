@@ -59,20 +59,6 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 /* @name's value and size as nm prints them; false when absent. */
 static bool nm_lookup(const char *path, const char *name, uint64_t *value, uint64_t *size)
 {
@@ -741,7 +727,7 @@ static void test_symbols_missing(void **state)
 	assert_non_null(d.sym_note);
 	assert_non_null(strstr(d.sym_note, path));
 	need_hot();
-	assert_int_equal(sh("cp '%s' '%s'", hot, path), 0);
+	assert_int_equal(unit_sh("cp '%s' '%s'", hot, path), 0);
 	/* The file exists now, but the DSO was tried: not again. */
 	assert_int_equal(pcl_symbols__load(s, &d), PCL_DSO_SYMS_NOT_FOUND);
 	assert_null(pcl_symbols__find(s, &d, 0x1000));
@@ -767,7 +753,7 @@ static void test_symbols_symfs(void **state)
 	need_hot();
 	tpath(root, sizeof(root), "symfs");
 	assert_int_equal(
-		sh("mkdir -p '%s/usr/bin' && cp '%s' '%s/usr/bin/hot-in-symfs'", root, hot, root),
+		unit_sh("mkdir -p '%s/usr/bin' && cp '%s' '%s/usr/bin/hot-in-symfs'", root, hot, root),
 		0);
 	assert_true(nm_lookup(hot, "warm_helper", &v, &sz));
 	s = symbols_new(root, false);
@@ -826,7 +812,7 @@ static void test_symbols_debug_files(void **state)
 		sprintf(hexid + 2 * i, "%02x", id[i]);
 	tpath(root, sizeof(root), "symfs-bid");
 	assert_int_equal(
-		sh("set -e; mkdir -p '%s/opt/app' '%s/usr/lib/debug/.build-id/%.2s'; "
+		unit_sh("set -e; mkdir -p '%s/opt/app' '%s/usr/lib/debug/.build-id/%.2s'; "
 		   "strip -s -o '%s/opt/app/prog' '%s'; "
 		   "objcopy --only-keep-debug '%s' '%s/usr/lib/debug/.build-id/%.2s/%s.debug'",
 		   root, root, hexid, root, prog, prog, root, hexid, hexid + 2),
@@ -842,7 +828,7 @@ static void test_symbols_debug_files(void **state)
 
 	/* .gnu_debuglink in .debug/, no build id anywhere: the CRC decides. */
 	tpath(root, sizeof(root), "symfs-link");
-	assert_int_equal(sh("set -e; mkdir -p '%s/opt/app/.debug'; cd '%s/opt/app'; "
+	assert_int_equal(unit_sh("set -e; mkdir -p '%s/opt/app/.debug'; cd '%s/opt/app'; "
 			    "objcopy --only-keep-debug '%s' .debug/prog.debug; "
 			    "strip -s -o prog '%s'; "
 			    "cp .debug/prog.debug prog.debug; "
@@ -851,7 +837,7 @@ static void test_symbols_debug_files(void **state)
 			 0);
 	assert_string_equal(stripped_lookup(root, prog_nobid, false, &status), "static_fn");
 	/* A changed debug file fails the CRC: not used. */
-	assert_int_equal(sh("printf x >> '%s/opt/app/.debug/prog.debug'", root), 0);
+	assert_int_equal(unit_sh("printf x >> '%s/opt/app/.debug/prog.debug'", root), 0);
 	assert_string_not_equal(stripped_lookup(root, prog_nobid, false, &status), "static_fn");
 	assert_int_equal(status, PCL_DSO_SYMS_OK);
 }
@@ -910,7 +896,7 @@ static void test_symbols_files(void **state)
 		sprintf(hexid + 2 * i, "%02x", d.build_id[i]);
 	tpath(root, sizeof(root), "symfs-files");
 	assert_int_equal(
-		sh("set -e; mkdir -p '%s/opt/app' '%s/usr/lib/debug/.build-id/%.2s'; "
+		unit_sh("set -e; mkdir -p '%s/opt/app' '%s/usr/lib/debug/.build-id/%.2s'; "
 		   "strip -s -o '%s/opt/app/prog' '%s'; "
 		   "objcopy --only-keep-debug '%s' '%s/usr/lib/debug/.build-id/%.2s/%s.debug'",
 		   root, root, hexid, root, prog, prog, root, hexid, hexid + 2),
@@ -1142,7 +1128,7 @@ static void test_symbols_buildid_cache(void **state)
 	for (int i = 0; i < n; i++)
 		sprintf(hexid + 2 * i, "%02x", id[i]);
 	snprintf(dir, sizeof(dir), "%s/.build-id/%.2s/%s", cache, hexid, hexid + 2);
-	assert_int_equal(sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, prog, dir), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, prog, dir), 0);
 	o.buildid_dir = cache;
 	s = pcl_symbols__new(&o);
 	assert_non_null(s);
@@ -1170,7 +1156,7 @@ static void test_symbols_buildid_cache(void **state)
 	for (int i = 0; i < 20; i++)
 		sprintf(kid + 2 * i, "%02x", id[i]);
 	snprintf(dir, sizeof(dir), "%s/[kernel.kallsyms]/%s", cache, kid);
-	assert_int_equal(sh("mkdir -p '%s'", dir), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s'", dir), 0);
 	strcat(dir, "/kallsyms");
 	write_file(dir, kallsyms_text);
 	memcpy(k.build_id, id, 20);
@@ -1212,7 +1198,7 @@ static void test_symbols_symfs_kernel(void **state)
 	need_cc();
 	assert_int_equal(uname(&u), 0);
 	tpath(root, sizeof(root), "symfs-kernel");
-	assert_int_equal(sh("mkdir -p '%s'", root), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s'", root), 0);
 	o.symfs = root;
 	s = pcl_symbols__new(&o);
 	assert_non_null(s);
@@ -1224,7 +1210,7 @@ static void test_symbols_symfs_kernel(void **state)
 	pcl_symbols__free(s);
 
 	/* /boot/vmlinux-RELEASE under the symfs, of the recorded build (a non-PIE stands in). */
-	assert_int_equal(sh("mkdir -p '%s/boot' && cp '%s' '%s/boot/vmlinux-%s'", root, prog_nopie,
+	assert_int_equal(unit_sh("mkdir -p '%s/boot' && cp '%s' '%s/boot/vmlinux-%s'", root, prog_nopie,
 			    root, u.release),
 			 0);
 	n = pcl_build_id_read(prog_nopie, k.build_id);
@@ -1253,7 +1239,7 @@ static void test_symbols_symfs_kernel(void **state)
 	for (int i = 0; i < n; i++)
 		sprintf(hexid + 2 * i, "%02x", d.build_id[i]);
 	snprintf(dir, sizeof(dir), "%s/.debug/.build-id/%.2s/%s", root, hexid, hexid + 2);
-	assert_int_equal(sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, prog, dir), 0);
+	assert_int_equal(unit_sh("mkdir -p '%s' && cp '%s' '%s/elf'", dir, prog, dir), 0);
 	assert_true(nm_lookup(prog, "static_fn", &val, &sz));
 	assert_string_equal(pcl_symbols__find(s, &d, file_offset(prog, val))->name, "static_fn");
 	dso_done(&d);
@@ -1288,7 +1274,7 @@ static void build_programs(void)
 	tpath(prog, sizeof(prog), "prog");
 	tpath(prog_nopie, sizeof(prog_nopie), "prog-nopie");
 	tpath(prog_nobid, sizeof(prog_nobid), "prog-nobid");
-	have_cc = sh("command -v objcopy >/dev/null && command -v strip >/dev/null && "
+	have_cc = unit_sh("command -v objcopy >/dev/null && command -v strip >/dev/null && "
 		     "command -v nm >/dev/null && "
 		     "cc -O1 -g -fPIE -pie -Wl,--build-id -o '%s' '%s' 2>/dev/null && "
 		     "cc -O1 -g -fno-pie -no-pie -o '%s' '%s' 2>/dev/null && "

@@ -25,7 +25,9 @@
 #include <pcl/pcl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef UNIT_TIMEOUT_S
@@ -45,6 +47,24 @@ static inline int unit_remove_entry(const char *path, const struct stat *sb, int
 static inline void unit_remove_dir(const char *dir)
 {
 	nftw(dir, unit_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * Run the shell command made from @fmt: its exit status, 128 when a signal
+ * ended it, -1 when it could not run.
+ */
+static inline int unit_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int unit_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 }
 
 /* The directory of the running test binary (BUILD/tests) into @buf. */

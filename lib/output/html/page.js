@@ -602,11 +602,128 @@ function pclColour(name, kernel) {
 		fillCalls('callees', callees, totF[g]);
 	}
 
+	/* ---- the chosen function's source and assembly (D.ann: the hottest functions) ---- */
+	const annOf = new Map();
+	for (const a of D.ann || [])
+		annOf.set(a.f, a);
+
+	/* a share's heat: white to orange-red as it nears the function's hottest */
+	function heat(tr, v, max) {
+		if (v > 0 && max > 0)
+			tr.style.background = 'rgba(255, 80, 0, ' + (0.12 + 0.6 * v / max).toFixed(3) + ')';
+	}
+
+	function codeRow(tbody, cells) {
+		const tr = document.createElement('tr');
+		for (const [text, cls] of cells) {
+			const td = document.createElement('td');
+			td.textContent = text;
+			if (cls)
+				td.className = cls;
+			tr.appendChild(td);
+		}
+		tbody.appendChild(tr);
+		return tr;
+	}
+
+	function renderAnnotate() {
+		const info = $('ann-info');
+		const srcBody = $('source').tBodies[0], asmBody = $('asm').tBodies[0];
+		srcBody.textContent = '';
+		asmBody.textContent = '';
+		const a = selFunc >= 0 ? annOf.get(selFunc) : undefined;
+		if (selFunc < 0) {
+			info.textContent = 'Click a function in the table or the flame graph.';
+			return;
+		}
+		if (!a) {
+			info.textContent = D.fname[selFunc] + ': no listing (the page has the ' +
+				(D.ann || []).filter((x) => !x.err).length +
+				' hottest functions whose code pcl could read)';
+			return;
+		}
+		if (a.err) {
+			info.textContent = D.fname[selFunc] + ': no listing: ' + a.err;
+			return;
+		}
+		const by = D.byPeriod ? 3 : 2, total = D.byPeriod ? a.p : a.n;
+		info.textContent = D.fname[selFunc] + ' at ' + a.start + ': ' + num(a.n) +
+			' samples (all threads); shares are of the function\'s ' + UNIT;
+		/* source lines: each one's share is its instructions' */
+		const lineVal = new Map();
+		let maxI = 0, maxL = 0;
+		for (const i of a.asm) {
+			if (i[by] > maxI)
+				maxI = i[by];
+			if (i[5] >= 0) {
+				const k = i[5] + ':' + i[6], v = (lineVal.get(k) || 0) + i[by];
+				lineVal.set(k, v);
+				if (v > maxL)
+					maxL = v;
+			}
+		}
+		a.src.forEach((lines, fi) => {
+			if (a.src.length > 1)
+				codeRow(srcBody, [['', 'num'], ['', 'num'], [a.files[fi], 'file']]).className = 'file';
+			for (let k = 1; k < lines.length; k++) {
+				const n = lines[0] + k - 1, v = lineVal.get(fi + ':' + n) || 0;
+				const tr = codeRow(srcBody, [[v ? pct(v, total) : '', 'num'], [String(n), 'num'],
+					[lines[k], 'code']]);
+				tr.dataset.line = String(n);
+				tr.dataset.file = String(fi);
+				heat(tr, v, maxL);
+			}
+		});
+		const rows = [];
+		a.asm.forEach((i) => {
+			const tr = codeRow(asmBody, [[i[by] ? pct(i[by], total) : '', 'num'], [i[0], 'num addr'],
+				['', 'jump'], [i[1], 'code']]);
+			tr.dataset.addr = i[0];
+			if (i[5] >= 0) {
+				tr.dataset.file = String(i[5]);
+				tr.dataset.line = String(i[6]);
+			}
+			heat(tr, i[by], maxI);
+			rows.push(tr);
+		});
+		/* jumps: an arrow towards the target, and the target marked */
+		a.asm.forEach((i, k) => {
+			if (i[4] < 0)
+				return;
+			rows[k].dataset.target = a.asm[i[4]][0];
+			rows[k].cells[2].textContent = i[4] <= k ? '\u2191' : '\u2193';
+			rows[k].cells[2].title = 'jumps to ' + a.asm[i[4]][0];
+			rows[i[4]].classList.add('target');
+			if (!rows[i[4]].cells[2].textContent)
+				rows[i[4]].cells[2].textContent = '\u25B6';
+		});
+	}
+
+	/* a row of one view lights up the rows of the other with the same source line */
+	function linkViews(from, to) {
+		$(from).tBodies[0].addEventListener('click', (ev) => {
+			const tr = ev.target.closest('tr');
+			if (!tr || tr.dataset.line === undefined)
+				return;
+			for (const t of [$(from), $(to)])
+				for (const r of t.tBodies[0].rows)
+					r.classList.toggle('cur', r.dataset.line === tr.dataset.line &&
+						r.dataset.file === tr.dataset.file);
+			if (tr.dataset.target)
+				for (const r of $('asm').tBodies[0].rows)
+					if (r.dataset.addr === tr.dataset.target)
+						r.classList.add('cur');
+		});
+	}
+	linkViews('source', 'asm');
+	linkViews('asm', 'source');
+
 	function choose(f) {
 		selFunc = f;
 		for (const tr of tbody.rows)
 			tr.classList.toggle('sel', tr.dataset.func === String(f));
 		renderCalls();
+		renderAnnotate();
 		draw();
 	}
 
@@ -636,6 +753,7 @@ function pclColour(name, kernel) {
 		for (const tr of tbody.rows)
 			tr.classList.toggle('sel', tr.dataset.func === String(selFunc));
 		renderCalls();
+		renderAnnotate();
 		draw();
 	}
 
