@@ -147,6 +147,17 @@ for by in perf pcl; do
 		ok "srcline-inline-fp-default-$id"
 	fi
 	check_expansions "$id"
+	# the leaf repair of pcl's -g files (fpleaf.c) puts main after work's inline frames too
+	run_long "m0-$id" 60 "$PCL" script -F ip,sym -i "$F"
+	run_long "m-$id" 60 "$PCL" script --inline -F ip,sym -i "$F"
+	a=$(grep -A1 -E '[0-9a-f] work$' "$TMP/m0-$id.out" | grep -cE '[0-9a-f] main$')
+	c=$(grep -A1 -E '[0-9a-f] work$' "$TMP/m-$id.out" | grep -cE '[0-9a-f] main$')
+	if [ "$a" -eq "$c" ]; then
+		ok "srcline-inline-fp-callers-$id"
+	else
+		not_ok "srcline-inline-fp-callers-$id" \
+			"main follows work $a times in pcl script, $c times with --inline"
+	fi
 	run_long "r-$id" 60 "$PCL" report --stdio --inline -i "$F"
 	if grep -qE '^ +[0-9.]+% +[0-9.]+% .*\[\.\] mid \(inlined\)$' "$TMP/r-$id.out" &&
 		grep -qE '^ +[0-9.]+% +[0-9.]+% .*\[\.\] leaf \(inlined\)$' "$TMP/r-$id.out" &&
