@@ -15,7 +15,7 @@
  * files pcl shows inline frames where perf shows none. Kernel frames are
  * never expanded, nor is the sample's own ip (its histogram entry): perf's
  * entry is the real symbol's too. Off by default: on the unwinding
- * benchmark's file the debug files' first read costs about 15% of the
+ * benchmark's file the debug files' first read costs 15-18% of the
  * report (docs/srcline.md).
  *
  * The resolver memoizes whole resolved chains, so an expansion is done
