@@ -121,6 +121,28 @@ $(BUILD)/tests/workloads/%-nofp: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-inline -o $@ $< $(LDLIBS)
 
+# unwind built four ways for the DWARF unwinding tests (tests/e2e/t-unwind*.sh):
+# without frame pointers (the -nofp rule), with stage2 inlined, and stripped
+# with its debug file beside it, to be found by build id (the test puts it
+# under a --symfs root) or by .gnu_debuglink.
+# unwind-debugframe has no unwind tables at all: its functions' CFI is only
+# in .debug_frame, which stripping moves to its debug file.
+UNWIND_WORKLOADS := $(addprefix $(BUILD)/tests/workloads/unwind-,nofp inline stripped debuglink \
+	debugframe)
+$(BUILD)/tests/workloads/unwind-inline: tests/workloads/unwind.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -DUNWIND_INLINE -o $@ $<
+$(BUILD)/tests/workloads/unwind-debugframe: tests/workloads/unwind.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-inline \
+		-fno-asynchronous-unwind-tables -fno-unwind-tables -o $@.full $< && \
+		objcopy --only-keep-debug $@.full $@.debug && objcopy --strip-all $@.full $@ && rm -f $@.full
+$(BUILD)/tests/workloads/unwind-stripped: $(BUILD)/tests/workloads/unwind-nofp
+	$(call say,STRIP,$@)objcopy --only-keep-debug $< $@.debug && objcopy --strip-all $< $@
+$(BUILD)/tests/workloads/unwind-debuglink: $(BUILD)/tests/workloads/unwind-nofp
+	$(call say,STRIP,$@)objcopy --only-keep-debug $< $@.debug && objcopy --strip-all $< $@ && \
+		objcopy --add-gnu-debuglink=$@.debug $@
+
 $(BUILD)/tests/workloads/lib%.so: tests/workloads/lib%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-inline -o $@ $<
@@ -129,7 +151,7 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libpcl.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer $(SAN_LDFLAGS) -o $@ $< $(BUILD)/libpcl.a $(LDLIBS)
 
-tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS) $(NOFP_WORKLOADS)
+tests: all $(UNIT_BINS) $(WORKLOAD_BINS) $(WORKLOAD_LIBS) $(NOFP_WORKLOADS) $(UNWIND_WORKLOADS)
 
 # The unit tests whose matter is threads, for the ThreadSanitizer build
 # (make check: BUILD=build/tsan SANITIZE=thread tests-tsan). Only these and
@@ -165,6 +187,7 @@ bench: all
 	@bench/read.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 	@bench/srcline.sh $(BUILD)
+	@bench/unwind.sh $(BUILD)
 	@bench/fpleaf.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
 

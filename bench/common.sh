@@ -13,6 +13,8 @@ FREQ=${FREQ:-max}
 COPIES=${COPIES:-$(nproc)}
 BENCH_DIR=${BENCH_DIR:-/tmp/pcl-bench}
 RERECORD=${RERECORD:-0}
+# How record takes call chains (bench/unwind.sh: --call-graph dwarf).
+REC_CG=${REC_CG:--g}
 # CPU seconds per copy for SAMPLES samples at FREQ Hz of cpu-clock.
 rate=$FREQ
 [ "$FREQ" = max ] && rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 4000)
@@ -179,7 +181,7 @@ EOF
 if cmp -s "$WL.new" "$WL"; then rm -f "$WL.new"; else mv -f "$WL.new" "$WL"; fi
 
 # record TOOL FILE: FILE (and FILE.info: "SAMPLES LOST BYTES SECONDS DUR")
-# from TOOL record -g on the workload, unless a good one is cached. How many
+# from TOOL record $REC_CG on the workload, unless a good one is cached. How many
 # samples DUR seconds give depends on the load; with fewer than 80% of
 # SAMPLES, record once more for proportionally longer (at most MAX_DUR s).
 record() {
@@ -190,10 +192,11 @@ record() {
 	fi
 	rm -f "$f" "$f.info"
 	for try in 1 2; do
-		echo "bench: recording $f: $tool record -g -F $FREQ, $COPIES x $PYTHON for ${dur} CPU-s each ..." >&2
+		echo "bench: recording $f: $tool record $REC_CG -F $FREQ, $COPIES x $PYTHON for ${dur} CPU-s each ..." >&2
 		rm -f "$f.tmp" "$f.tmp.old" # a recorder keeps an old output as .old
 		t0=$EPOCHREALTIME
-		if ! "$bin" record -q -g -F "$FREQ" -o "$f.tmp" -- "$PYTHON" "$WL" "$dur" "$COPIES" >"$TMP/rec.out" 2>&1; then
+		# shellcheck disable=SC2086 # $REC_CG is a list of options
+		if ! "$bin" record -q $REC_CG -F "$FREQ" -o "$f.tmp" -- "$PYTHON" "$WL" "$dur" "$COPIES" >"$TMP/rec.out" 2>&1; then
 			echo "bench: $tool record failed:" >&2
 			tail -5 "$TMP/rec.out" >&2
 			rm -f "$f.tmp"

@@ -38,16 +38,24 @@
 # PYTHON, DUR, SAMPLES, COPIES (default: one per CPU) and FREQ change the
 # recording.
 # Exits 1 only if perf or python3 is missing or no file can be recorded.
+#
+# bench/unwind.sh runs this on --call-graph dwarf files: TAG names the files
+# (TOOL-TAG.data, default g), REC_CG the recording's call-graph option,
+# MODES the cases (default "children no-children"), PERF_OPTS options for
+# perf report only (--no-inline: perf's output is then pcl's).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=common.sh
 . bench/common.sh "$@"
 N=${N:-3}
+TAG=${TAG:-g}
+read -r -a modes <<<"${MODES:-children no-children}"
+read -r -a perf_opts <<<"${PERF_OPTS:-}"
 
 files=()
-record perf "$BENCH_DIR/perf-g.data" && files+=(perf-g)
+record perf "$BENCH_DIR/perf-$TAG.data" && files+=("perf-$TAG")
 if pcl_has record; then
-	record pcl "$BENCH_DIR/pcl-g.data" && files+=(pcl-g)
+	record pcl "$BENCH_DIR/pcl-$TAG.data" && files+=("pcl-$TAG")
 else
 	echo "bench: '$PCL' has no record command; only perf's file is used" >&2
 fi
@@ -72,7 +80,10 @@ run() {
 	local tool=$1 file=$2 mode=$3 bin st lines
 	local -a opt=()
 	[ "$tool" = perf ] && bin=$PERF || bin=$PCL
-	[ "$mode" = no-children ] && opt=(--no-children)
+	[ "$tool" = perf ] && opt=("${perf_opts[@]}")
+	case $mode in
+	no-children) opt+=(--no-children) ;;
+	esac
 	rm -f "$TMP/t.out"
 	"${TIMER[@]}" "$TMP/t.out" "${TO[@]}" "$bin" report --stdio "${opt[@]}" -i "$BENCH_DIR/$file.data" \
 		>"$TMP/report.out" 2>"$TMP/report.err"
@@ -90,11 +101,11 @@ run() {
 }
 
 pv=$("$PCL" --version 2>/dev/null | head -1)
-echo "pcl report vs perf report --stdio: ${pv:-pcl not built}, $("$PERF" --version 2>/dev/null | head -1)"
+echo "pcl report vs perf report --stdio${PERF_OPTS:+ $PERF_OPTS}: ${pv:-pcl not built}, $("$PERF" --version 2>/dev/null | head -1)"
 echo "$(uname -sr), $(nproc) CPUs, $(free -m | awk '/^Mem:/ { print $2 " MiB" }') RAM; timer: $timer_name; best of N=$N"
 for file in "${files[@]}"; do
 	cat "$BENCH_DIR/$file.data" >/dev/null # in the page cache for everyone
-	for mode in children no-children; do
+	for mode in "${modes[@]}"; do
 		for tool in "${tools[@]}"; do : >"$TMP/$file.$mode.$tool.res"; done
 		printf 'bench: %s, %s: ' "$file" "$mode" >&2
 		for ((r = 0; r < N; r++)); do
@@ -115,11 +126,11 @@ best() { awk '$5 == 0 && (!n++ || $1 < w) { w = $1; b = $0 } { l = $0 } END { pr
 for file in "${files[@]}"; do
 	read -r s lost bytes secs dur <"$BENCH_DIR/$file.data.info"
 	echo
-	printf '%s: %s record -g -F %s, %s x python3 for %s CPU-s each (%s s wall): %s samples, %s LOST records, %.1f MiB\n' \
-		"$BENCH_DIR/$file.data" "${file%-g}" "$FREQ" "$COPIES" "${dur:-?}" "$secs" "$s" "$lost" \
+	printf '%s: %s record %s -F %s, %s x python3 for %s CPU-s each (%s s wall): %s samples, %s LOST records, %.1f MiB\n' \
+		"$BENCH_DIR/$file.data" "${file%-"$TAG"}" "$REC_CG" "$FREQ" "$COPIES" "${dur:-?}" "$secs" "$s" "$lost" \
 		"$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')"
 	printf '  %-12s %-5s %8s %8s %9s %8s  %s\n' mode tool "wall s" "cpu s" "peak MiB" lines "header"
-	for mode in children no-children; do
+	for mode in "${modes[@]}"; do
 		for tool in "${tools[@]}"; do
 			read -r w c m l st < <(best "$TMP/$file.$mode.$tool.res")
 			eval "${tool}_w=\$w ${tool}_c=\$c ${tool}_m=\$m ${tool}_st=\$st"

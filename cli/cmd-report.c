@@ -851,10 +851,12 @@ static int report(struct report_opts *o)
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
 	if (read_samples(&in, o, &eh, &nr, &ho) < 0)
 		goto out;
+	in.unwind_shown = o->stats || (!json && !o->quiet); /* in the header */
 	input_finish(&in);
 	warn_symbols(&in);
 	if (o->stats) {
 		print_stats(&in, eh, nr);
+		unwind_print_stats(stdout, &in);
 		ret = 0;
 		goto out;
 	}
@@ -876,6 +878,7 @@ static int report(struct report_opts *o)
 	print_filters(o, &ho);
 	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n",
 	       pcl_data_events__stats(in.events)->total_lost_samples);
+	unwind_print_header(stdout, &in);
 sections:
 	ro.quiet = o->quiet;
 	for (int i = 0; i < nr; i++) {

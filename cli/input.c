@@ -83,6 +83,9 @@ int input_open(struct input *in, const char *path, const struct pcl_symbol_opts 
 	in->symbols = pcl_symbols__new(&sym);
 	in->resolver = in->machine ? pcl_resolver__new(in->machine, in->symbols) : NULL;
 	in->events = pcl_data_events__new(in->reader, true);
+	/* the event attrs say how a --call-graph dwarf sample's registers are laid out */
+	if (in->resolver)
+		pcl_resolver__set_reader(in->resolver, in->reader);
 	if (!in->machine || !in->symbols || !in->resolver || !in->events) {
 		die_msg("out of memory");
 		return -1;
@@ -254,6 +257,8 @@ void input_finish(struct input *in)
 	free(in->dfd_miss);
 	in->dfd_failure = in->dfd_miss = NULL;
 	in->dfd_missed = 0;
+	if (!in->failed && !in->unwind_shown)
+		unwind_warn(in);
 }
 
 void input_close(struct input *in)

@@ -21,6 +21,7 @@ struct input {
 	bool progress; /* stderr is a terminal and the file is large */
 	bool shown;    /* the bar is on screen */
 	bool failed;   /* input_next reported an error */
+	bool unwind_shown; /* the caller prints the unwinding counts itself: no warning */
 	/* debuginfod look-ups: the first file no server had, how many, a server failure */
 	char *dfd_miss, *dfd_failure;
 	int dfd_missed;
@@ -46,5 +47,15 @@ int input_next(struct input *in);
  */
 void input_finish(struct input *in);
 void input_close(struct input *in);
+
+/*
+ * DWARF unwinding's counts (cli/unwind.c): "#" lines for report's header,
+ * a block for --stats, and the one stderr warning (with the counts, and
+ * the --call-graph dwarf,SIZE hint) when any sample stopped early, which
+ * input_finish prints unless in->unwind_shown.
+ */
+void unwind_print_header(FILE *fp, const struct input *in);
+void unwind_print_stats(FILE *fp, const struct input *in);
+void unwind_warn(const struct input *in);
 
 #endif

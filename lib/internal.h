@@ -84,6 +84,16 @@ int evlist_read_one(struct pcl_evlist *el, int idx);
 int evlist_restart_user(struct pcl_evlist *el, int idx, bool running);
 void evlist_set_regroup(struct pcl_evlist *el, bool on);
 
+/*
+ * Versions of the machine's maps (lib/machine) for caches of what code
+ * addresses resolve to: machine_code_generation moves when a map set is
+ * made or an executable map is added or cut anywhere (not for data maps,
+ * whose churn would empty the caches); maps_generation when that happens
+ * to one process's set, and differs between sets.
+ */
+uint64_t machine_code_generation(const struct pcl_machine *m);
+uint64_t maps_generation(const struct pcl_maps *ms);
+
 /* Read one kernel counter opened with @read_format (any of perf_event_open(2)'s). */
 int kernel_counter_read(int fd, uint64_t read_format, struct pcl_count *out);
 

@@ -69,6 +69,65 @@ PCL_API int pcl_resolver__sample(struct pcl_resolver *r, const struct pcl_record
 PCL_API void pcl_resolver__frame(struct pcl_resolver *r, struct pcl_thread *thread, bool kernel,
 				 uint64_t ip, struct pcl_frame *out);
 
+/*
+ * DWARF unwinding (--call-graph dwarf). A sample whose event records
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER and that carries user
+ * registers and a non-empty stack copy gets its chain as perf builds it:
+ * the recorded callchain (the kernel part), then the user frames unwound
+ * from the CFI of the mapped files (libdw), the IP first and each caller's
+ * return address minus 1. The registers' layout is their event's
+ * sample_regs_user, which only the file's attrs say: the resolver finds
+ * them through @reader (borrowed; it must outlive the resolver). Without a
+ * reader such samples keep their recorded chain and are counted as not
+ * unwound.
+ */
+struct pcl_data_reader;
+PCL_API void pcl_resolver__set_reader(struct pcl_resolver *r,
+				      const struct pcl_data_reader *reader);
+
+/* Why an unwind stopped (the same order as pcl_unwind_status_name's names). */
+enum pcl_unwind_status {
+	PCL_UNWIND_COMPLETE,	    /* the CFI ended the chain */
+	PCL_UNWIND_NO_CFI,	    /* no CFI for a PC */
+	PCL_UNWIND_STACK_TOO_SMALL, /* the stack copy ended before the chain did */
+	PCL_UNWIND_NOT_MAPPED,	    /* a PC in no mapping, or in a file that cannot be read */
+	PCL_UNWIND_MAX_DEPTH,	    /* more than 127 user frames (perf's --max-stack) */
+	PCL_UNWIND_NO_REGS,	    /* registers without IP or SP, or not 64-bit */
+	PCL_UNWIND_ERROR,	    /* libdw failed otherwise (bad CFI, garbage registers) */
+	PCL_UNWIND__NR,
+};
+
+/* Short lowercase name of @status ("complete", "no CFI", ...). */
+PCL_API const char *pcl_unwind_status_name(enum pcl_unwind_status status);
+
+struct pcl_unwind_stats {
+	uint64_t samples;		  /* samples unwound */
+	uint64_t status[PCL_UNWIND__NR];  /* of those, by how they ended */
+	/*
+	 * The stack copy the too-small ones would have needed: exact for a
+	 * thread with a complete unwind too (its stack's end is then known),
+	 * else what the failing step needed (one frame further).
+	 */
+	uint64_t max_needed;
+	bool max_needed_exact; /* every such thread had a complete unwind */
+	uint64_t no_user_stack;		  /* no registers or an empty copy: kernel part only */
+	uint64_t no_reader;		  /* not unwound: no reader to say the registers' layout */
+	uint64_t spaces_built, modules;	  /* libdw's work: address spaces and files loaded */
+	uint64_t fast; /* unwound from each PC's cached CFI rules, without libdwfl */
+};
+
+/* The counts so far. */
+PCL_API void pcl_resolver__unwind_stats(const struct pcl_resolver *r, struct pcl_unwind_stats *out);
+
+/*
+ * The SIZE of a `--call-graph dwarf,SIZE` that would have let the samples
+ * stopped by a too-small stack copy go further, when they are more than 5%
+ * of those unwound; else 0. max_needed and one word (perf does not read
+ * a copy's last word), rounded up to a multiple of 8 and capped at 65528
+ * (what perf accepts).
+ */
+PCL_API uint64_t pcl_unwind_stats__suggest_size(const struct pcl_unwind_stats *st);
+
 /* ---- histograms ---- */
 
 enum pcl_sort_key {

@@ -24,6 +24,12 @@ struct pcl_maps {
 	struct pcl_map **v; /* sorted by start, no overlaps */
 	int n, alloc;
 	int refcnt;
+	/*
+	 * The machine's generation when this set's code last changed (made,
+	 * cloned, an executable map added or cut): a per-process version for
+	 * caches of one address space (the unwinder's), unique across sets.
+	 */
+	uint64_t generation;
 };
 
 struct strtab {
@@ -44,6 +50,14 @@ struct pcl_machine {
 	struct pcl_map **all_maps;
 	int nr_all_maps, alloc_all_maps;
 	uint64_t generation; /* bumped by every change to a map set */
+	/*
+	 * The generation of the last change that can move what an address of
+	 * code resolves to: a map set made (its address may be an old one's),
+	 * an executable map added or cut. A data map (mmap_data's [heap] as
+	 * it grows, thousands of times in a --call-graph dwarf recording) does
+	 * not move it.
+	 */
+	uint64_t code_generation;
 	struct strtab strings;
 	/* BUILD_ID feature entries not yet matched to a DSO */
 	struct pending_bid {
@@ -333,9 +347,12 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 
 	if (nm->end <= nm->start)
 		return 0;
+	bool code = nm->prot & PROT_EXEC;
+
 	while (j < ms->n && ms->v[j]->start < nm->end) {
 		const struct pcl_map *o = ms->v[j];
 
+		code |= o->prot & PROT_EXEC;
 		if (o->start < nm->start) {
 			head = *o;
 			head.end = nm->start;
@@ -356,6 +373,10 @@ static int maps_insert(struct pcl_machine *m, struct pcl_maps *ms, const struct 
 	if (!np)
 		return -ENOMEM;
 	m->generation++;
+	if (code) {
+		m->code_generation = m->generation;
+		ms->generation = m->generation;
+	}
 	/* [i, j) are replaced by head? + nm + tail? */
 	add = !!hp + 1 + !!tp - (j - i);
 	if (grow_array((void **)&ms->v, &ms->alloc, ms->n + (add > 0 ? add : 0), sizeof(*ms->v)))
@@ -484,7 +505,9 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 		maps->refcnt++;
 	} else {
 		maps = maps_new();
-		m->generation++;
+		m->code_generation = ++m->generation;
+		if (maps)
+			maps->generation = m->generation;
 	}
 	t = thread_new(m, pid, tid, maps);
 	if (!t)
@@ -501,7 +524,8 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 	parent = pcl_machine__thread(m, (int32_t)rec->task.ppid, (int32_t)rec->task.ptid);
 	if (!parent)
 		return -ENOMEM;
-	m->generation++; /* map sets may be freed and made: their addresses are reused */
+	/* map sets may be freed and made: their addresses are reused */
+	m->code_generation = ++m->generation;
 	child = thread_find(m, tid);
 	if (child && child != parent) {
 		/* a reused tid: the new thread starts afresh */
@@ -517,6 +541,7 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 		maps = maps_clone(parent->maps);
 		if (!maps)
 			return -ENOMEM;
+		maps->generation = m->generation;
 	}
 	if (child) {
 		child->maps = maps;
@@ -687,6 +712,16 @@ PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_
 PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m)
 {
 	return m ? m->generation : 0;
+}
+
+uint64_t machine_code_generation(const struct pcl_machine *m)
+{
+	return m ? m->code_generation : 0;
+}
+
+uint64_t maps_generation(const struct pcl_maps *ms)
+{
+	return ms ? ms->generation : 0;
 }
 
 PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip)

@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
@@ -35,6 +36,36 @@
 /* The one thread of each Dwfl: samples are unwound one at a time. */
 #define UNWIND_TID 1
 
+/*
+ * What libdw's CFI says about one PC, kept so that a PC seen again costs a
+ * hash lookup instead of libdw's FDE search and CFI program run (libdwfl
+ * redoes both for every frame of every sample). Only the rules the fast
+ * path applies exactly as libdwfl would are kept; any other PC is marked
+ * and its samples go through libdwfl.
+ */
+enum rule_kind {
+	RULE_UNDEF, /* undefined: the caller's value is lost */
+	RULE_SAME,  /* same value */
+	RULE_AT,    /* saved at CFA + off */
+	RULE_VAL,   /* is CFA + off */
+	RULE_REG,   /* is register off's value */
+};
+
+struct rule {
+	uint64_t pc;  /* the frame's PC */
+	bool initial; /* the sample's own PC: looked up as is, a caller's minus 1 */
+	bool used;
+	bool simple;	 /* the fast path can apply it */
+	bool entry;	 /* no .eh_frame CFI, at its file's ELF entry point (ld.so's _start) */
+	uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off */
+	uint8_t kind[NR_DWARF_REGS];
+	int32_t cfa_off; /* offsets beyond 32 bits: not simple */
+	int32_t off[NR_DWARF_REGS];
+};
+
+/* Rules kept per space at most (about 100 bytes each); past that the table starts again. */
+#define MAX_RULES (1u << 15)
+
 struct space {
 	bool used;
 	bool attached; /* dwfl_attach_state done (needs a module first) */
@@ -43,11 +74,14 @@ struct space {
 	struct sample_ctx *cur; /* the sample being unwound */
 	uint64_t failed[NR_FAILED];
 	unsigned int nr_failed, next_failed;
+	struct rule *rules; /* open addressing by pc, cap_rules slots */
+	size_t cap_rules, nr_rules;
 };
 
 struct unwinder {
 	struct space spaces[NR_SPACES];
 	uint64_t clock;
+	bool no_fast; /* tests: libdwfl for every sample */
 	struct unwind_stats stats;
 };
 
@@ -71,6 +105,7 @@ struct sample_ctx {
 	bool beyond;   /* above the SP, past the end of the copy */
 	bool bad_read; /* anywhere else: no mapping, no file */
 	uint64_t needed;
+	uint64_t used; /* the end of the highest word read from the copy */
 };
 
 static const char *const status_names[UNWIND__NR] = {
@@ -110,16 +145,47 @@ static bool perf_reg(const struct unwind_regs *regs, unsigned int r, uint64_t *v
 }
 
 /*
- * Debug files are searched the standard way: next to the file, in .debug/,
- * and under /usr/lib/debug, by build id first. A NULL path is libdwfl's
- * default list. libdwfl keeps a pointer to this, so it lives forever.
+ * A module's separate debug file: the one the caller found (kept in the
+ * module's userdata, a malloc'd path), else the standard search: next to
+ * the file, in .debug/, and under /usr/lib/debug, by build id first.
  */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *debug = *userdata;
+
+	if (debug) {
+		int fd = open(debug, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			*debuginfo_file_name = strdup(debug);
+			return fd;
+		}
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+/* A NULL path is libdwfl's default list. libdwfl keeps a pointer to this, so it lives forever. */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
+
+static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			 void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	(void)arg;
+	free(*userdata);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
 
 static bool is_file(const char *path)
 {
@@ -201,6 +267,7 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 	struct unwind_map m = { 0 };
 	Dwfl_Module *mod = NULL;
 	Dwarf_Addr lo, hi;
+	void **ud = NULL;
 	int fd;
 
 	if (dwfl_addrmodule(s->dwfl, pc))
@@ -221,8 +288,11 @@ static bool ensure_module(struct sample_ctx *c, uint64_t pc)
 	/* On success libdwfl owns the fd. */
 	if (!mod && fd >= 0)
 		close(fd);
-	if (mod && dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
+	if (mod && dwfl_module_info(mod, &ud, &lo, &hi, NULL, NULL, NULL, NULL) && pc >= lo &&
 	    pc < hi) {
+		/* libdwfl asks for the debug file later, if ever: keep the caller's */
+		if (m.debug_path && !*ud)
+			*ud = strdup(m.debug_path);
 		c->uw->stats.modules++;
 		return true;
 	}
@@ -266,6 +336,20 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp
 	return tid == UNWIND_TID;
 }
 
+/* A word of the stack copy, if @addr is inside it. */
+static bool stack_word(struct sample_ctx *c, uint64_t addr, Dwarf_Word *result)
+{
+	const struct unwind_stack *st = c->stack;
+	uint64_t off = addr - st->sp;
+
+	if (addr < st->sp || off >= st->size || st->size - off < sizeof(*result))
+		return false;
+	memcpy(result, (const char *)st->data + off, sizeof(*result));
+	if (off + sizeof(*result) > c->used)
+		c->used = off + sizeof(*result);
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
 	struct sample_ctx *c = ((struct space *)dwfl_arg)->cur;
@@ -274,10 +358,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 	uint64_t off = addr - st->sp;
 
 	(void)dwfl;
-	if (addr >= st->sp && off < st->size && st->size - off >= sizeof(*result)) {
-		memcpy(result, (const char *)st->data + off, sizeof(*result));
+	if (stack_word(c, addr, result))
 		return true;
-	}
 	/* Not the stack: a file's bytes (a DW_OP_deref into a table), as perf reads them. */
 	if (c->as->find_map(c->as->arg, addr, &m) == 0 && has_bytes(&m) && addr >= m.start &&
 	    addr < m.end && m.end - addr >= sizeof(*result) && read_map_word(&m, addr, result))
@@ -322,35 +404,6 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-static int frame_cb(Dwfl_Frame *frame, void *arg)
-{
-	struct sample_ctx *c = arg;
-	Dwarf_Addr pc;
-
-	if (!dwfl_frame_pc(frame, &pc, NULL)) {
-		c->stopped = true;
-		c->status = UNWIND_ERROR;
-		return DWARF_CB_ABORT;
-	}
-	if (c->nr >= c->max) {
-		/* A frame beyond the limit exists: the chain was cut. */
-		c->stopped = true;
-		c->status = UNWIND_MAX_DEPTH;
-		return DWARF_CB_ABORT;
-	}
-	c->ips[c->nr++] = pc;
-	c->beyond = false;
-	c->bad_read = false;
-	c->needed = 0;
-	/* libdwfl unwinds this frame once we return: its module must be known. */
-	if (!ensure_module(c, pc)) {
-		c->stopped = true;
-		c->status = UNWIND_NOT_MAPPED;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
-}
-
 static bool cfi_has(Dwarf_CFI *cfi, Dwarf_Addr bias, Dwarf_Addr pc)
 {
 	Dwarf_Frame *fr = NULL;
@@ -378,10 +431,67 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 	return cfi_has(cfi, bias, pc);
 }
 
+static int frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct sample_ctx *c = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(frame, &pc, NULL)) {
+		c->stopped = true;
+		c->status = UNWIND_ERROR;
+		return DWARF_CB_ABORT;
+	}
+	if (c->nr >= c->max) {
+		/* A frame beyond the limit exists: the chain was cut. */
+		c->stopped = true;
+		c->status = UNWIND_MAX_DEPTH;
+		return DWARF_CB_ABORT;
+	}
+	c->ips[c->nr++] = pc;
+	c->beyond = false;
+	c->bad_read = false;
+	c->needed = 0;
+	/* libdwfl unwinds this frame once we return: its module must be known. */
+	if (!ensure_module(c, pc)) {
+		c->stopped = true;
+		c->status = UNWIND_NOT_MAPPED;
+		/*
+		 * A caller found without CFI (libdwfl's frame-pointer guess, in
+		 * code without frame pointers) is garbage, often in [stack]: the
+		 * missing CFI is the cause.
+		 */
+		if (c->nr > 1 && !has_cfi(c->sp->dwfl, c->ips[c->nr - 2] - (c->nr > 2)))
+			c->status = UNWIND_NO_CFI;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/*
+ * Whether @pc (a caller's, minus 1) is in the first bytes of its file's
+ * ELF entry point: the dynamic linker's _start, which calls _dl_start and
+ * has no CFI. The outermost frame of a process's start-up, not an early
+ * stop (the program's own _start has CFI that ends the chain).
+ */
+static bool at_entry_point(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias = 0;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || !gelf_getehdr(elf, &ehdr))
+		return false;
+	return ehdr.e_entry && pc - bias >= ehdr.e_entry && pc - bias < ehdr.e_entry + 16;
+}
+
 static void space_reset(struct space *s)
 {
-	if (s->dwfl)
+	free(s->rules);
+	if (s->dwfl) {
+		dwfl_getmodules(s->dwfl, free_userdata, NULL, 0);
 		dwfl_end(s->dwfl);
+	}
 	memset(s, 0, sizeof(*s));
 }
 
@@ -417,6 +527,231 @@ static struct space *get_space(struct unwinder *uw, const struct unwind_space *a
 	}
 	s->last_use = ++uw->clock;
 	return s;
+}
+
+/* ---- the fast path: cached CFI rules applied as libdwfl applies them ---- */
+
+/* The rule of a CFI frame state, as libdwfl's handle_cfi reads it. */
+static void rule_from_frame(struct rule *ru, Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	bool signal = false;
+
+	if (dwarf_frame_info(fr, NULL, NULL, &signal) != 16 || signal)
+		return; /* a signal frame's caller is not a call: libdwfl's business */
+	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= NR_DWARF_REGS)
+		return;
+	if ((int64_t)ops[0].number2 != (int32_t)ops[0].number2)
+		return;
+	ru->cfa_reg = (uint8_t)ops[0].number;
+	ru->cfa_off = (int32_t)ops[0].number2;
+	for (int r = 0; r < NR_DWARF_REGS; r++) {
+		if (dwarf_frame_register(fr, r, mem, &ops, &nops) != 0)
+			return;
+		if (nops == 0) {
+			ru->kind[r] = ops ? RULE_UNDEF : RULE_SAME;
+		} else if (ops[0].atom == DW_OP_call_frame_cfa) {
+			size_t i = 1;
+
+			ru->kind[r] = RULE_AT;
+			ru->off[r] = 0;
+			if (i < nops && ops[i].atom == DW_OP_plus_uconst) {
+				if ((int64_t)ops[i].number != (int32_t)ops[i].number)
+					return;
+				ru->off[r] = (int32_t)ops[i++].number;
+			}
+			if (i < nops && ops[i].atom == DW_OP_stack_value) {
+				ru->kind[r] = RULE_VAL;
+				i++;
+			}
+			if (i != nops)
+				return;
+		} else if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < NR_DWARF_REGS) {
+			ru->kind[r] = RULE_REG;
+			ru->off[r] = (int32_t)ops[0].number;
+		} else {
+			return;
+		}
+	}
+	ru->simple = true;
+}
+
+/* Look up the CFI of @pc as libdwfl does: .eh_frame first, then .debug_frame. */
+static void rule_compute(Dwfl *dwfl, uint64_t pc, struct rule *ru)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) {
+		/*
+		 * The dynamic linker's _start has no CFI: looking in .debug_frame
+		 * would load (and decompress) its debug file again in every
+		 * process, for nothing. fast_unwind ends the chain there when
+		 * libdwfl's frame-pointer guess would fail too.
+		 */
+		if (at_entry_point(dwfl, pc)) {
+			ru->entry = true;
+			return;
+		}
+		fr = NULL;
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			return;
+	}
+	rule_from_frame(ru, fr);
+	free(fr);
+}
+
+static bool rules_grow(struct space *s)
+{
+	size_t ncap = s->cap_rules ? s->cap_rules * 2 : 1024;
+	struct rule *nt;
+
+	if (s->nr_rules >= MAX_RULES) {
+		/* a process with this many distinct PCs: start again */
+		memset(s->rules, 0, s->cap_rules * sizeof(*s->rules));
+		s->nr_rules = 0;
+		return true;
+	}
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return false;
+	for (size_t i = 0; i < s->cap_rules; i++) {
+		size_t j;
+
+		if (!s->rules[i].used)
+			continue;
+		j = hash_mix(s->rules[i].initial, s->rules[i].pc) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = s->rules[i];
+	}
+	free(s->rules);
+	s->rules = nt;
+	s->cap_rules = ncap;
+	return true;
+}
+
+/*
+ * The rule of a frame at @pc, computed on first use: its module reported
+ * (as the frame callback does), the CFI looked up at @pc, or @pc - 1 for a
+ * caller (its return address is after the call). NULL when memory runs out.
+ */
+static const struct rule *rule_get(struct sample_ctx *c, uint64_t pc, bool initial)
+{
+	struct space *s = c->sp;
+	struct rule *ru;
+	size_t j;
+
+	if (s->nr_rules * 2 >= s->cap_rules && !rules_grow(s))
+		return NULL;
+	j = hash_mix(initial, pc) & (s->cap_rules - 1);
+	while (s->rules[j].used) {
+		if (s->rules[j].pc == pc && s->rules[j].initial == initial)
+			return &s->rules[j];
+		j = (j + 1) & (s->cap_rules - 1);
+	}
+	ru = &s->rules[j];
+	memset(ru, 0, sizeof(*ru));
+	ru->used = true;
+	ru->pc = pc;
+	ru->initial = initial;
+	s->nr_rules++;
+	/* modules are never taken back: a PC whose module is known stays so */
+	if (ensure_module(c, pc))
+		rule_compute(s->dwfl, pc - !initial, ru);
+	return ru;
+}
+
+/*
+ * Unwind @c with the cached rules, frame by frame as libdwfl would: the
+ * initial PC looked up as is, a caller's minus 1; the new registers all
+ * computed from the old ones; the chain ends where the return address is
+ * undefined or 0. True with c->nr and c->status set; false whenever
+ * anything is not plain (no module or no simple rule for a PC, a read
+ * outside the stack copy, a register needed but lost): the caller then
+ * starts again with libdwfl, which has the fallbacks and says why it
+ * stopped.
+ */
+static bool fast_unwind(struct sample_ctx *c)
+{
+	Dwarf_Word regs[NR_DWARF_REGS], next[NR_DWARF_REGS];
+	uint32_t valid = c->dmask, nvalid;
+	bool initial = true;
+
+	memcpy(regs, c->dregs, sizeof(regs));
+	for (;;) {
+		uint64_t pc = regs[16];
+		const struct rule *ru;
+		Dwarf_Word cfa;
+
+		if (c->nr >= c->max) {
+			c->status = UNWIND_MAX_DEPTH;
+			return true;
+		}
+		c->ips[c->nr++] = pc;
+		ru = rule_get(c, pc, initial);
+		/*
+		 * The outermost frame of a process's start-up: without CFI libdwfl
+		 * guesses from rbp, which the kernel zeroes at exec; a guess from
+		 * a zero or unknown rbp fails, and the chain ends here, complete.
+		 */
+		if (ru && ru->entry && (!(valid & (1U << 6)) || regs[6] == 0)) {
+			c->status = UNWIND_COMPLETE;
+			return true;
+		}
+		if (!ru || !ru->simple || !(valid & (1U << ru->cfa_reg)))
+			return false;
+		cfa = regs[ru->cfa_reg] + (uint64_t)ru->cfa_off;
+		nvalid = 0;
+		for (int r = 0; r < NR_DWARF_REGS; r++) {
+			switch (ru->kind[r]) {
+			case RULE_UNDEF:
+				continue;
+			case RULE_SAME:
+				if (!(valid & (1U << r)))
+					continue;
+				next[r] = regs[r];
+				break;
+			case RULE_AT:
+				if (!stack_word(c, cfa + (uint64_t)ru->off[r], &next[r]))
+					return false;
+				break;
+			case RULE_VAL:
+				next[r] = cfa + (uint64_t)ru->off[r];
+				break;
+			default: /* RULE_REG */
+				if (!(valid & (1U << ru->off[r])))
+					return false;
+				next[r] = regs[ru->off[r]];
+				break;
+			}
+			nvalid |= 1U << r;
+		}
+		/* the outermost frame: an undefined return address, or 0 */
+		if (!(nvalid & (1U << 16)) && ru->kind[16] != RULE_UNDEF)
+			return false;
+		if (!(nvalid & (1U << 16)) || next[16] == 0) {
+			c->status = UNWIND_COMPLETE;
+			return true;
+		}
+		memcpy(regs, next, sizeof(regs));
+		valid = nvalid;
+		initial = false;
+	}
+}
+
+void unwinder_set_fast(struct unwinder *uw, bool on)
+{
+	if (uw)
+		uw->no_fast = !on;
 }
 
 struct unwinder *unwinder_new(void)
@@ -467,6 +802,7 @@ static void finish(struct unwinder *uw, struct sample_ctx *c, struct unwind_resu
 	res->nr = c->nr;
 	res->status = c->status;
 	res->needed = c->status == UNWIND_STACK_TOO_SMALL ? c->needed : 0;
+	res->used = c->used;
 	uw->stats.status[c->status]++;
 	if (res->needed > uw->stats.max_needed)
 		uw->stats.max_needed = res->needed;
@@ -516,6 +852,15 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 		}
 		s->attached = true;
 	}
+	if (!uw->no_fast) {
+		if (fast_unwind(&c)) {
+			uw->stats.fast++;
+			goto out;
+		}
+		/* start again with libdwfl: the same frames, and why it stops */
+		c.nr = 0;
+		c.used = 0;
+	}
 	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
 	/*
 	 * A PC without CFI explains the stop first: libdwfl's frame-pointer
@@ -527,7 +872,8 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 	else if (ret == 0 && !c.beyond && !c.bad_read)
 		c.status = UNWIND_COMPLETE;
 	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
-		c.status = UNWIND_NO_CFI;
+		c.status = at_entry_point(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)) ? UNWIND_COMPLETE
+										: UNWIND_NO_CFI;
 	else if (c.beyond)
 		c.status = UNWIND_STACK_TOO_SMALL;
 	else if (c.bad_read)

@@ -16,6 +16,7 @@
 #ifndef PCL_SYMBOL_UNWIND_H
 #define PCL_SYMBOL_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,13 @@ struct unwind_map {
 	 */
 	const void *image;
 	size_t image_size;
+	/*
+	 * The separate debug file the caller found for it (build id,
+	 * debuglink, --symfs, debuginfod), or NULL: libdw then searches the
+	 * standard places. Its .debug_frame serves PCs that .eh_frame lacks.
+	 * Copied when the module is first reported.
+	 */
+	const char *debug_path;
 };
 
 /*
@@ -103,6 +111,13 @@ struct unwind_result {
 	enum unwind_status status;
 	/* UNWIND_STACK_TOO_SMALL: stack copy bytes that the failed read needed. */
 	uint64_t needed;
+	/*
+	 * Bytes of the copy the unwind read (the highest word read, from the
+	 * SP). For a complete unwind, SP + used is where this thread's stack
+	 * ends for unwinding: a caller can tell how much copy a too-small
+	 * sample of the same thread lacked.
+	 */
+	uint64_t used;
 };
 
 /* Counters over all the samples unwound so far, for --stats. */
@@ -112,6 +127,7 @@ struct unwind_stats {
 	uint64_t max_needed;  /* largest `needed` of the STACK_TOO_SMALL samples */
 	uint64_t dwfl_builds; /* address spaces (re)built */
 	uint64_t modules;     /* files reported to libdw */
+	uint64_t fast;	      /* samples unwound from cached rules alone */
 };
 
 struct unwinder;
@@ -132,6 +148,15 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *space,
 		  unsigned int max, struct unwind_result *res);
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *uw);
+
+/*
+ * The fast path (on by default): each PC's CFI rules are kept after the
+ * first lookup and applied directly; a sample with anything unusual (a
+ * rule the fast path does not apply, a read outside the copy, a PC in no
+ * module) goes through libdwfl, which gives the same frames. Off: every
+ * sample through libdwfl (tests compare the two).
+ */
+void unwinder_set_fast(struct unwinder *uw, bool on);
 
 /* ---- one step with the stack alone (frame-pointer leaf repair, lib/analysis/fpleaf.c) ---- */
 

@@ -15,6 +15,7 @@
 #include <pcl/common.h>
 #include <pcl/data.h>
 #include <pcl/machine.h>
+#include "internal.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -755,6 +756,43 @@ static void test_other_records(void **state)
 	pcl_machine__free(NULL);
 }
 
+/*
+ * The caches of what code addresses resolve to (the resolver's, the
+ * unwinder's) key on the code generations: a data map ([heap] as it grows,
+ * thousands of times in a --call-graph dwarf recording) moves neither; an
+ * executable map moves the machine's and its own process's; a data map
+ * over code moves both.
+ */
+static void test_code_generation(void **state)
+{
+	struct pcl_machine *m = pcl_machine__new();
+	struct pcl_thread *t;
+	uint64_t g, pg, all;
+
+	(void)state;
+	assert_non_null(m);
+	mmap2(m, 10, 0x400000, 0x1000, 0, PROT_READ | PROT_EXEC, "/bin/true");
+	t = pcl_machine__thread(m, 10, 10);
+	assert_non_null(t);
+	assert_non_null(pcl_machine__thread(m, 11, 11)); /* a new map set moves it too */
+	g = machine_code_generation(m);
+	pg = maps_generation(t->maps);
+	all = pcl_machine__generation(m);
+	mmap2(m, 10, 0x600000, 0x21000, 0, PROT_READ | PROT_WRITE, "[heap]");
+	mmap2(m, 10, 0x600000, 0x42000, 0, PROT_READ | PROT_WRITE, "[heap]");
+	assert_true(pcl_machine__generation(m) != all);
+	assert_int_equal(machine_code_generation(m), g);
+	assert_int_equal(maps_generation(t->maps), pg);
+	mmap2(m, 11, 0x400000, 0x1000, 0, PROT_READ | PROT_EXEC, "/bin/false");
+	assert_true(machine_code_generation(m) != g);
+	assert_int_equal(maps_generation(t->maps), pg);
+	g = machine_code_generation(m);
+	mmap2(m, 10, 0x400000, 0x1000, 0, PROT_READ | PROT_WRITE, "//anon");
+	assert_true(machine_code_generation(m) != g);
+	assert_true(maps_generation(t->maps) != pg);
+	pcl_machine__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -776,6 +814,7 @@ int main(void)
 		UNIT_TEST(test_build_ids_malformed),
 		UNIT_TEST(test_intern),
 		UNIT_TEST(test_other_records),
+		UNIT_TEST(test_code_generation),
 	};
 
 	unit_cleanup = cleanup;

@@ -32,15 +32,11 @@
 #include <linux/perf_event.h>
 
 #include "symbol/unwind.h"
+#include "unwind-snap.h"
 
 #define MAX_MAPS  512
 #define STACK_MAX (256 * 1024)
 #define DEPTH	  64
-
-struct map_ent {
-	uint64_t start, end, pgoff;
-	char path[256];
-};
 
 static struct map_ent maps[MAX_MAPS];
 static unsigned int nr_maps;
@@ -48,25 +44,8 @@ static unsigned int nr_maps;
 /* This process's mappings, from /proc/self/maps. */
 static void load_maps(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-
-	assert_non_null(f);
-	nr_maps = 0;
-	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
-		struct map_ent *m = &maps[nr_maps];
-		unsigned long long s, e, off;
-		char path[256] = "";
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &s, &e, &off, path) < 3)
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", path);
-		nr_maps++;
-	}
-	fclose(f);
+	nr_maps = unwind_snap_maps(maps, MAX_MAPS);
+	assert_true(nr_maps > 0);
 }
 
 static const struct map_ent *find_ent(uint64_t addr)
@@ -119,16 +98,6 @@ struct snap {
 
 static struct snap snap;
 
-/* Copy the live stack without ASan's checks: it crosses other frames' redzones. */
-__attribute__((noinline, no_sanitize_address)) static void raw_copy(uint8_t *dst, uint64_t src,
-								    uint64_t n)
-{
-	const volatile uint8_t *s = (const volatile uint8_t *)src;
-
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = s[i];
-}
-
 #define NOFP __attribute__((noipa, optimize("omit-frame-pointer")))
 
 NOFP static int c(struct snap *s)
@@ -136,26 +105,13 @@ NOFP static int c(struct snap *s)
 	const struct map_ent *st;
 	uint64_t *r = s->regs;
 
-	/* The registers at label 1, where rip is taken: rax only is clobbered. */
-	__asm__ volatile("mov %%rbx, 0(%0)\n\t"
-			 "mov %%rbp, 8(%0)\n\t"
-			 "mov %%rsp, 16(%0)\n\t"
-			 "mov %%r12, 32(%0)\n\t"
-			 "mov %%r13, 40(%0)\n\t"
-			 "mov %%r14, 48(%0)\n\t"
-			 "mov %%r15, 56(%0)\n\t"
-			 "lea 1f(%%rip), %%rax\n\t"
-			 "mov %%rax, 24(%0)\n"
-			 "1:\n\t"
-			 :
-			 : "r"(r)
-			 : "rax", "memory");
+	UNWIND_SNAP_REGS(r);
 	s->ra_c = (uint64_t)__builtin_return_address(0);
 	st = find_ent(r[R_SP]);
 	s->size = st ? st->end - r[R_SP] : 0;
 	if (s->size > STACK_MAX)
 		s->size = STACK_MAX;
-	raw_copy(s->stack, r[R_SP], s->size);
+	unwind_snap_copy(s->stack, r[R_SP], s->size);
 	return (int)s->size;
 }
 
@@ -781,7 +737,7 @@ static struct chain *read_script(const char *path, unsigned int *nr)
 static void test_perf_dwarf_file(void **state)
 {
 	char dir[] = "/tmp/pcl-unwind-XXXXXX", exe[PATH_MAX], wl[PATH_MAX + 32], cmd[3 * PATH_MAX];
-	struct unwinder *uw = unwinder_new();
+	struct unwinder *uw = unwinder_new(), *slow = unwinder_new();
 	struct unwind_space as = { .id = 0, .find_map = find_file_map };
 	struct pcl_data_reader *r;
 	struct pcl_data_events *evs;
@@ -791,6 +747,7 @@ static void test_perf_dwarf_file(void **state)
 	ssize_t n;
 
 	(void)state;
+	unwinder_set_fast(slow, false);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	assert_true(n > 0);
 	exe[n] = 0;
@@ -798,6 +755,7 @@ static void test_perf_dwarf_file(void **state)
 	if (access(wl, X_OK) != 0 || system("perf --version >/dev/null 2>&1") != 0) {
 		print_message("# skip: no perf or no %s (make tests builds it)\n", wl);
 		unwinder_free(uw);
+		unwinder_free(slow);
 		skip();
 	}
 	load_maps(); /* this process's vDSO stands for the workload's */
@@ -820,8 +778,8 @@ static void test_perf_dwarf_file(void **state)
 		const struct pcl_sample *s = &ev.rec.sample;
 		struct unwind_regs regs;
 		struct unwind_stack st;
-		struct unwind_result res;
-		uint64_t ips[DEPTH], sp;
+		struct unwind_result res, sres;
+		uint64_t ips[DEPTH], sips[DEPTH], sp;
 		const struct chain *w;
 		bool ok;
 
@@ -854,6 +812,12 @@ static void test_perf_dwarf_file(void **state)
 					    .sp = sp };
 		as.id = s->pid;
 		assert_int_equal(unwind_sample(uw, &as, &regs, &st, ips, DEPTH, &res), 0);
+		/* the cached rules give what libdwfl gives, frame for frame */
+		assert_int_equal(unwind_sample(slow, &as, &regs, &st, sips, DEPTH, &sres), 0);
+		assert_int_equal(sres.status, res.status);
+		assert_int_equal(sres.nr, res.nr);
+		assert_memory_equal(sips, ips, res.nr * sizeof(*ips));
+		assert_int_equal(sres.used, res.used);
 		full += res.status == UNWIND_COMPLETE;
 		/*
 		 * perf prints the kernel part first: the user part is its tail.
@@ -890,10 +854,15 @@ static void test_perf_dwarf_file(void **state)
 	assert_int_equal(same, k);
 	assert_true(full * 10 >= k * 9);
 	assert_true(leaf * 10 >= k * 9);
+	print_message("# %" PRIu64 " from cached rules (and none with them off: %" PRIu64 ")\n",
+		      unwinder_stats(uw)->fast, unwinder_stats(slow)->fast);
+	assert_true(unwinder_stats(uw)->fast * 10 >= (uint64_t)k * 9);
+	assert_int_equal(unwinder_stats(slow)->fast, 0);
 	pcl_data_events__free(evs);
 	pcl_data_reader__close(r);
 	free(want);
 	unwinder_free(uw);
+	unwinder_free(slow);
 	snprintf(cmd, sizeof(cmd), "%s/perf.data", dir);
 	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/script.txt", dir);
