@@ -189,6 +189,7 @@ bench: all
 	@bench/srcline.sh $(BUILD)
 	@bench/unwind.sh $(BUILD)
 	@bench/fpleaf.sh $(BUILD)
+	@bench/srcline-report.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \

@@ -367,6 +367,12 @@ static char *entry_key(const struct table *t, const struct pcl_hist_entry *e)
 			if (e->frame.sym)
 				fprintf(m, "=%s", e->frame.sym->name);
 			break;
+		case PCL_SORT_SRCLINE:
+			fputs(e->srcline ? e->srcline : "", m);
+			break;
+		case PCL_SORT_SRCFILE:
+			fputs(e->srcfile ? e->srcfile : "", m);
+			break;
 		default:
 			break;
 		}
@@ -525,6 +531,10 @@ static int key_cmp(enum pcl_sort_key k, const struct pcl_hist_entry *a,
 			return (fa->addr > fb->addr) - (fa->addr < fb->addr);
 		}
 		return strcmp(fa->sym->name, fb->sym->name);
+	case PCL_SORT_SRCLINE:
+		return cmp_str(a->srcline, b->srcline);
+	case PCL_SORT_SRCFILE:
+		return cmp_str(a->srcfile, b->srcfile);
 	default:
 		return 0;
 	}
@@ -582,6 +592,10 @@ static const char *cell(struct table *t, const struct pcl_hist_entry *e, enum pc
 	case PCL_SORT_CPU:
 		snprintf(t->buf, sizeof(t->buf), "%3.3d", e->cpu);
 		return t->buf;
+	case PCL_SORT_SRCLINE:
+		return e->srcline ? e->srcline : "";
+	case PCL_SORT_SRCFILE:
+		return e->srcfile ? e->srcfile : "";
 	default:
 		return "";
 	}
@@ -666,8 +680,9 @@ static void print_row(struct table *t, const struct row *r)
 	for (int i = 0; i < t->nr_cols; i++) {
 		const char *s = cell(t, e, t->cols[i]);
 
-		if (i == t->nr_cols - 1 && t->cols[i] == PCL_SORT_SYM)
-			printf("  %s", s); /* perf pads every column but the symbol */
+		if (i == t->nr_cols - 1 && (t->cols[i] == PCL_SORT_SYM || t->cols[i] == PCL_SORT_SRCLINE ||
+					    t->cols[i] == PCL_SORT_SRCFILE))
+			printf("  %s", s); /* perf pads every column but these */
 		else
 			printf("  %-*s", t->width[i], s);
 	}
@@ -796,9 +811,11 @@ static int diff(struct diff_opts *o)
 		goto out;
 	}
 	ho.nr_keys = pcl_sort_keys_parse(o->sort ? o->sort : "dso,sym", ho.keys, PCL_SORT_MAX);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		ho.symbols = f[i].in.symbols; /* each file's source lines (srcline, srcfile keys) */
 		if (read_file(&f[i], o, &ho))
 			goto out;
+	}
 	for (int i = 0; i < pcl_data_reader__nr_attrs(f[0].in.reader); i++)
 		if (print_event(f, o, i, i == 0))
 			goto out;

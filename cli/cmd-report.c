@@ -38,6 +38,9 @@ enum {
 	OPT_FORMAT,
 	OPT_ICICLE,
 	OPT_EVENT,
+	OPT_FULL_SOURCE_PATH,
+	OPT_INLINE,
+	OPT_NO_INLINE,
 };
 
 struct report_opts {
@@ -61,6 +64,7 @@ struct report_opts {
 	struct pcl_symbol_opts so;
 	const char *format; /* --format: an export, or json */
 	struct export_req x;
+	bool full_source_path; /* srcline and srcfile keys: whole paths */
 };
 
 struct event_hist {
@@ -143,6 +147,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -236,6 +243,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_NO_DEMANGLE:
 			o->so.no_demangle = true;
+			break;
+		case OPT_FULL_SOURCE_PATH:
+			o->full_source_path = true;
+			break;
+		case OPT_INLINE:
+			o->so.inline_frames = PCL_INLINE_ALL;
+			break;
+		case OPT_NO_INLINE:
+			o->so.inline_frames = PCL_INLINE_NONE;
 			break;
 		case OPT_IGNORE_BUILD_IDS:
 			o->so.ignore_build_ids = true;
@@ -805,6 +821,8 @@ static int report(struct report_opts *o)
 	}
 	ho.children = o->children && chains;
 	ho.callchain = chains && !graph_off;
+	ho.symbols = in.symbols;
+	ho.full_source_path = o->full_source_path;
 	ro.children = ho.children;
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;

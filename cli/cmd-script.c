@@ -39,6 +39,9 @@ enum {
 	OPT_TID,
 	OPT_NO_DEMANGLE,
 	OPT_DEMANGLE,
+	OPT_FULL_SOURCE_PATH,
+	OPT_INLINE,
+	OPT_NO_INLINE,
 };
 
 struct script_opts {
@@ -75,6 +78,9 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "force", no_argument, NULL, 'f' },
+		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -129,6 +135,15 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 			break;
 		case OPT_SYMFS:
 			o->sym.symfs = optarg;
+			break;
+		case OPT_FULL_SOURCE_PATH:
+			o->so.full_source_path = true;
+			break;
+		case OPT_INLINE:
+			o->sym.inline_frames = PCL_INLINE_ALL;
+			break;
+		case OPT_NO_INLINE:
+			o->sym.inline_frames = PCL_INLINE_NONE;
 			break;
 		case OPT_KALLSYMS:
 			o->sym.kallsyms = optarg;
@@ -490,6 +505,7 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	tp = load_tracepoints(&in);
 	pcl_script__set_tracepoints(s, tp);
+	pcl_script__set_symbols(s, in.symbols);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);

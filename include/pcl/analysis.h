@@ -28,6 +28,17 @@ struct pcl_frame {
 	struct pcl_map *map;	      /* NULL: in no known map ("[unknown]") */
 	const struct pcl_symbol *sym; /* NULL: no symbol covers it */
 	char level;		      /* perf's: 'k' kernel, '.' user, 'H' hypervisor/guest */
+	/*
+	 * A frame of an inline chain (perf's --inline; lib/analysis/inline.c):
+	 * @inlined when it is an inlined function's frame, shown with
+	 * " (inlined)"; its @sym is then one made for that function (its
+	 * name, the extent of the symbol it was inlined into), not one of the
+	 * DSO's table. @inline_level: 0 for a frame that is not from an
+	 * expansion, else 1 + its level in the address's inline chain (1 the
+	 * innermost), whose source position is the frame's own.
+	 */
+	bool inlined;
+	uint8_t inline_level;
 };
 
 /* A sample with its thread, ip and call chain resolved. */
@@ -126,6 +137,8 @@ enum pcl_sort_key {
 	PCL_SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
 	PCL_SORT_TID, /* the same as pid (perf has no separate key) */
 	PCL_SORT_CPU,
+	PCL_SORT_SRCLINE, /* perf's "srcline": FILE:LINE of the address (opts.symbols) */
+	PCL_SORT_SRCFILE, /* perf's "srcfile": its source file */
 	PCL_SORT_MAX,
 };
 
@@ -157,6 +170,13 @@ struct pcl_hist_opts {
 	 * what is under it.
 	 */
 	double tree_min_percent;
+	/*
+	 * For the srcline and srcfile keys: the symbolizer that finds source
+	 * lines (borrowed; NULL: every entry is perf's not-found form), and
+	 * perf's --full-source-path (else file names are basenames).
+	 */
+	struct pcl_symbols *symbols;
+	bool full_source_path;
 };
 
 struct pcl_hist_entry {
@@ -171,6 +191,15 @@ struct pcl_hist_entry {
 	uint32_t max_depth;	   /* longest path in the tree */
 	uint64_t *member_self;	   /* with opts.nr_members > 1: each member's self period */
 	bool hidden;		   /* made by a sample the filters leave out: not shown */
+	/* With the srcline / srcfile keys: perf's strings for the entry (the hists' own) */
+	const char *srcline, *srcfile;
+	bool many_addrs; /* with those keys: its samples were at more than one address */
+	/*
+	 * Made from a call chain's frame that is not an inline frame: perf
+	 * makes such an entry's srcline only when a comparison needs it (see
+	 * lib/output/report.c), which changes the column's width.
+	 */
+	bool srcline_lazy;
 };
 
 struct pcl_hists;

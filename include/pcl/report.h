@@ -88,8 +88,10 @@ PCL_API void pcl_report__count(char *buf, size_t len, uint64_t n);
  * "members" (with opts.nr_members > 1: one percentage per member),
  * "period", "children_period", "samples", then the sort keys' fields:
  * "comm"; "pid", "tid", "thread"; "cpu"; "dso"; "symbol" and "level" ("k"
- * or "."), and "callchain" when the entry has a call tree and opts.graph
- * is not PCL_GRAPH_NONE: its nodes, each {"symbol", "dso", "level",
+ * or "."), with "inlined": true for an inlined function's frame;
+ * "srcline" and "srcfile" (perf's strings of those keys), and "callchain"
+ * when the entry has a call tree and opts.graph is not PCL_GRAPH_NONE: its
+ * nodes, each {"symbol", "dso", "level", "inlined" (only when true),
  * "period" (through it), "self" (ending in it), "samples", "children":
  * [nodes]}, heaviest first, without the branches -g's minimum hides}.
  * Percentages have 4 decimals; no number depends on the locale. Strings are

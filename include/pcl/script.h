@@ -42,20 +42,21 @@ extern "C" {
 #endif
 
 /* Output fields, perf script's -F names in comments. */
-#define PCL_SCRIPT_COMM	  0x0001u /* comm */
-#define PCL_SCRIPT_TID	  0x0002u /* tid */
-#define PCL_SCRIPT_PID	  0x0004u /* pid */
-#define PCL_SCRIPT_TIME	  0x0008u /* time */
-#define PCL_SCRIPT_CPU	  0x0010u /* cpu */
-#define PCL_SCRIPT_EVENT  0x0020u /* event */
-#define PCL_SCRIPT_TRACE  0x0040u /* trace: a tracepoint's payload */
-#define PCL_SCRIPT_IP	  0x0080u /* ip (and the call chain) */
-#define PCL_SCRIPT_SYM	  0x0100u /* sym */
-#define PCL_SCRIPT_DSO	  0x0200u /* dso */
-#define PCL_SCRIPT_ADDR	  0x0400u /* addr */
-#define PCL_SCRIPT_SYMOFF 0x0800u /* symoff */
-#define PCL_SCRIPT_PERIOD 0x1000u /* period */
-#define PCL_SCRIPT_MISC	  0x2000u /* misc: the record's cpumode and flags as letters */
+#define PCL_SCRIPT_COMM	   0x0001u /* comm */
+#define PCL_SCRIPT_TID	   0x0002u /* tid */
+#define PCL_SCRIPT_PID	   0x0004u /* pid */
+#define PCL_SCRIPT_TIME	   0x0008u /* time */
+#define PCL_SCRIPT_CPU	   0x0010u /* cpu */
+#define PCL_SCRIPT_EVENT   0x0020u /* event */
+#define PCL_SCRIPT_TRACE   0x0040u /* trace: a tracepoint's payload */
+#define PCL_SCRIPT_IP	   0x0080u /* ip (and the call chain) */
+#define PCL_SCRIPT_SYM	   0x0100u /* sym */
+#define PCL_SCRIPT_DSO	   0x0200u /* dso */
+#define PCL_SCRIPT_ADDR	   0x0400u /* addr */
+#define PCL_SCRIPT_SYMOFF  0x0800u /* symoff */
+#define PCL_SCRIPT_PERIOD  0x1000u /* period */
+#define PCL_SCRIPT_MISC	   0x2000u /* misc: the record's cpumode and flags as letters */
+#define PCL_SCRIPT_SRCLINE 0x4000u /* srcline: FILE:LINE of the ip and of each frame */
 
 /* perf script's classes of events, the TYPE of "-F TYPE:fields". */
 enum pcl_script_class {
@@ -81,6 +82,7 @@ struct pcl_script_opts {
 	bool reltime;		 /* times relative to the first line's */
 	bool deltatime;		 /* times relative to the previous line's */
 	int max_stack;		 /* frames printed per chain; 0: 127 (perf's default); < 0: none */
+	bool full_source_path;	 /* the srcline field: whole paths (perf's --full-source-path) */
 };
 
 struct pcl_script;
@@ -97,12 +99,19 @@ PCL_API void pcl_script__free(struct pcl_script *s);
 PCL_API void pcl_script__set_tracepoints(struct pcl_script *s, const struct pcl_tracepoints *tp);
 
 /*
+ * The symbolizer the srcline field finds source lines with (borrowed; it
+ * must outlive @s). Without one, srcline prints what perf prints for an
+ * address it cannot place. Call before the first line.
+ */
+PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *symbols);
+
+/*
  * Apply one -F argument, as perf does: "f1,f2" sets the fields of every
  * class (a field a class cannot show is skipped with a warning to @warn,
  * which may be NULL), "class:f1,f2" one class's, "+f" and "-f" add to and
  * remove from the current ones. Repeatable; later ones override. 0, or
  * -EINVAL with pcl_last_error() naming the bad field, class or mix; a
- * field perf has and pcl does not print (srcline, brstack, iregs, ...)
+ * field perf has and pcl does not print (brstack, iregs, ...)
  * is -ENOTSUP.
  */
 PCL_API int pcl_script__parse_fields(struct pcl_script *s, const char *spec, FILE *warn);

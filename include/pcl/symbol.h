@@ -135,6 +135,12 @@ struct pcl_debuginfod_event {
 
 typedef void (*pcl_debuginfod_fn)(void *ctx, const struct pcl_debuginfod_event *ev);
 
+/* pcl_symbol_opts.inline_frames */
+enum pcl_inline_mode {
+	PCL_INLINE_NONE, /* perf's --no-inline */
+	PCL_INLINE_ALL,
+};
+
 /* Where the symbolizer looks. Zeroed fields take the defaults. */
 struct pcl_symbol_opts {
 	size_t sz; /* sizeof(struct pcl_symbol_opts) */
@@ -173,6 +179,15 @@ struct pcl_symbol_opts {
 	 */
 	pcl_debuginfod_fn debuginfod_cb;
 	void *debuginfod_ctx;
+	/*
+	 * Inline frames in resolved call chains (pcl_resolver__sample):
+	 * PCL_INLINE_ALL expands every user-space frame in inlined code into
+	 * a frame per function, as perf's --inline does with DWARF-unwound
+	 * frames (perf's default; it never expands frame-pointer chains);
+	 * PCL_INLINE_NONE (0, the default: it costs the debug files' reading)
+	 * none.
+	 */
+	int inline_frames;
 };
 
 struct pcl_symbols;

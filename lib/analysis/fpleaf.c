@@ -252,6 +252,29 @@ static long leaf_index(const struct pcl_sample *s, size_t nr_chain)
 	return n == nr_chain ? leaf : -1;
 }
 
+/*
+ * With inline frames (inline.c), one raw frame became a run of frames
+ * with inline levels 1, 2, ...: the index in @out's chain of raw frame
+ * @raw's first frame (@last: its last one), or -1; *@nr_raw: how many raw
+ * frames the chain holds.
+ */
+static long expanded_index(const struct pcl_resolved *out, long raw, bool last, size_t *nr_raw)
+{
+	long found = -1;
+	size_t n = 0;
+
+	for (size_t i = 0; i < out->nr_chain; i++) {
+		bool starts = out->chain[i].inline_level <= 1;
+
+		if (starts)
+			n++;
+		if ((long)n - 1 == raw && (last || (starts && found < 0)))
+			found = (long)i;
+	}
+	*nr_raw = n;
+	return found;
+}
+
 /* The id of the repaired chain: one per (unrepaired id, inserted address). */
 static uint64_t repaired_id(struct fpleaf *fl, uint64_t id, uint64_t ra)
 {
@@ -308,14 +331,19 @@ int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbol
 	struct fpleaf *fl = *flp;
 	uint64_t ra, size;
 	int64_t slot;
-	long leaf;
+	long leaf, leaf_last;
+	size_t nr_raw;
 	int ret;
 
 	if (!wants_repair(smp) || !out->chain)
 		return 0;
-	leaf = leaf_index(smp, out->nr_chain);
+	expanded_index(out, 0, false, &nr_raw);
+	leaf = leaf_index(smp, nr_raw);
 	if (leaf < 0)
 		return 0;
+	/* the leaf's inline frames, if any, stay together: the caller goes after the last */
+	leaf_last = expanded_index(out, leaf, true, &nr_raw);
+	leaf = expanded_index(out, leaf, false, &nr_raw);
 	if (!fl) {
 		fl = calloc(1, sizeof(*fl));
 		if (!fl)
@@ -351,11 +379,11 @@ int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbol
 		fl->st.no_cfi++;
 		return 0;
 	}
-	if ((size_t)leaf + 1 < out->nr_chain && out->chain[leaf + 1].ip == ra) {
+	if ((size_t)leaf_last + 1 < out->nr_chain && out->chain[leaf_last + 1].ip == ra) {
 		fl->st.present++;
 		return 0;
 	}
-	ret = insert(fl, r, out, (size_t)leaf, ra);
+	ret = insert(fl, r, out, (size_t)leaf_last, ra);
 	if (!ret)
 		fl->st.repaired++;
 	return ret;

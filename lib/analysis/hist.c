@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "srcpos.h"
 
 struct hkey {
 	const char *comm;
@@ -27,6 +28,8 @@ struct hkey {
 	int32_t tid, cpu;
 	uint64_t sym_start, sym_end, addr;
 	bool has_sym;
+	const struct pcl_symbol *inlined; /* an inline frame's own symbol (made per function) */
+	const char *srcline, *srcfile;	  /* interned by the srcpos cache */
 };
 
 struct hentry {
@@ -74,6 +77,8 @@ struct pcl_hists {
 	size_t alloc_order;
 	uint64_t total_period, nr_samples;
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
+	bool from_chain; /* entries made now come from a chain's frames */
+	struct srcpos_cache *srcpos; /* with the srcline or srcfile key */
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -100,6 +105,11 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 			h->key_on[h->opts.keys[i]] = true;
 	if (h->key_on[PCL_SORT_TID])
 		h->key_on[PCL_SORT_PID] = true;
+	if ((h->key_on[PCL_SORT_SRCLINE] || h->key_on[PCL_SORT_SRCFILE]) &&
+	    !(h->srcpos = srcpos_cache__new(h->opts.symbols, h->opts.full_source_path))) {
+		free(h);
+		return pcl_err_null(ENOMEM, "pcl_hists__new: out of memory");
+	}
 	return h;
 }
 
@@ -114,7 +124,7 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 struct fkey {
 	uintptr_t dso;
 	uint64_t ident; /* frame_ident */
-	bool nosym;
+	bool nosym, inlined;
 };
 
 struct xnode {
@@ -179,6 +189,7 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 	free(h->order);
 	free(h->entries);
 	free(h->table);
+	srcpos_cache__free(h->srcpos);
 	free(h);
 }
 
@@ -203,7 +214,13 @@ static void make_key(const struct pcl_hists *h, const struct pcl_thread *t, uint
 		} else {
 			k->addr = f->addr;
 		}
+		if (f->inlined)
+			k->inlined = f->sym;
 	}
+	if (h->key_on[PCL_SORT_SRCLINE])
+		k->srcline = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_LINE);
+	if (h->key_on[PCL_SORT_SRCFILE])
+		k->srcfile = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_FILE);
 }
 
 static uint64_t key_hash(const struct hkey *k)
@@ -213,6 +230,7 @@ static uint64_t key_hash(const struct hkey *k)
 	x = hash_mix(x, (uintptr_t)k->dso);
 	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
 	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
+	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile);
 	return hash_mix(x, k->sym_end);
 }
 
@@ -220,7 +238,8 @@ static bool key_eq(const struct hkey *a, const struct hkey *b)
 {
 	return a->comm == b->comm && a->dso == b->dso && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->has_sym == b->has_sym && a->sym_start == b->sym_start &&
-	       a->sym_end == b->sym_end && a->addr == b->addr;
+	       a->sym_end == b->sym_end && a->addr == b->addr && a->inlined == b->inlined &&
+	       a->srcline == b->srcline && a->srcfile == b->srcfile;
 }
 
 static int table_grow(struct pcl_hists *h)
@@ -258,8 +277,11 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 		return NULL;
 	j = hash & (h->cap - 1);
 	while ((e = h->table[j])) {
-		if (e->hash == hash && key_eq(&e->key, &k))
+		if (e->hash == hash && key_eq(&e->key, &k)) {
+			if (h->srcpos && f->addr != e->e.frame.addr)
+				e->e.many_addrs = true;
 			return e;
+		}
 		j = (j + 1) & (h->cap - 1);
 	}
 	if (grow_array((void **)&h->entries, &h->alloc, h->nr + 1, sizeof(*h->entries)))
@@ -281,6 +303,9 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	e->e.tid = t->tid;
 	e->e.cpu = (int32_t)cpu;
 	e->e.frame = *f;
+	e->e.srcline = k.srcline;
+	e->e.srcfile = k.srcfile;
+	e->e.srcline_lazy = h->from_chain && !f->inline_level;
 	h->table[j] = e;
 	h->entries[h->nr++] = e;
 	return e;
@@ -295,25 +320,30 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
  */
 static uint64_t frame_ident(const struct pcl_frame *f)
 {
+	/* an inline frame: its function's own symbol (perf compares inlined ones by name) */
+	if (f->inlined)
+		return (uintptr_t)f->sym;
 	return f->sym ? f->sym->start : f->ip;
 }
 
 static bool frame_same(const struct pcl_frame *a, const struct pcl_frame *b)
 {
 	/* the cheap tests first: the maps' DSOs are a load further away */
-	if (!a->sym != !b->sym || frame_ident(a) != frame_ident(b))
+	if (!a->sym != !b->sym || a->inlined != b->inlined || frame_ident(a) != frame_ident(b))
 		return false;
 	return (a->map ? a->map->dso : NULL) == (b->map ? b->map->dso : NULL);
 }
 
 static struct fkey fkey_of(const struct pcl_frame *f)
 {
-	return (struct fkey){ (uintptr_t)(f->map ? f->map->dso : NULL), frame_ident(f), !f->sym };
+	return (struct fkey){ (uintptr_t)(f->map ? f->map->dso : NULL), frame_ident(f), !f->sym,
+			      f->inlined };
 }
 
 static bool fkey_eq(const struct fkey *a, const struct fkey *b)
 {
-	return a->ident == b->ident && a->dso == b->dso && a->nosym == b->nosym;
+	return a->ident == b->ident && a->dso == b->dso && a->nosym == b->nosym &&
+	       a->inlined == b->inlined;
 }
 
 static const struct fkey *node_key(const struct pcl_callnode *n)
@@ -339,6 +369,19 @@ static bool chain_eq(const struct uchain *u, const struct hentry *self, const st
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!frame_same(&u->frames[i], &f[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The srcline and srcfile keys of the entries a chain makes depend on each
+ * frame's address, not just its function: such chains are one only if
+ * their ips are the same too.
+ */
+static bool chain_ips_eq(const struct uchain *u, const struct pcl_frame *f)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->frames[i].ip != f[i].ip)
 			return false;
 	return true;
 }
@@ -385,11 +428,14 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 		}
 	}
 	hash = chain_hash(self, f, n);
+	for (size_t i = 0; h->srcpos && i < n; i++)
+		hash = hash_mix(hash, f[i].ip);
 	if (h->nr_chains * 2 >= h->cap_chains && chains_grow(h))
 		return -ENOMEM;
 	j = hash & (h->cap_chains - 1);
 	while ((u = h->chains[j])) {
-		if (u->hash == hash && chain_eq(u, self, f, n))
+		if (u->hash == hash && chain_eq(u, self, f, n) &&
+		    (!h->srcpos || chain_ips_eq(u, f)))
 			break;
 		j = (j + 1) & (h->cap_chains - 1);
 	}
@@ -624,8 +670,10 @@ static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self
 		raw.level = level;
 	/* and those of a sample the filters left out stay hidden */
 	h->hiding = self->e.hidden;
+	h->from_chain = true;
 	e = entry_findnew(h, &t, (uint32_t)self->e.cpu, &raw, self->e.thread);
 	h->hiding = false;
+	h->from_chain = false;
 	return e;
 }
 
@@ -677,15 +725,37 @@ static uint64_t entry_weight(const struct pcl_hists *h, const struct hentry *e)
 }
 
 /*
- * Pass 2 without children: the trees of the self entries heavy enough to
- * show a branch (no branch of an entry weighs more than the entry).
+ * Pass 2 chain by chain, for the entries heavy enough to show a branch (no
+ * branch of an entry weighs more than the entry): without children (the
+ * sampled entries' trees), and with the srcline or srcfile key, where the
+ * entry a chain's frame makes depends on its address, which the merged
+ * trees of grow_children_trees do not keep apart.
  */
-static int grow_self_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq,
-			   const struct pcl_frame **path, uint64_t min)
+static int grow_trees(struct pcl_hists *h, struct uchain *u, uint32_t seq, uint32_t stamp,
+		      const struct pcl_frame **path, uint64_t min)
 {
-	if (!u->n || entry_weight(h, u->self) < min)
+	size_t n = u->n;
+
+	if (n && entry_weight(h, u->self) >= min &&
+	    tree_add(h, &h->node_chunks, &u->self->e.root, path, n, u->period, u->count, seq))
+		return -ENOMEM;
+	if (!h->opts.children)
 		return 0;
-	return tree_add(h, &h->node_chunks, &u->self->e.root, path, u->n, u->period, u->count, seq);
+	u->self->stamp = stamp;
+	for (size_t p = 0; p < n; p++) {
+		/* the entry exists (credit_chain made it): its level does not matter */
+		struct hentry *e = frame_entry(h, u->self, path[p], path[p]->level);
+
+		if (!e)
+			return -ENOMEM;
+		if (e->stamp == stamp)
+			continue;
+		e->stamp = stamp;
+		if (entry_weight(h, e) >= min && tree_add(h, &h->node_chunks, &e->e.root, path + p,
+							  n - p, u->period, u->count, seq))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -736,13 +806,15 @@ static bool src_same(const struct src *a, const struct src *b)
 	return fkey_eq(&a->key, &b->key);
 }
 
-/* The order frame_same groups by: DSO, symbol or not, symbol start or ip; then seq. */
+/* The order frame_same groups by: DSO, symbol or not, inline or not, identity; then seq. */
 static int src_cmp(const struct src *a, const struct src *b)
 {
 	if (a->key.dso != b->key.dso)
 		return a->key.dso < b->key.dso ? -1 : 1;
 	if (a->key.nosym != b->key.nosym)
 		return a->key.nosym ? 1 : -1;
+	if (a->key.inlined != b->key.inlined)
+		return a->key.inlined ? 1 : -1;
 	if (a->key.ident != b->key.ident)
 		return a->key.ident < b->key.ident ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
@@ -959,6 +1031,12 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 		case PCL_SORT_CPU:
 			c = a->e.cpu - b->e.cpu;
 			break;
+		case PCL_SORT_SRCLINE:
+			c = cmp_str(a->e.srcline, b->e.srcline);
+			break;
+		case PCL_SORT_SRCFILE:
+			c = cmp_str(a->e.srcfile, b->e.srcfile);
+			break;
 		default:
 			c = 0;
 		}
@@ -1041,7 +1119,8 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 	const struct pcl_frame **path = NULL;
 	size_t path_alloc = 0;
 	uint64_t min = 0;
-	bool merged = h && h->opts.callchain && h->opts.children;
+	/* the entries of a chain's frames are by function: the chains can be merged */
+	bool merged = h && h->opts.callchain && h->opts.children && !h->srcpos;
 
 	if (!h)
 		return;
@@ -1075,7 +1154,7 @@ PCL_API void pcl_hists__finish(struct pcl_hists *h)
 		struct uchain *u = h->order[i];
 
 		chain_path(h, u, path);
-		if (grow_self_trees(h, u, (uint32_t)i, path, min))
+		if (grow_trees(h, u, (uint32_t)i, ++stamp, path, min))
 			break;
 	}
 out:
@@ -1117,9 +1196,11 @@ static const struct {
 	const char *name;
 	enum pcl_sort_key key;
 } sort_names[] = {
-	{ "comm", PCL_SORT_COMM },  { "dso", PCL_SORT_DSO }, { "sym", PCL_SORT_SYM },
-	{ "symbol", PCL_SORT_SYM }, { "pid", PCL_SORT_PID }, { "tid", PCL_SORT_TID },
-	{ "cpu", PCL_SORT_CPU },
+	{ "comm", PCL_SORT_COMM },	 { "dso", PCL_SORT_DSO },
+	{ "sym", PCL_SORT_SYM },	 { "symbol", PCL_SORT_SYM },
+	{ "pid", PCL_SORT_PID },	 { "tid", PCL_SORT_TID },
+	{ "cpu", PCL_SORT_CPU },	 { "srcline", PCL_SORT_SRCLINE },
+	{ "srcfile", PCL_SORT_SRCFILE },
 };
 
 PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
@@ -1141,10 +1222,10 @@ PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 				found = true;
 			}
 		if (!found)
-			return pcl_err(
-				EINVAL,
-				"unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, cpu)",
-				(int)len, s);
+			return pcl_err(EINVAL,
+				       "unknown sort key '%.*s' (known: comm, dso, sym, pid, tid, "
+				       "cpu, srcline, srcfile)",
+				       (int)len, s);
 		s += len;
 		if (*s == ',')
 			s++;

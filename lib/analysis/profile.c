@@ -461,13 +461,25 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 	}
 	/* outermost caller first */
 	for (size_t i = n; i-- > 0;) {
-		/* a caller's frame holds a return address, but not a user frame under kernel ones */
-		bool ret = i > 0 && chain[i - 1].level == chain[i].level;
+		size_t first = i;
+		bool ret;
 		uint32_t func, loc;
 
+		/*
+		 * With source positions, the inline frames of one address
+		 * (--inline, lib/analysis/inline.c) are its location's lines:
+		 * the address is one frame, the run's outermost.
+		 */
+		while (p->opts.symbols && first > 0 && chain[first].inline_level > 1 &&
+		       chain[first - 1].ip == chain[first].ip &&
+		       chain[first - 1].inline_level + 1 == chain[first].inline_level)
+			first--;
+		/* a caller's frame holds a return address, but not a user frame under kernel ones */
+		ret = first > 0 && chain[first - 1].level == chain[i].level;
 		if (intern_func(p, &chain[i], &func) || intern_loc(p, &chain[i], ret, func, &loc) ||
 		    intern_node(p, node, loc, &node))
 			return pcl_err(-ENOMEM, "out of memory");
+		i = first;
 	}
 	if (in)
 		*in = (struct id_node){ s->chain_id, node };

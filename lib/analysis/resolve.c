@@ -24,6 +24,7 @@
 #include "symbol/files.h"
 #include "symbol/unwind.h"
 #include "analysis/fpleaf.h"
+#include "inline.h"
 
 /*
  * A sample's frames repeat (a hot loop, the same callers): resolved frames
@@ -250,10 +251,7 @@ static void frame_lookup(struct pcl_resolver *r, struct pcl_thread *t, unsigned 
 {
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 
-	f->ip = ip;
-	f->addr = ip;
-	f->sym = NULL;
-	f->level = cpumode_level(cpumode);
+	*f = (struct pcl_frame){ .ip = ip, .addr = ip, .level = cpumode_level(cpumode) };
 	f->map = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER
 			 ? pcl_machine__find_map(r->m, t, kernel, ip)
 			 : NULL;
@@ -342,11 +340,8 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, const u
 	}
 	out->chain = r->chain;
 	out->nr_chain = n;
-	/*
-	 * The chain's frames are final here: a step that turns frames into
-	 * more frames (inline expansion) goes here, before the memo keeps them.
-	 */
-	return 0;
+	/* the last step: inline frames (perf's --inline) for the chain as built */
+	return inline_expand(r->s, out, &r->chain, &r->alloc);
 }
 
 /* ---- DWARF unwinding: step 1 for --call-graph dwarf samples ---- */

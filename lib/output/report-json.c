@@ -106,6 +106,8 @@ static void put_nodes(struct jwriter *w, const struct pcl_callnode *parent)
 		json_str(fp, dso_name(&n->frame));
 		fputs(",\"level\":", fp);
 		put_level(fp, n->frame.level);
+		if (n->frame.inlined)
+			fputs(",\"inlined\":true", fp);
 		fprintf(fp,
 			",\"period\":%" PRIu64 ",\"self\":%" PRIu64 ",\"samples\":%" PRIu64
 			",\"children\":",
@@ -156,6 +158,16 @@ static void put_keys(struct jwriter *w, const struct pcl_hist_entry *e)
 			}
 			fputs(",\"level\":", fp);
 			put_level(fp, f->level);
+			if (f->inlined)
+				fputs(",\"inlined\":true", fp);
+			break;
+		case PCL_SORT_SRCLINE:
+			fputs(",\"srcline\":", fp);
+			json_str(fp, e->srcline ? e->srcline : "");
+			break;
+		case PCL_SORT_SRCFILE:
+			fputs(",\"srcfile\":", fp);
+			json_str(fp, e->srcfile ? e->srcfile : "");
 			break;
 		default:
 			break;
@@ -200,6 +212,7 @@ static const char *key_name(enum pcl_sort_key k)
 	static const char *const names[PCL_SORT_MAX] = {
 		[PCL_SORT_COMM] = "comm", [PCL_SORT_DSO] = "dso", [PCL_SORT_SYM] = "sym",
 		[PCL_SORT_PID] = "pid",	  [PCL_SORT_TID] = "tid", [PCL_SORT_CPU] = "cpu",
+		[PCL_SORT_SRCLINE] = "srcline", [PCL_SORT_SRCFILE] = "srcfile",
 	};
 
 	return (unsigned int)k < PCL_SORT_MAX ? names[k] : "?";

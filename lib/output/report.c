@@ -72,6 +72,10 @@ const char *pcl_report__key_title(enum pcl_sort_key k)
 		return "    Pid:Command";
 	case PCL_SORT_CPU:
 		return "CPU";
+	case PCL_SORT_SRCLINE:
+		return "Source:Line";
+	case PCL_SORT_SRCFILE:
+		return "Source File";
 	default:
 		return "?";
 	}
@@ -90,7 +94,8 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		return f->map ? f->map->dso->short_name : "[unknown]";
 	case PCL_SORT_SYM:
 		if (f->sym)
-			snprintf(p->buf, p->buflen, "[%c] %s", f->level, f->sym->name);
+			snprintf(p->buf, p->buflen, "[%c] %s%s", f->level, f->sym->name,
+				 f->inlined ? " (inlined)" : "");
 		else
 			snprintf(p->buf, p->buflen, "[%c] %-#.*llx", f->level, 16,
 				 (unsigned long long)f->addr);
@@ -107,6 +112,10 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		/* perf's "%*.*d" in a 3-wide column: a file without CPUs shows -001 */
 		snprintf(p->buf, p->buflen, "%3.3d", e->cpu);
 		return p->buf;
+	case PCL_SORT_SRCLINE:
+		return e->srcline ? e->srcline : "";
+	case PCL_SORT_SRCFILE:
+		return e->srcfile ? e->srcfile : "";
 	default:
 		return "";
 	}
@@ -176,6 +185,10 @@ static const struct pcl_callnode *block_end(const struct pcl_callnode *n)
 
 static const char *frame_name(struct printer *p, const struct pcl_frame *f)
 {
+	if (f->sym && f->inlined) {
+		snprintf(p->buf, p->buflen, "%s (inlined)", f->sym->name);
+		return p->buf;
+	}
 	if (f->sym)
 		return f->sym->name;
 	/* perf's call-graph lines show an unresolved frame's ip itself */
@@ -433,8 +446,17 @@ static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 	for (int i = 0; i < p->nr_cols; i++) {
 		const char *s = cell(p, e, p->o->keys[i]);
 
-		if (i == p->nr_cols - 1 && p->o->keys[i] == PCL_SORT_SYM)
-			fprintf(fp, "  %s", s); /* perf pads every column but the symbol */
+		/* perf cuts a srcfile or srcline to the column's width (see srcpos_known) */
+		int cut = p->o->keys[i] == PCL_SORT_SRCFILE || p->o->keys[i] == PCL_SORT_SRCLINE
+				  ? p->cols[i].width
+				  : INT32_MAX;
+
+		if (i == p->nr_cols - 1 &&
+		    (p->o->keys[i] == PCL_SORT_SYM || p->o->keys[i] == PCL_SORT_SRCLINE ||
+		     p->o->keys[i] == PCL_SORT_SRCFILE))
+			fprintf(fp, "  %.*s", cut, s); /* perf pads every column but these */
+		else if (cut != INT32_MAX)
+			fprintf(fp, "  %-*.*s", p->cols[i].width, cut, s);
 		else
 			fprintf(fp, "  %-*s", p->cols[i].width, s);
 	}
@@ -447,6 +469,92 @@ static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 		print_graph(p, e);
 }
 
+/*
+ * perf computes an entry's srcfile only when a comparison reaches that
+ * key: its entries are kept apart by address until they are collapsed by
+ * the keys' strings, and only then is the srcfile string made, for the
+ * entries that have the same values for every key before it. So an entry
+ * counts towards the column's width when another entry shares those
+ * values or its samples were at several addresses; the others are cut to
+ * the width when printed ("dl-get-cpu-" under "Source File"). Marks the
+ * counted ones in @known.
+ */
+static uint64_t prefix_val(const struct pcl_hist_entry *e, enum pcl_sort_key k)
+{
+	const struct pcl_frame *f = &e->frame;
+
+	switch (k) {
+	case PCL_SORT_COMM:
+		return (uintptr_t)e->comm;
+	case PCL_SORT_DSO:
+		return (uintptr_t)(f->map ? f->map->dso->short_name : NULL);
+	case PCL_SORT_SYM:
+		return f->sym ? (uintptr_t)f->sym : f->addr;
+	case PCL_SORT_PID:
+	case PCL_SORT_TID:
+		return (uint32_t)e->tid;
+	case PCL_SORT_CPU:
+		return (uint32_t)e->cpu;
+	case PCL_SORT_SRCLINE:
+		return (uintptr_t)e->srcline;
+	default:
+		return 0;
+	}
+}
+
+struct prefix_ctx {
+	const struct pcl_hists *h;
+	const enum pcl_sort_key *keys;
+	int nr; /* the keys before srcfile */
+};
+
+static int prefix_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct prefix_ctx *x = arg;
+	const struct pcl_hist_entry *a = pcl_hists__entry(x->h, *(const size_t *)pa);
+	const struct pcl_hist_entry *b = pcl_hists__entry(x->h, *(const size_t *)pb);
+
+	for (int i = 0; i < x->nr; i++) {
+		uint64_t va = prefix_val(a, x->keys[i]), vb = prefix_val(b, x->keys[i]);
+
+		if (va != vb)
+			return va < vb ? -1 : 1;
+	}
+	return 0;
+}
+
+static bool *srcpos_known(const struct pcl_hists *h, const struct pcl_report_opts *o, size_t n,
+			  enum pcl_sort_key key)
+{
+	struct prefix_ctx x = { h, o->keys, 0 };
+	size_t *idx;
+	bool *known;
+
+	while (x.nr < o->nr_keys && o->keys[x.nr] != key)
+		x.nr++;
+	if (x.nr == o->nr_keys || !n)
+		return NULL;
+	idx = malloc(n * sizeof(*idx));
+	known = calloc(n, sizeof(*known));
+	if (!idx || !known) {
+		free(idx);
+		free(known);
+		return NULL; /* every entry counts, as if perf had compared them all */
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), prefix_cmp, &x);
+	/* a srcline is made at once, but for the entries of chain frames */
+	for (size_t i = 0; i < n; i++)
+		known[i] = pcl_hists__entry(h, i)->many_addrs ||
+			   (key == PCL_SORT_SRCLINE && !pcl_hists__entry(h, i)->srcline_lazy);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!prefix_cmp(&idx[i], &idx[i + 1], &x))
+			known[idx[i]] = known[idx[i + 1]] = true;
+	free(idx);
+	return known;
+}
+
 PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			      const struct pcl_report_opts *opts)
 {
@@ -454,6 +562,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	struct printer p = { .fp = fp, .o = &o };
 	size_t n = pcl_hists__nr_entries(h);
 	bool unresolved = false; /* an entry with no symbol */
+	bool *known = NULL, *known_line = NULL; /* srcfile, srcline made: srcpos_known() */
 	char buf[4096];
 
 	if (!fp || !h || !opts)
@@ -477,6 +586,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 		p.cols[i].title = pcl_report__key_title(o.keys[i]);
 		p.cols[i].width = (int)strlen(p.cols[i].title);
 	}
+	known = srcpos_known(h, &o, n, PCL_SORT_SRCFILE);
+	known_line = srcpos_known(h, &o, n, PCL_SORT_SRCLINE);
 	/* widths count the entries --percent-limit hides, as perf's do */
 	for (size_t i = 0; i < n; i++) {
 		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
@@ -487,8 +598,10 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 		for (int c = 0; c < p.nr_cols; c++) {
 			int w;
 
-			if (o.keys[c] == PCL_SORT_CPU)
-				continue; /* 3 wide, always */
+			if (o.keys[c] == PCL_SORT_CPU ||
+			    (o.keys[c] == PCL_SORT_SRCFILE && known && !known[i]) ||
+			    (o.keys[c] == PCL_SORT_SRCLINE && known_line && !known_line[i]))
+				continue; /* 3 wide, always; a string perf has not made yet */
 			if (o.keys[c] == PCL_SORT_PID || o.keys[c] == PCL_SORT_TID)
 				w = 8 + (int)strlen(e->thread ? e->thread->comm : e->comm);
 			else if (o.keys[c] == PCL_SORT_COMM)
@@ -503,6 +616,9 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			 */
 			if (o.keys[c] == PCL_SORT_SYM && !e->frame.sym && w < 22)
 				w = 22;
+			/* and an inlined function's by its name, without " (inlined)" */
+			if (o.keys[c] == PCL_SORT_SYM && e->frame.inlined)
+				w -= (int)strlen(" (inlined)");
 			if (w > p.cols[c].width)
 				p.cols[c].width = w;
 		}
@@ -513,6 +629,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			p.cols[c].width = 16;
 	if (!o.quiet)
 		print_header(&p);
+	free(known);
+	free(known_line);
 	for (size_t i = 0; i < n; i++) {
 		const struct pcl_hist_entry *e = pcl_hists__entry(h, i);
 

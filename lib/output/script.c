@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "internal.h"
+#include "analysis/srcpos.h"
 
 #define DEFAULT_MAX_STACK 127 /* perf's PERF_MAX_STACK_DEPTH */
 
@@ -45,7 +46,7 @@ static const struct {
 	{ "symoff", PCL_SCRIPT_SYMOFF },
 	{ "period", PCL_SCRIPT_PERIOD },
 	{ "misc", PCL_SCRIPT_MISC },
-	{ "srcline", 0 },
+	{ "srcline", PCL_SCRIPT_SRCLINE },
 	{ "iregs", 0 },
 	{ "uregs", 0 },
 	{ "brstack", 0 },
@@ -130,6 +131,8 @@ struct pcl_script {
 	int nr_attrs;
 	int last; /* index of the attr looked up last */
 	uint64_t initial_time, previous_time;
+	struct pcl_symbols *symbols;
+	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
 };
 
 PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
@@ -160,6 +163,7 @@ PCL_API void pcl_script__free(struct pcl_script *s)
 		free(s->attrs[i].name);
 	free(s->attrs);
 	free(s->buf.p);
+	srcpos_cache__free(s->srcpos);
 	free(s);
 }
 
@@ -167,6 +171,12 @@ PCL_API void pcl_script__set_tracepoints(struct pcl_script *s, const struct pcl_
 {
 	if (s)
 		s->tracepoints = tp;
+}
+
+PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *symbols)
+{
+	if (s)
+		s->symbols = symbols;
 }
 
 PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr)
@@ -497,6 +507,9 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 			       ev);
 	if ((f & PCL_SCRIPT_SYMOFF) && !(f & PCL_SCRIPT_SYM))
 		return pcl_err(EINVAL, "-F symoff needs the sym field as well");
+	if ((f & PCL_SCRIPT_SRCLINE) && !(f & PCL_SCRIPT_IP))
+		return pcl_err(EINVAL, "-F srcline needs the ip field as well: no address to "
+				       "find a source line for");
 	if ((f & PCL_SCRIPT_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
 		return pcl_err(EINVAL,
 			       "-F dso: the samples of '%s' have neither an ip nor an "
@@ -944,7 +957,29 @@ static void print_dso(struct sbuf *b, const struct pcl_map *map)
 	sb_putc(b, ')');
 }
 
-static void print_frame(struct sbuf *b, const struct pcl_frame *fr, unsigned int f)
+/* perf's "\n  FILE:LINE" after a frame or the ip; nothing where perf prints nothing. */
+static void print_srcline(struct pcl_script *s, struct sbuf *b, const struct pcl_frame *fr)
+{
+	const char *str;
+
+	if (!s->srcpos &&
+	    !(s->srcpos = srcpos_cache__new(s->symbols, s->o.full_source_path))) {
+		b->oom = true;
+		return;
+	}
+	str = srcpos_cache__get(s->srcpos, fr, SRCPOS_SCRIPT);
+	if (!str) {
+		b->oom = true;
+		return;
+	}
+	if (str[0]) {
+		sb_put(b, "\n  ", 3);
+		sb_puts(b, str);
+	}
+}
+
+static void print_frame(struct pcl_script *s, struct sbuf *b, const struct pcl_frame *fr,
+			unsigned int f)
 {
 	const struct pcl_dso *dso = fr->map ? fr->map->dso : NULL;
 	/* perf 6.1 shows a user-space DSO's frames at their offset in it */
@@ -956,8 +991,13 @@ static void print_frame(struct sbuf *b, const struct pcl_frame *fr, unsigned int
 		sb_putc(b, ' ');
 		print_sym(b, fr, f);
 	}
-	if (f & PCL_SCRIPT_DSO)
+	/* an inlined function's frame says so instead of naming the DSO */
+	if ((f & PCL_SCRIPT_DSO) && !fr->inlined)
 		print_dso(b, fr->map);
+	if (f & PCL_SCRIPT_SRCLINE)
+		print_srcline(s, b, fr);
+	if (fr->inlined)
+		sb_puts(b, " (inlined)");
 	sb_putc(b, '\n');
 }
 
@@ -993,7 +1033,7 @@ static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
 		if (chain_discarded(&rec->sample, max))
 			n = 0;
 		for (size_t i = 0; i < n; i++)
-			print_frame(b, &res->chain[i], f);
+			print_frame(s, b, &res->chain[i], f);
 		return;
 	}
 	sb_hex(b, rec->sample.ip, 16);
@@ -1003,6 +1043,8 @@ static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
 	}
 	if (f & PCL_SCRIPT_DSO)
 		print_dso(b, res->ip.map);
+	if (f & PCL_SCRIPT_SRCLINE)
+		print_srcline(s, b, &res->ip);
 }
 
 /*

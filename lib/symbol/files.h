@@ -56,4 +56,17 @@ uint64_t symbols_dso_vaddr(const struct symbols_dso_files *f, uint64_t addr);
 int symbols_srcline(struct pcl_symbols *s, struct pcl_dso *dso, uint64_t addr,
 		    const struct srcline_info **out);
 
+/* pcl_symbol_opts.inline_frames of @s (PCL_INLINE_NONE for NULL). */
+int symbols_inline_mode(const struct pcl_symbols *s);
+
+/*
+ * The symbol of an inline frame: the function named @raw (a DWARF name as
+ * srcline.h gives it, NULL: unknown) at an address of @base. @base itself
+ * when the (demangled) names are equal, as perf reuses the real symbol;
+ * else one made for it (that name, @base's extent), the same pointer for
+ * the same @base and @raw. Owned by @s. NULL without memory.
+ */
+const struct pcl_symbol *symbols_inline_sym(struct pcl_symbols *s, const struct pcl_symbol *base,
+					    const char *raw);
+
 #endif

@@ -74,6 +74,8 @@ struct pcl_symbols {
 	struct dso_files **files;
 	size_t cap_files, nr_files;
 	struct debuginfod *dfd; /* asks $DEBUGINFOD_URLS after the local places */
+	struct inline_sym **isyms; /* symbols_inline_sym's, open addressing */
+	size_t cap_isyms, nr_isyms;
 };
 
 static char *note_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -283,6 +285,8 @@ nomem:
 	return pcl_err_null(ENOMEM, "pcl_symbols__new: no memory for a symbolizer");
 }
 
+static void isyms_free(struct pcl_symbols *s);
+
 PCL_API void pcl_symbols__free(struct pcl_symbols *s)
 {
 	if (!s)
@@ -292,6 +296,7 @@ PCL_API void pcl_symbols__free(struct pcl_symbols *s)
 	shared_reset(&s->vdso);
 	files_free(s);
 	debuginfod_free(s->dfd);
+	isyms_free(s);
 	free(s->symfs);
 	free(s->vmlinux);
 	free(s->kallsyms);
@@ -1050,4 +1055,86 @@ int symbols_srcline(struct pcl_symbols *s, struct pcl_dso *dso, uint64_t addr,
 	if (!df->sl)
 		return -ENOENT;
 	return srcline_dso__find(df->sl, symbols_dso_vaddr(&df->f, addr), out);
+}
+
+/* ---- inline frames' symbols (files.h) ---- */
+
+/*
+ * One per (symbol inlined into, raw DWARF name): the raw name pointer is
+ * stable (libdw's data, kept by the DSO's srcline object until @s is
+ * freed), so it keys the table and demangling happens once per function.
+ */
+struct inline_sym {
+	const struct pcl_symbol *base;
+	const char *raw;
+	const struct pcl_symbol *sym; /* base itself when the names are equal */
+	struct pcl_symbol own;
+	char name[];
+};
+
+static void isyms_free(struct pcl_symbols *s)
+{
+	for (size_t i = 0; i < s->cap_isyms; i++)
+		free(s->isyms[i]);
+	free(s->isyms);
+}
+
+static size_t isym_slot(struct inline_sym **t, size_t cap, const struct pcl_symbol *base,
+			const char *raw)
+{
+	size_t j = hash_mix((uintptr_t)base, (uintptr_t)raw) & (cap - 1);
+
+	while (t[j] && (t[j]->base != base || t[j]->raw != raw))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+int symbols_inline_mode(const struct pcl_symbols *s)
+{
+	return s ? s->o.inline_frames : PCL_INLINE_NONE;
+}
+
+const struct pcl_symbol *symbols_inline_sym(struct pcl_symbols *s, const struct pcl_symbol *base,
+					    const char *raw)
+{
+	struct inline_sym *is;
+	const char *name;
+	char *dem;
+	size_t j, len;
+
+	if ((s->nr_isyms + 1) * 2 > s->cap_isyms) {
+		size_t ncap = s->cap_isyms ? s->cap_isyms * 2 : 256;
+		struct inline_sym **nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < s->cap_isyms; i++)
+			if (s->isyms[i])
+				nt[isym_slot(nt, ncap, s->isyms[i]->base, s->isyms[i]->raw)] =
+					s->isyms[i];
+		free(s->isyms);
+		s->isyms = nt;
+		s->cap_isyms = ncap;
+	}
+	j = isym_slot(s->isyms, s->cap_isyms, base, raw);
+	if (s->isyms[j])
+		return s->isyms[j]->sym;
+	/* perf's new_inline_sym: "??" for no name, demangled as the symbol table is */
+	dem = raw ? demangle_flags(raw, user_flags(s)) : NULL;
+	name = dem ? dem : raw ? raw : "??";
+	len = strlen(name);
+	is = malloc(sizeof(*is) + len + 1);
+	if (!is) {
+		free(dem);
+		return NULL;
+	}
+	memcpy(is->name, name, len + 1);
+	free(dem);
+	is->base = base;
+	is->raw = raw;
+	is->own = (struct pcl_symbol){ .start = base->start, .end = base->end, .name = is->name };
+	is->sym = strcmp(is->name, base->name) ? &is->own : base;
+	s->isyms[j] = is;
+	s->nr_isyms++;
+	return is->sym;
 }

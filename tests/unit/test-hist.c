@@ -1148,6 +1148,57 @@ static void test_tree_merged(void **state)
 	assert_null(m->next->first); /* 3 < 10: childless */
 }
 
+/*
+ * The srcline and srcfile keys. The fixture's DSOs have no files, so every
+ * address gets perf's not-found forms: SYM+OFF (decimal), DSO[ADDR] for an
+ * address with no symbol, ??:0 outside every map; srcfile is then empty.
+ */
+static void test_hist_srcline(void **state)
+{
+	static const struct {
+		const char *srcline;
+		uint64_t self;
+	} want[] = {
+		{ "main+16", 300 }, { "do_syscall_64+8", 200 }, { "??:0", 130 }, { "foo+16", 100 },
+		{ "foo+32", 100 },  { "main+32", 100 },		  { "hot[1800]", 40 },
+	};
+	struct pcl_hist_opts o = { .sz = sizeof(o), .nr_keys = 1, .keys = { PCL_SORT_SRCLINE } };
+	const struct pcl_hist_entry *e;
+
+	(void)state;
+	setup_machine(true);
+	rec_fork(200, 100, 200, 100);
+	rec_comm(200, 200, "other");
+	o.symbols = fx.syms;
+	new_hists(&o);
+	add_flat();
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		e = pcl_hists__entry(fx.h, i);
+		if (strcmp(e->srcline, want[i].srcline) || e->self != want[i].self)
+			print_message("entry %zu: %s %llu, want %s %llu\n", i, e->srcline,
+				      (unsigned long long)e->self, want[i].srcline,
+				      (unsigned long long)want[i].self);
+		assert_string_equal(e->srcline, want[i].srcline);
+		assert_int_equal(e->self, want[i].self);
+		assert_null(e->srcfile);
+	}
+	/* two addresses, one string: one entry, which knows it had several */
+	assert_true(pcl_hists__entry(fx.h, 2)->many_addrs);
+	assert_false(pcl_hists__entry(fx.h, 0)->many_addrs);
+
+	/* srcfile: every not-found answer is the one empty file */
+	o.keys[0] = PCL_SORT_SRCFILE;
+	new_hists(&o);
+	add_flat();
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), 1);
+	assert_string_equal(pcl_hists__entry(fx.h, 0)->srcfile, "");
+	assert_int_equal(pcl_hists__entry(fx.h, 0)->self, 970);
+	cleanup();
+}
+
 static void test_sort_keys_parse(void **state)
 {
 	enum pcl_sort_key k[PCL_SORT_MAX];
@@ -1164,6 +1215,9 @@ static void test_sort_keys_parse(void **state)
 	assert_int_equal(k[3], PCL_SORT_CPU);
 	assert_int_equal(pcl_sort_keys_parse("dso", k, PCL_SORT_MAX), 1);
 	assert_int_equal(k[0], PCL_SORT_DSO);
+	assert_int_equal(pcl_sort_keys_parse("srcline,srcfile", k, PCL_SORT_MAX), 2);
+	assert_int_equal(k[0], PCL_SORT_SRCLINE);
+	assert_int_equal(k[1], PCL_SORT_SRCFILE);
 
 	assert_int_equal(pcl_sort_keys_parse("dso,bogus", k, PCL_SORT_MAX), -EINVAL);
 	assert_non_null(strstr(pcl_last_error(), "unknown sort key 'bogus'"));
@@ -1687,6 +1741,7 @@ int main(void)
 		UNIT_TEST(test_tree_min_percent),
 		UNIT_TEST(test_recursion),
 		UNIT_TEST(test_tree_merged),
+		UNIT_TEST(test_hist_srcline),
 		UNIT_TEST(test_sort_keys_parse),
 		UNIT_TEST(test_hists_null),
 		UNIT_TEST(test_report_flat),

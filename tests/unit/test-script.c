@@ -1015,9 +1015,9 @@ static void test_fields_errors(void **state)
 		int ret;
 	} rows[] = {
 		{ "comm,-tid", -EINVAL },  { "+tid,comm", -EINVAL }, { "bogus", -EINVAL },
-		{ "srcline", -ENOTSUP },   { "sw:trace", -EINVAL },  { "foo:comm", -EINVAL },
+		{ "iregs", -ENOTSUP },     { "sw:trace", -EINVAL },  { "foo:comm", -EINVAL },
 		{ "", -EINVAL },	   { "comm,tid", 0 },	     { "+pid,-period", 0 },
-		{ "trace:comm,trace", 0 }, { "-brstack", 0 },	     { "hw:", 0 },
+		{ "trace:comm,trace", 0 }, { "-brstack", 0 },	     { "hw:", 0 },  { "+srcline", 0 },
 	};
 	struct pcl_data_attr a = make_attr(PERF_TYPE_SOFTWARE, 0, ST_DEFAULT, "cpu-clock");
 	struct pcl_data_attr ac =
