@@ -1014,7 +1014,11 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 			c = cmp_str(a->e.comm, b->e.comm);
 			break;
 		case PCL_SORT_DSO:
-			c = cmp_str(a->key.dso, b->key.dso);
+			/* perf's cmp_null: an address in no map ([unknown]) after the DSOs */
+			if (!a->key.dso || !b->key.dso)
+				c = (a->key.dso == NULL) - (b->key.dso == NULL);
+			else
+				c = strcmp(a->key.dso, b->key.dso);
 			break;
 		case PCL_SORT_SYM:
 			if (a->e.frame.sym && b->e.frame.sym)
@@ -1046,14 +1050,32 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	return 0;
 }
 
-/* Heaviest first; ties in the order the nodes were first reached. */
+/*
+ * Heaviest first. Ties in perf's order: perf keeps a node's children in a
+ * tree ordered by (DSO object, symbol start or ip; an inlined function by
+ * name) and walks it from the greatest key down while sorting by weight,
+ * a tie going after the nodes already placed. So ties come by DSO, then
+ * address (name), each descending. DSO objects are compared by address, as
+ * perf compares its own: both allocate them in the order the maps appear.
+ * Left over: the order the nodes were first reached.
+ */
 static int node_cmp(const void *pa, const void *pb)
 {
 	const struct pcl_callnode *a = *(struct pcl_callnode *const *)pa,
 				  *b = *(struct pcl_callnode *const *)pb;
+	const struct fkey *ka = node_key(a), *kb = node_key(b);
 	int c = cmp_u64_desc(a->total, b->total);
 
-	return c ? c : (node_seq(a) > node_seq(b)) - (node_seq(a) < node_seq(b));
+	if (c)
+		return c;
+	if (ka->dso != kb->dso)
+		return ka->dso > kb->dso ? -1 : 1;
+	if (ka->inlined && kb->inlined && a->frame.sym && b->frame.sym &&
+	    (c = strcmp(b->frame.sym->name, a->frame.sym->name)))
+		return c;
+	if (!ka->inlined && !kb->inlined && ka->ident != kb->ident)
+		return ka->ident > kb->ident ? -1 : 1;
+	return (node_seq(a) > node_seq(b)) - (node_seq(a) < node_seq(b));
 }
 
 /* Relink @n's @k children in the order @cmp gives; false without memory. */

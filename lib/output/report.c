@@ -241,11 +241,22 @@ static uint64_t block_children(const struct pcl_callnode *n)
 	return end->total - end->self;
 }
 
+/*
+ * Bit @i of a graph's level mask. perf keeps the mask in an int and
+ * shifts by the level unchecked, which on x86-64 takes the count modulo
+ * 32: beyond 32 levels its bars repeat the first 32 levels' pattern. So do
+ * these, so that deep graphs print as perf prints them, every level shown.
+ */
+static unsigned int level_bit(int i)
+{
+	return 1u << (i & 31);
+}
+
 static void graph_line(struct printer *p, int depth, unsigned int mask, int left)
 {
 	margin(p, left);
 	for (int i = 0; i < depth; i++)
-		fputs(mask & (1u << i) ? "|          " : "           ", p->fp);
+		fputs(mask & level_bit(i) ? "|          " : "           ", p->fp);
 	fputc('\n', p->fp);
 }
 
@@ -254,7 +265,7 @@ static void graph_frame(struct printer *p, const char *name, uint64_t period, ui
 {
 	margin(p, left);
 	for (int i = 0; i < depth; i++) {
-		fputc(mask & (1u << i) ? '|' : ' ', p->fp);
+		fputc(mask & level_bit(i) ? '|' : ' ', p->fp);
 		if (!idx && i == depth - 1) {
 			fputs("--", p->fp);
 			print_value(p, period, count, total);
@@ -274,8 +285,6 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 	uint64_t remaining = total, shown_count = 0;
 	unsigned int new_mask = mask;
 
-	if (depth > 30)
-		return; /* the masks hold 32 levels; perf's would overflow here too */
 	while (c) {
 		const struct pcl_callnode *next = next_shown(p, c->next, parent_children), *end, *n;
 		int idx = 0;
@@ -283,7 +292,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		remaining -= c->total;
 		shown_count += c->count;
 		if (!next && (p->o->graph != PCL_GRAPH_REL || !remaining))
-			new_mask &= ~(1u << (depth - 1));
+			new_mask &= ~level_bit(depth - 1);
 		graph_line(p, depth, mask, left);
 		end = block_end(c);
 		for (n = c;; n = n->first) {
@@ -294,7 +303,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 		}
 		graph_level(p, end->first,
 			    p->o->graph == PCL_GRAPH_REL ? block_children(c) : total,
-			    block_children(c), depth + 1, new_mask | (1u << depth), left);
+			    block_children(c), depth + 1, new_mask | level_bit(depth), left);
 		c = next;
 	}
 	if (p->o->graph == PCL_GRAPH_REL && remaining && remaining != total) {
@@ -308,7 +317,7 @@ static void graph_level(struct printer *p, const struct pcl_callnode *first, uin
 			all_count += c->count;
 		if (p->o->graph_value == PCL_GRAPH_COUNT && all_count <= shown_count)
 			return;
-		new_mask &= ~(1u << (depth - 1));
+		new_mask &= ~level_bit(depth - 1);
 		/* perf 6.1 sometimes adds " (inlined)" here: an unset flag, not data */
 		graph_frame(p, "[...]", remaining, all_count - shown_count, depth, new_mask, 0,
 			    total, left);

@@ -1454,6 +1454,82 @@ static void test_report_children_graph(void **state)
 		      "\n");
 }
 
+/*
+ * A graph that branches at every one of 41 levels is printed whole: every
+ * level, past the 32 that perf's int mask holds, whose bars then repeat
+ * the first 32 levels' pattern (x86 shifts take the count modulo 32).
+ * Chain d is X, A1..Ad, Bd: at each level a heavy A and a light B.
+ */
+static void test_report_deep_graph(void **state)
+{
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .callchain = true };
+	struct pcl_report_opts o = { .sz = sizeof(o), .graph = PCL_GRAPH_ABS };
+	enum { DEPTH = 41 };
+	uint64_t chain[DEPTH + 2];
+	char name[32];
+	const char *line;
+
+	(void)state;
+	setup_machine(false);
+	new_hists(&ho);
+	for (int d = 0; d < DEPTH; d++) {
+		size_t n = 0;
+
+		chain[n++] = 0x100000;
+		for (int k = 1; k <= d; k++)
+			chain[n++] = 0x200000 + 0x10 * (uint64_t)k;
+		chain[n++] = 0x300000 + 0x10 * (uint64_t)d;
+		add(PERF_RECORD_MISC_USER, 100, 100, 0, 0x100000, chain, n, 1);
+	}
+	pcl_hists__finish(fx.h);
+	print_report(&o);
+	for (int d = 0; d < DEPTH; d++) {
+		snprintf(name, sizeof(name), "%x", 0x300000 + 0x10 * d);
+		if (!strstr(fx.out, name))
+			fail_msg("level %d's branch %s is not printed:\n%s", d, name, fx.out);
+	}
+	/* 41 levels of branches, each with its blank line and its branch line */
+	line = fx.out;
+	for (int i = 0; (line = strstr(line, "--2.44%--")); i++, line++)
+		assert_true(i < DEPTH);
+}
+
+/*
+ * Ties in perf's order. Entries of equal weight: by DSO name, an address in
+ * no map last (perf's cmp_null). Branches of equal weight: by DSO, then
+ * symbol address, descending, whatever order the samples came in.
+ */
+static void test_ties_perf_order(void **state)
+{
+	struct pcl_hist_opts ho = { .sz = sizeof(ho), .callchain = true };
+	struct pcl_report_opts o = { .sz = sizeof(o), .graph = PCL_GRAPH_ABS };
+	/* main called from foo, bar and main itself, once each, in address order */
+	const uint64_t c1[] = { PERF_CONTEXT_USER, MAIN + 0x10, FOO + 0x10 };
+	const uint64_t c2[] = { PERF_CONTEXT_USER, MAIN + 0x10, MAIN + 0x40 };
+	const uint64_t c3[] = { PERF_CONTEXT_USER, MAIN + 0x10, BAR + 0x10 };
+	const char *pf, *pb, *pm, *unk, *libc;
+
+	(void)state;
+	setup_machine(true);
+	new_hists(&ho);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, MAIN + 0x10, c2, 3, 10);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, MAIN + 0x10, c1, 3, 10);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, MAIN + 0x10, c3, 3, 10);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, 0x5000, NULL, 0, 30);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, LSTART + 0x10, NULL, 0, 30);
+	pcl_hists__finish(fx.h);
+	print_report(&o);
+	pb = strstr(fx.out, "%--bar");
+	pf = strstr(fx.out, "%--foo");
+	pm = strstr(fx.out, "%--main");
+	assert_true(pb && pf && pm);
+	assert_true(pb < pf && pf < pm);
+	unk = strstr(fx.out, "[unknown]");
+	libc = strstr(fx.out, "libc.so.6");
+	assert_true(unk && libc);
+	assert_true(libc < unk);
+}
+
 /* No children: one Overhead column; the entry's tree is its own samples'. */
 static void test_report_self_graph(void **state)
 {
@@ -1749,6 +1825,8 @@ int main(void)
 		UNIT_TEST(test_report_zero_address),
 		UNIT_TEST(test_report_zero_address_width),
 		UNIT_TEST(test_report_children_graph),
+		UNIT_TEST(test_report_deep_graph),
+		UNIT_TEST(test_ties_perf_order),
 		UNIT_TEST(test_report_self_graph),
 		UNIT_TEST(test_report_folded),
 		UNIT_TEST(test_report_errors),
