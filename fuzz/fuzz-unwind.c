@@ -207,6 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	require(!memcmp(sips, ips, res.nr * sizeof(*ips)));
 	require(sres.needed == res.needed);
 	require(sres.used == res.used);
+	require(!memcmp(sres.exact, res.exact, sizeof(res.exact)));
 	require(unwinder_stats(fast)->samples == unwinder_stats(slow)->samples);
 	return 0;
 }

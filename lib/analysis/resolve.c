@@ -523,9 +523,15 @@ static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struc
 	if (ret)
 		return ret;
 	stack_note(r, t, st.sp, &res);
-	/* callers' return addresses point after the call: minus 1 lands in it, as perf */
+	/*
+	 * callers' return addresses point after the call: minus 1 lands in
+	 * it, as perf. Not an exact PC: a signal trampoline's (perf 6.1's
+	 * libunwind keeps it too) or the instruction a signal interrupted
+	 * (as libdwfl's dwfl_frame_pc says; perf 6.1 subtracts 1 there).
+	 */
 	for (unsigned int i = 1; i < res.nr; i++)
-		out[i]--;
+		if (!unwind_result_exact(&res, i))
+			out[i]--;
 	*raw = r->raw;
 	*nr = keep + 1 + res.nr;
 	return 0;

@@ -106,6 +106,7 @@ struct sample_ctx {
 	bool bad_read; /* anywhere else: no mapping, no file */
 	uint64_t needed;
 	uint64_t used; /* the end of the highest word read from the copy */
+	uint64_t exact[UNWIND_EXACT_MAX / 64]; /* unwind_result.exact */
 };
 
 static const char *const status_names[UNWIND__NR] = {
@@ -123,6 +124,20 @@ const char *unwind_status_name(enum unwind_status status)
 	if ((unsigned int)status >= UNWIND__NR)
 		return "unknown";
 	return status_names[status];
+}
+
+static void set_exact(struct sample_ctx *c, unsigned int i)
+{
+	if (i < UNWIND_EXACT_MAX)
+		c->exact[i / 64] |= 1ULL << (i % 64);
+}
+
+/* The address of frame @i to look up CFI at: a return address minus 1, an exact PC as is. */
+static uint64_t lookup_pc(const struct sample_ctx *c, unsigned int i)
+{
+	bool exact = i < UNWIND_EXACT_MAX && (c->exact[i / 64] >> (i % 64) & 1);
+
+	return c->ips[i] - !exact;
 }
 
 /* DWARF register n of x86-64 (System V psABI numbering) -> PERF_REG_X86_*. */
@@ -434,6 +449,7 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct sample_ctx *c = arg;
+	bool activation = false;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(frame, &pc, NULL)) {
@@ -460,10 +476,19 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 		 * code without frame pointers) is garbage, often in [stack]: the
 		 * missing CFI is the cause.
 		 */
-		if (c->nr > 1 && !has_cfi(c->sp->dwfl, c->ips[c->nr - 2] - (c->nr > 2)))
+		if (c->nr > 1 && !has_cfi(c->sp->dwfl, lookup_pc(c, c->nr - 2)))
 			c->status = UNWIND_NO_CFI;
 		return DWARF_CB_ABORT;
 	}
+	/*
+	 * libdwfl's activation: the IP, a signal trampoline (its PC the
+	 * pushed sa_restorer) or the frame the signal interrupted (its PC the
+	 * interrupted instruction); not a return address. Asked once the
+	 * module is known: libdwfl unwinds the next frame to answer, and its
+	 * failed reads then count for this step, as without the question.
+	 */
+	if (dwfl_frame_pc(frame, &pc, &activation) && activation)
+		set_exact(c, c->nr - 1);
 	return DWARF_CB_OK;
 }
 
@@ -687,6 +712,7 @@ static bool fast_unwind(struct sample_ctx *c)
 	bool initial = true;
 
 	memcpy(regs, c->dregs, sizeof(regs));
+	set_exact(c, 0); /* no signal frame here: its rule is never simple */
 	for (;;) {
 		uint64_t pc = regs[16];
 		const struct rule *ru;
@@ -803,6 +829,7 @@ static void finish(struct unwinder *uw, struct sample_ctx *c, struct unwind_resu
 	res->status = c->status;
 	res->needed = c->status == UNWIND_STACK_TOO_SMALL ? c->needed : 0;
 	res->used = c->used;
+	memcpy(res->exact, c->exact, sizeof(res->exact));
 	uw->stats.status[c->status]++;
 	if (res->needed > uw->stats.max_needed)
 		uw->stats.max_needed = res->needed;
@@ -839,8 +866,10 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 	if (!s->attached) {
 		/* libdwfl takes the architecture from a module: report the IP's first. */
 		if (!ensure_module(&c, c.dregs[16])) {
-			if (max)
+			if (max) {
+				set_exact(&c, 0);
 				ips[c.nr++] = c.dregs[16];
+			}
 			c.status = UNWIND_NOT_MAPPED;
 			goto out;
 		}
@@ -860,6 +889,7 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 		/* start again with libdwfl: the same frames, and why it stops */
 		c.nr = 0;
 		c.used = 0;
+		memset(c.exact, 0, sizeof(c.exact));
 	}
 	ret = dwfl_getthread_frames(s->dwfl, UNWIND_TID, frame_cb, &c);
 	/*
@@ -871,9 +901,9 @@ int unwind_sample(struct unwinder *uw, const struct unwind_space *as,
 		; /* the frame callback said why */
 	else if (ret == 0 && !c.beyond && !c.bad_read)
 		c.status = UNWIND_COMPLETE;
-	else if (c.nr && !has_cfi(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)))
-		c.status = at_entry_point(s->dwfl, c.ips[c.nr - 1] - (c.nr > 1)) ? UNWIND_COMPLETE
-										: UNWIND_NO_CFI;
+	else if (c.nr && !has_cfi(s->dwfl, lookup_pc(&c, c.nr - 1)))
+		c.status = at_entry_point(s->dwfl, lookup_pc(&c, c.nr - 1)) ? UNWIND_COMPLETE
+									     : UNWIND_NO_CFI;
 	else if (c.beyond)
 		c.status = UNWIND_STACK_TOO_SMALL;
 	else if (c.bad_read)

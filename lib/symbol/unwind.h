@@ -101,6 +101,9 @@ struct unwind_stack {
 	uint64_t sp; /* address of data[0]: the user SP of the sample */
 };
 
+/* Frames whose exactness unwind_result records. */
+#define UNWIND_EXACT_MAX 256
+
 struct unwind_result {
 	/*
 	 * Return addresses found, the IP first: ips[0..nr). Callers' entries
@@ -118,7 +121,24 @@ struct unwind_result {
 	 * sample of the same thread lacked.
 	 */
 	uint64_t used;
+	/*
+	 * Which ips[i] are exact PCs rather than return addresses: bit i % 64
+	 * of exact[i / 64], for i < UNWIND_EXACT_MAX (deeper frames are
+	 * return addresses). The IP; a signal trampoline's frame (its PC is
+	 * the sa_restorer the kernel pushed, the start of __restore_rt); and
+	 * the frame the signal interrupted (libdwfl's "activation": its PC is
+	 * the interrupted instruction, as dwfl_frame_pc says). Only the other
+	 * entries are looked up minus 1: the address minus 1 of an exact PC
+	 * can be in the previous instruction's line or the previous function.
+	 */
+	uint64_t exact[UNWIND_EXACT_MAX / 64];
 };
+
+/* Whether ips[@i] of @res is an exact PC (see unwind_result.exact). */
+static inline bool unwind_result_exact(const struct unwind_result *res, unsigned int i)
+{
+	return i < UNWIND_EXACT_MAX && (res->exact[i / 64] >> (i % 64) & 1);
+}
 
 /* Counters over all the samples unwound so far, for --stats. */
 struct unwind_stats {

@@ -20,6 +20,8 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -870,6 +872,77 @@ static void test_perf_dwarf_file(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A function whose first instruction traps: the signal interrupts it at
+ * its very first byte, so its PC minus 1 is in whatever precedes it.
+ */
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl pcl_test_trap_fn\n"
+	".type pcl_test_trap_fn, @function\n"
+	"pcl_test_trap_fn:\n"
+	".cfi_startproc\n"
+	"ud2\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size pcl_test_trap_fn, .-pcl_test_trap_fn\n");
+void pcl_test_trap_fn(void);
+
+static void on_sigill(int sig, siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+
+	(void)sig;
+	(void)si;
+	if (u->uc_mcontext.gregs[REG_RIP] != (greg_t)(uintptr_t)pcl_test_trap_fn)
+		abort();
+	assert_true(a(&snap) > 0);
+	u->uc_mcontext.gregs[REG_RIP] += 2; /* past the ud2, to its ret */
+}
+
+/*
+ * A sample in a signal handler: the frames of the signal trampoline and of
+ * the interrupted function are exact PCs, not return addresses (a caller
+ * must not look them up minus 1); the ordinary callers are not exact.
+ */
+static void test_signal_frame(void **state)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigill, .sa_flags = SA_SIGINFO }, old;
+	struct unwinder *uw = unwinder_new();
+	struct unwind_space as = space_of(1, NULL);
+	struct unwind_result res;
+	uint64_t ips[DEPTH];
+	unsigned int k = 0;
+
+	(void)state;
+	assert_non_null(uw);
+	load_maps();
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGILL, &sa, &old), 0);
+	pcl_test_trap_fn();
+	assert_int_equal(sigaction(SIGILL, &old, NULL), 0);
+	assert_int_equal(unwind(uw, &as, snap.regs, snap.size, ips, DEPTH, &res), 0);
+	for (unsigned int i = 0; i < res.nr; i++) {
+		print_message("# %2u %#" PRIx64 " %s%s\n", i, ips[i],
+			      find_ent(ips[i]) ? find_ent(ips[i])->path : "?",
+			      unwind_result_exact(&res, i) ? " (exact)" : "");
+		if (ips[i] == (uint64_t)(uintptr_t)pcl_test_trap_fn && !k)
+			k = i;
+	}
+	assert_int_equal(res.status, UNWIND_COMPLETE);
+	assert_true(unwind_result_exact(&res, 0));
+	assert_int_equal(ips[1], snap.ra_c);
+	assert_false(unwind_result_exact(&res, 1));
+	assert_false(unwind_result_exact(&res, 2));
+	/* c, b, a, the handler, then the trampoline and the interrupted function */
+	assert_true(k > 4);
+	assert_true(unwind_result_exact(&res, k));
+	assert_true(unwind_result_exact(&res, k - 1));
+	assert_false(unwind_result_exact(&res, k - 2)); /* the handler */
+	assert_false(unwind_result_exact(&res, k + 1));
+	unwinder_free(uw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +957,7 @@ int main(void)
 		UNIT_TEST(test_no_cfi),
 		UNIT_TEST(test_garbage),
 		UNIT_TEST(test_perf_dwarf_file),
+		UNIT_TEST(test_signal_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
