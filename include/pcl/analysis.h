@@ -39,6 +39,13 @@ struct pcl_frame {
 	 */
 	bool inlined;
 	uint8_t inline_level;
+	/*
+	 * A caller's entry of a recorded (frame-pointer) chain: @ip is a
+	 * return address, after the call. Its inline frames and their source
+	 * lines are those of @addr - 1, inside the call. (The unwound entries
+	 * of --call-graph dwarf chains are minus 1 already, as perf's.)
+	 */
+	bool return_address;
 };
 
 /* A sample with its thread, ip and call chain resolved. */

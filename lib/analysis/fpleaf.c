@@ -23,6 +23,7 @@
  * loaded once however many processes map it.
  *
  * Invariants: a chain is changed only by inserting one return address
+ * (with its inline frames, under --inline, as the resolver expands the others)
  * right after the first user entry, only when the slot lies inside the
  * copy's valid bytes, and only when that address is not already the next
  * entry. Repaired chains get ids of their own (top bit set, never made by
@@ -34,6 +35,7 @@
 
 #include "internal.h"
 #include "analysis/fpleaf.h"
+#include "inline.h"
 #include "symbol/files.h"
 #include "symbol/unwind.h"
 
@@ -71,6 +73,8 @@ struct fpleaf {
 	struct map2 ids;   /* (unrepaired chain id, inserted address) -> repaired id */
 	struct pcl_frame *chain;
 	int alloc;
+	struct pcl_frame *ins; /* the inserted frame, with its inline frames */
+	int alloc_ins;
 	struct pcl_fpleaf_stats st;
 };
 
@@ -290,26 +294,39 @@ static uint64_t repaired_id(struct fpleaf *fl, uint64_t id, uint64_t ra)
 	return map2_put(&fl->ids, id, ra, v) ? 0 : v;
 }
 
-/* @out's chain with @ra resolved and inserted after entry @leaf. 0 or -ENOMEM. */
-static int insert(struct fpleaf *fl, struct pcl_resolver *r, struct pcl_resolved *out, size_t leaf,
-		  uint64_t ra)
+/*
+ * @out's chain with @ra resolved and inserted after entry @leaf: a return
+ * address, expanded into its inline frames as the resolver expands the
+ * chain's other entries (--inline). 0 or -ENOMEM.
+ */
+static int insert(struct fpleaf *fl, struct pcl_resolver *r, struct pcl_symbols *s,
+		  struct pcl_resolved *out, size_t leaf, uint64_t ra)
 {
-	size_t n = out->nr_chain;
-	struct pcl_frame *f;
+	struct pcl_resolved one = { .thread = out->thread, .ip = out->ip };
+	size_t n = out->nr_chain, k;
 
-	if (n + 1 > (size_t)fl->alloc &&
-	    grow_array((void **)&fl->chain, &fl->alloc, (int)(n + 1), sizeof(*fl->chain)))
+	if (!fl->alloc_ins && grow_array((void **)&fl->ins, &fl->alloc_ins, 1, sizeof(*fl->ins)))
+		return -ENOMEM;
+	pcl_resolver__frame(r, out->thread, false, ra, &fl->ins[0]);
+	fl->ins[0].return_address = true;
+	/* as the resolver does: an entry in no map takes the sample's level */
+	if (!fl->ins[0].map)
+		fl->ins[0].level = out->ip.level;
+	one.chain = fl->ins;
+	one.nr_chain = 1;
+	if (inline_expand(s, &one, &fl->ins, &fl->alloc_ins))
+		return -ENOMEM;
+	k = one.nr_chain;
+	if (n + k > (size_t)fl->alloc &&
+	    grow_array((void **)&fl->chain, &fl->alloc, (int)(n + k), sizeof(*fl->chain)))
 		return -ENOMEM;
 	/* out->chain may be fl->chain only if the resolver handed it back: it never does */
 	memcpy(fl->chain, out->chain, (leaf + 1) * sizeof(*fl->chain));
-	memcpy(fl->chain + leaf + 2, out->chain + leaf + 1, (n - leaf - 1) * sizeof(*fl->chain));
-	f = &fl->chain[leaf + 1];
-	pcl_resolver__frame(r, out->thread, false, ra, f);
-	/* as the resolver does: an entry in no map takes the sample's level */
-	if (!f->map)
-		f->level = out->ip.level;
+	memcpy(fl->chain + leaf + 1, one.chain, k * sizeof(*fl->chain));
+	memcpy(fl->chain + leaf + 1 + k, out->chain + leaf + 1,
+	       (n - leaf - 1) * sizeof(*fl->chain));
 	out->chain = fl->chain;
-	out->nr_chain = n + 1;
+	out->nr_chain = n + k;
 	out->chain_id = repaired_id(fl, out->chain_id, ra);
 	return 0;
 }
@@ -383,7 +400,7 @@ int fpleaf_repair(struct fpleaf **flp, struct pcl_resolver *r, struct pcl_symbol
 		fl->st.present++;
 		return 0;
 	}
-	ret = insert(fl, r, out, (size_t)leaf_last, ra);
+	ret = insert(fl, r, s, out, (size_t)leaf_last, ra);
 	if (!ret)
 		fl->st.repaired++;
 	return ret;
@@ -405,5 +422,6 @@ void fpleaf_free(struct fpleaf *fl)
 	map2_clear(&fl->slots);
 	map2_clear(&fl->ids);
 	free(fl->chain);
+	free(fl->ins);
 	free(fl);
 }

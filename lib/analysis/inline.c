@@ -35,9 +35,13 @@ static const struct srcline_info *frame_info(struct pcl_symbols *s, const struct
 {
 	const struct srcline_info *info;
 
+	struct pcl_frame at = *f;
+
 	if (f->level != '.' || !f->map || !f->sym || f->inlined)
 		return NULL;
-	if (srcpos_lookup(s, f, &info) < 0)
+	/* a return address is after the call: the inline chain is the call's */
+	at.addr -= f->return_address;
+	if (srcpos_lookup(s, &at, &info) < 0)
 		return NULL;
 	return info;
 }

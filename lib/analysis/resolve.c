@@ -295,12 +295,18 @@ PCL_API void pcl_resolver__frame(struct pcl_resolver *r, struct pcl_thread *thre
 	frame(r, thread, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, ip, out);
 }
 
-/* Resolve @rec's ip and the raw chain @raw for out->thread, the chain into r->chain. */
+/*
+ * Resolve @rec's ip and the raw chain @raw for out->thread, the chain into
+ * r->chain. Entries from @adjusted on are minus 1 already (the unwound
+ * ones); before it, an entry that is not the first of its context is a
+ * return address.
+ */
 static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, const uint64_t *raw,
-		   uint64_t nr, struct pcl_resolved *out)
+		   uint64_t nr, uint64_t adjusted, struct pcl_resolved *out)
 {
 	const struct pcl_sample *s = &rec->sample;
 	unsigned int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK, mode;
+	bool first = true;
 	size_t n = 0;
 
 	frame(r, out->thread, cpumode, s->ip, &out->ip);
@@ -331,12 +337,15 @@ static int resolve(struct pcl_resolver *r, const struct pcl_record *rec, const u
 				n = 0;
 				break;
 			}
+			first = true;
 			continue;
 		}
 		f = &r->chain[n++];
 		frame(r, out->thread, mode, ip, f);
 		if (!f->map)
 			f->level = out->ip.level;
+		f->return_address = !first && i < adjusted;
+		first = false;
 	}
 	out->chain = r->chain;
 	out->nr_chain = n;
@@ -483,7 +492,7 @@ static int raw_room(struct pcl_resolver *r, uint64_t nr)
  * perf drops it, and the unwound part still follows. Into r->raw.
  */
 static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struct pcl_thread *t,
-		       uint64_t mask, const uint64_t **raw, uint64_t *nr)
+		       uint64_t mask, const uint64_t **raw, uint64_t *nr, uint64_t *adjusted)
 {
 	struct unwind_space as = {
 		.id = (uint64_t)(uint32_t)t->pid,
@@ -534,6 +543,7 @@ static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struc
 			out[i]--;
 	*raw = r->raw;
 	*nr = keep + 1 + res.nr;
+	*adjusted = keep + 1;
 	return 0;
 }
 
@@ -542,13 +552,14 @@ static int dwarf_chain(struct pcl_resolver *r, const struct pcl_sample *s, struc
  * one built here. A sample whose event has no callchain has none.
  */
 static int raw_chain(struct pcl_resolver *r, const struct pcl_sample *s, struct pcl_thread *t,
-		     const uint64_t **raw, uint64_t *nr)
+		     const uint64_t **raw, uint64_t *nr, uint64_t *adjusted)
 {
 	const uint64_t want = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	uint64_t mask;
 
 	*raw = s->callchain;
 	*nr = s->sample_type & PERF_SAMPLE_CALLCHAIN ? s->nr_callchain : 0;
+	*adjusted = *nr;
 	if ((s->sample_type & want) != want)
 		return 0;
 	/* perf's test: registers and a non-empty copy, else the recorded chain alone */
@@ -560,7 +571,7 @@ static int raw_chain(struct pcl_resolver *r, const struct pcl_sample *s, struct 
 		r->ust.no_reader++;
 		return 0;
 	}
-	return dwarf_chain(r, s, t, mask, raw, nr);
+	return dwarf_chain(r, s, t, mask, raw, nr, adjusted);
 }
 
 /* The public statuses are the unwinder's, in its order. */
@@ -627,7 +638,7 @@ static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
 	const struct pcl_sample *s;
 	unsigned int cpumode;
 	const uint64_t *raw;
-	uint64_t nr64;
+	uint64_t nr64, adjusted;
 	uint32_t nr;
 	const void *space;
 	struct memo_ent **slot, *e;
@@ -644,11 +655,11 @@ static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
 	if (!out->thread)
 		return pcl_err(ENOMEM, "pcl_resolver__sample: out of memory");
 	out->chain_id = 0;
-	ret = raw_chain(r, s, out->thread, &raw, &nr64);
+	ret = raw_chain(r, s, out->thread, &raw, &nr64, &adjusted);
 	if (ret)
 		return ret;
 	if (nr64 > MEMO_MAX_CHAIN)
-		return resolve(r, rec, raw, nr64, out);
+		return resolve(r, rec, raw, nr64, adjusted, out);
 	nr = (uint32_t)nr64;
 	gen = machine_code_generation(r->m);
 	if (gen != r->memo_gen) {
@@ -656,7 +667,7 @@ static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
 		r->nr_memo = 0;
 	}
 	if (r->nr_memo * 2 >= r->cap_memo && memo_grow(r))
-		return resolve(r, rec, raw, nr, out);
+		return resolve(r, rec, raw, nr, adjusted, out);
 	space = out->thread->maps;
 	hash = memo_hash(space, cpumode, s->ip, raw, nr);
 	slot = memo_slot(r, hash, space, cpumode, s->ip, raw, nr);
@@ -668,7 +679,7 @@ static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
 		out->chain_id = e->id;
 		return 0;
 	}
-	ret = resolve(r, rec, raw, nr, out);
+	ret = resolve(r, rec, raw, nr, adjusted, out);
 	/* a map made while resolving (the kernel's, on first use) moved the generation */
 	if (ret || machine_code_generation(r->m) != gen)
 		return ret;

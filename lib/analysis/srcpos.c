@@ -150,7 +150,7 @@ static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_
 	 * ip: perf keeps the chain node's line there).
 	 */
 	if (dso && f->inline_level && kind != SRCPOS_SORT_FILE)
-		at.addr = pcl_map__map_ip(f->map, f->ip);
+		at.addr = pcl_map__map_ip(f->map, f->ip) - f->return_address;
 	if (dso && srcpos_lookup(c->s, &at, &info) < 0)
 		info = NULL;
 	if (dso && !info)
@@ -227,6 +227,10 @@ const char *srcpos_cache__get(struct srcpos_cache *c, const struct pcl_frame *f,
 	uint32_t kl = (uint32_t)kind << 8 | (kind != SRCPOS_SORT_FILE ? f->inline_level : 0);
 	char buf[4096];
 	size_t j;
+
+	/* an inline level's line is looked up at a return address minus 1 */
+	if (kind != SRCPOS_SORT_FILE && f->inline_level && f->return_address)
+		kl |= 1u << 16;
 
 	if ((c->nr_pos + 1) * 2 > c->cap_pos && pos_grow(c))
 		return NULL;

@@ -33,17 +33,18 @@ if ! cc -O2 -g -fno-omit-frame-pointer -o "$TMP/inl" "$TMP/inl.c"; then
 	exit 0
 fi
 
-# check_expansions ID: pcl script --inline -F ip,sym,dso,srcline of
-# $TMP/ID.data: every frame of the workload's own code is its address's
-# addr2line -f -i records, innermost first.
+# check_expansions ID [BINARY]: pcl script --inline -F ip,sym,dso,srcline of
+# $TMP/ID.data: every frame of the workload's own code (BINARY, $TMP/inl by
+# default) is its address's addr2line -f -i records, innermost first (a
+# caller's return address minus 1).
 check_expansions() {
-	local id=$1
+	local id=$1 bin=${2:-$TMP/inl}
 	run_long "x-$id" 60 "$PCL" script --inline -F ip,sym,dso,srcline -i "$TMP/$id.data"
 	if [ "$RC" -ne 0 ]; then
 		not_ok "srcline-inline-expansion-$id" "pcl script --inline: exit $RC" "$(show "$TMP/x-$id.err")"
 		return
 	fi
-	python3 - "$TMP/x-$id.out" "$TMP/inl" >"$TMP/x-$id.cmp" 2>&1 <<'PY'
+	python3 - "$TMP/x-$id.out" "$bin" >"$TMP/x-$id.cmp" 2>&1 <<'PY'
 import os, re, subprocess, sys
 out, binary = sys.argv[1], sys.argv[2]
 lines = open(out).read().split("\n")
@@ -68,20 +69,26 @@ while i < len(lines):
     i += 1
 if cur:
     samples.append(cur)
-# group consecutive frames of one address in the workload
+# group consecutive frames of one address in the workload; a group after
+# the sample's first user-space one is a return address: its inline frames
+# are those of the address minus 1, inside the call
 want = {}
 groups = []
 for s in samples:
     j = 0
+    user = False
     while j < len(s):
         k = j
         while k + 1 < len(s) and s[k + 1][0] == s[j][0] and s[k][2] is None:
             k += 1
         g = s[j : k + 1]
+        look = int(g[0][0], 16) - (1 if user else 0)
+        if not (g[-1][2] or "").startswith("[kernel"):
+            user = True
         if g[-1][2] == binary:
-            groups.append(g)
+            groups.append(("%x" % look, g))
         j = k + 1
-addrs = sorted({g[0][0] for g in groups})
+addrs = sorted({a for a, g in groups})
 if not addrs:
     print("no frame of %s in the output" % binary)
     sys.exit(1)
@@ -105,12 +112,12 @@ while j < len(a2l):
     j += 2
 bad = 0
 expanded = 0
-for g in groups:
+for a, g in groups:
     got = [(f[1], f[3]) for f in g]
-    exp = recs.get(g[0][0], [])
+    exp = recs.get(a, [])
     if got != exp:
         if bad < 10:
-            print("address %s: pcl %s, addr2line %s" % (g[0][0], got, exp))
+            print("address %s (looked up at %s): pcl %s, addr2line %s" % (g[0][0], a, got, exp))
         bad += 1
     if any(not f[4] for f in g[:-1]) or g[-1][4]:
         if bad < 10:
@@ -168,6 +175,44 @@ for by in perf pcl; do
 			"pcl report --inline: no 'mid (inlined)' and 'leaf (inlined)' entries and graph lines:" \
 			"$(show "$TMP/r-$id.out" 40)"
 	fi
+done
+
+# A frame-pointer caller's entry is a return address, after the call: its
+# inline frames are those of the call (the address minus 1). In
+# srcline-ret.c, outer calls the leaf hot from the always_inline wrap, and
+# the instruction after that call is outer's own: --inline must show
+# hot <- wrap (inlined) <- outer, never hot <- outer. Built twice: with
+# leaf frame pointers (the kernel's chain has the entry) and without (the
+# leaf repair of pcl's -g files inserts it).
+cp "$(dirname "$0")/srcline-ret.c" "$TMP/ret.c"
+for v in fp leaf; do
+	flags=-DKEEP_FP
+	[ $v = leaf ] && flags=
+	if ! cc -O2 -g -fno-omit-frame-pointer $flags -o "$TMP/ret-$v" "$TMP/ret.c"; then
+		not_ok srcline-inline-return-address-$v "cc could not build srcline-ret.c"
+		continue
+	fi
+	# not record_to: its --no-fp-leaf would leave the leaf's chain without outer
+	run_long "rec-ret-$v" 60 "$PCL" record -q -e cpu-clock -F 4000 -g -o "$TMP/ret-$v.data" -- "$TMP/ret-$v" 3000
+	if [ "$RC" -ne 0 ]; then
+		not_ok srcline-inline-return-address-$v "pcl record: exit $RC" "$(show "$TMP/rec-ret-$v.err")"
+		continue
+	fi
+	run_long "ret-$v" 60 "$PCL" script --inline -F ip,sym -i "$TMP/ret-$v.data"
+	n=$(grep -A1 -E '[0-9a-f] hot$' "$TMP/ret-$v.out" | grep -cE '[0-9a-f] (wrap \(inlined\)|outer)$')
+	w=$(grep -A1 -E '[0-9a-f] hot$' "$TMP/ret-$v.out" | grep -cE '[0-9a-f] wrap \(inlined\)$')
+	if [ "$RC" -ne 0 ] || [ "$n" -lt 10 ]; then
+		not_ok srcline-inline-return-address-$v \
+			"pcl script --inline: exit $RC, $n samples with hot's caller:" \
+			"$(show "$TMP/ret-$v.out" 20)"
+	elif [ "$w" -ne "$n" ]; then
+		not_ok srcline-inline-return-address-$v \
+			"hot's caller is wrap (inlined) in $w of $n samples, outer in the others:" \
+			"$(grep -m3 -A2 -E '[0-9a-f] hot$' "$TMP/ret-$v.out")"
+	else
+		ok srcline-inline-return-address-$v
+	fi
+	check_expansions ret-$v "$TMP/ret-$v"
 done
 
 # DWARF: perf's default shows inline frames; pcl --inline must equal it.
