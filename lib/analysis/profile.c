@@ -474,8 +474,12 @@ int pcl_profile__add(struct pcl_profile *p, const struct pcl_resolved *s, uint64
 		       chain[first - 1].ip == chain[first].ip &&
 		       chain[first - 1].inline_level + 1 == chain[first].inline_level)
 			first--;
-		/* a caller's frame holds a return address, but not a user frame under kernel ones */
-		ret = first > 0 && chain[first - 1].level == chain[i].level;
+		/*
+		 * The resolver says which entries are return addresses: not the
+		 * unwound ones of dwarf chains (minus 1 already), nor the exact
+		 * PCs of signal frames, nor a user frame under kernel ones.
+		 */
+		ret = chain[i].return_address;
 		if (intern_func(p, &chain[i], &func) || intern_loc(p, &chain[i], ret, func, &loc) ||
 		    intern_node(p, node, loc, &node))
 			return pcl_err(-ENOMEM, "out of memory");
