@@ -59,6 +59,7 @@ struct pcl_dso {
 	void *sym_priv;
 	void (*sym_free)(void *sym_priv);
 	char *sym_note; /* why symbols are missing, for the user (malloc'd) */
+	uint32_t seq;	/* creation order in its machine (0 first) */
 };
 
 /* One map of a DSO into an address space, [start, end). */

@@ -1055,10 +1055,17 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
  * tree ordered by (DSO object, symbol start or ip; an inlined function by
  * name) and walks it from the greatest key down while sorting by weight,
  * a tie going after the nodes already placed. So ties come by DSO, then
- * address (name), each descending. DSO objects are compared by address, as
- * perf compares its own: both allocate them in the order the maps appear.
- * Left over: the order the nodes were first reached.
+ * address (name), each descending. perf compares its DSO objects by their
+ * addresses, which follow the order it made them in; here that order
+ * itself is compared (no DSO first), so that the output does not depend on
+ * where malloc puts things. Left over: the order the nodes were first
+ * reached.
  */
+static int64_t dso_rank(const struct fkey *k)
+{
+	return k->dso ? (int64_t)((const struct pcl_dso *)k->dso)->seq : -1;
+}
+
 static int node_cmp(const void *pa, const void *pb)
 {
 	const struct pcl_callnode *a = *(struct pcl_callnode *const *)pa,
@@ -1069,7 +1076,7 @@ static int node_cmp(const void *pa, const void *pb)
 	if (c)
 		return c;
 	if (ka->dso != kb->dso)
-		return ka->dso > kb->dso ? -1 : 1;
+		return dso_rank(ka) > dso_rank(kb) ? -1 : 1;
 	if (ka->inlined && kb->inlined && a->frame.sym && b->frame.sym &&
 	    (c = strcmp(b->frame.sym->name, a->frame.sym->name)))
 		return c;

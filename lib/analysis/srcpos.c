@@ -23,6 +23,7 @@ struct pos_ent {
 	const struct pcl_dso *dso;
 	const struct pcl_symbol *sym;
 	uint64_t addr;
+	uint64_t look; /* the address whose line is looked up (an inline level's own) */
 	uint32_t kind_level; /* kind << 8 | inline level */
 	const char *str;
 };
@@ -136,21 +137,28 @@ static void level_fileline(char *buf, size_t size, const struct srcline_info *in
 	srcline_fileline(buf, size, &one, full);
 }
 
+/*
+ * The address whose source position @f shows: its own, but an inline
+ * frame's is its level's at the frame's own address, also in an entry made
+ * from a chain (whose address is the ip: perf keeps the chain node's line
+ * there), a return address minus 1.
+ */
+static uint64_t look_addr(const struct pcl_frame *f, enum srcpos_kind kind)
+{
+	if (f->map && f->inline_level && kind != SRCPOS_SORT_FILE)
+		return pcl_map__map_ip(f->map, f->ip) - f->return_address;
+	return f->addr;
+}
+
 static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_kind kind,
-		 char *buf, size_t size)
+		 uint64_t look, char *buf, size_t size)
 {
 	const struct srcline_info *info = NULL;
 	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
 	uint64_t vaddr = f->addr;
 	struct pcl_frame at = *f;
 
-	/*
-	 * An inline frame's position is its level's at the frame's own
-	 * address, also in an entry made from a chain (whose address is the
-	 * ip: perf keeps the chain node's line there).
-	 */
-	if (dso && f->inline_level && kind != SRCPOS_SORT_FILE)
-		at.addr = pcl_map__map_ip(f->map, f->ip) - f->return_address;
+	at.addr = look;
 	if (dso && srcpos_lookup(c->s, &at, &info) < 0)
 		info = NULL;
 	if (dso && !info)
@@ -183,19 +191,19 @@ static void make(struct srcpos_cache *c, const struct pcl_frame *f, enum srcpos_
 	}
 }
 
-static uint64_t pos_hash(const struct pcl_dso *dso, const struct pcl_symbol *sym, uint64_t addr,
-			 uint32_t kl)
+static uint64_t pos_hash(const struct pos_ent *k)
 {
-	return hash_mix(hash_mix(hash_mix((uintptr_t)dso, addr), (uintptr_t)sym), kl);
+	return hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)k->dso, k->addr), (uintptr_t)k->sym),
+				 k->look),
+			k->kind_level);
 }
 
-static size_t pos_slot(const struct pos_ent *t, size_t cap, const struct pcl_dso *dso,
-		       const struct pcl_symbol *sym, uint64_t addr, uint32_t kl)
+static size_t pos_slot(const struct pos_ent *t, size_t cap, const struct pos_ent *k)
 {
-	size_t j = pos_hash(dso, sym, addr, kl) & (cap - 1);
+	size_t j = pos_hash(k) & (cap - 1);
 
-	while (t[j].str &&
-	       (t[j].dso != dso || t[j].addr != addr || t[j].sym != sym || t[j].kind_level != kl))
+	while (t[j].str && (t[j].dso != k->dso || t[j].addr != k->addr || t[j].sym != k->sym ||
+			    t[j].look != k->look || t[j].kind_level != k->kind_level))
 		j = (j + 1) & (cap - 1);
 	return j;
 }
@@ -211,7 +219,7 @@ static int pos_grow(struct srcpos_cache *c)
 		const struct pos_ent *e = &c->pos[i];
 
 		if (e->str)
-			nt[pos_slot(nt, ncap, e->dso, e->sym, e->addr, e->kind_level)] = *e;
+			nt[pos_slot(nt, ncap, e)] = *e;
 	}
 	free(c->pos);
 	c->pos = nt;
@@ -225,6 +233,7 @@ const char *srcpos_cache__get(struct srcpos_cache *c, const struct pcl_frame *f,
 	const struct pcl_dso *dso = f->map ? f->map->dso : NULL;
 	/* the inline level changes what script prints and an inline frame's srcline */
 	uint32_t kl = (uint32_t)kind << 8 | (kind != SRCPOS_SORT_FILE ? f->inline_level : 0);
+	struct pos_ent k;
 	char buf[4096];
 	size_t j;
 
@@ -234,11 +243,14 @@ const char *srcpos_cache__get(struct srcpos_cache *c, const struct pcl_frame *f,
 
 	if ((c->nr_pos + 1) * 2 > c->cap_pos && pos_grow(c))
 		return NULL;
-	j = pos_slot(c->pos, c->cap_pos, dso, f->sym, f->addr, kl);
+	/* keyed by the looked-up address too: maps of one DSO at other bases differ there */
+	k = (struct pos_ent){ dso, f->sym, f->addr, look_addr(f, kind), kl, NULL };
+	j = pos_slot(c->pos, c->cap_pos, &k);
 	if (c->pos[j].str)
 		return c->pos[j].str;
-	make(c, f, kind, buf, sizeof(buf));
-	c->pos[j] = (struct pos_ent){ dso, f->sym, f->addr, kl, intern(c, buf) };
+	make(c, f, kind, k.look, buf, sizeof(buf));
+	k.str = intern(c, buf);
+	c->pos[j] = k;
 	if (!c->pos[j].str)
 		return NULL;
 	c->nr_pos++;

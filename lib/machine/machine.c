@@ -267,6 +267,7 @@ static struct pcl_dso *dso_findnew(struct pcl_machine *m, const char *name,
 	if (!d->short_name ||
 	    grow_array((void **)&m->dsos, &m->alloc_dsos, m->nr_dsos + 1, sizeof(*m->dsos)))
 		goto err;
+	d->seq = (uint32_t)m->nr_dsos;
 	m->dsos[m->nr_dsos++] = d;
 	if (dso_hash_insert(m, d)) {
 		m->nr_dsos--;
