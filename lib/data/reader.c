@@ -8,12 +8,13 @@
  * that remain. The file is mapped (as perf does), and a record handed out
  * points into the mapping, so that nothing copies it until it is used
  * (pcl_data_reader_stable: the events' queue and the reading thread keep
- * such pointers); the pages far behind the reading position are given
- * back as it goes (MADV_DONTNEED: a page still in use is read again from
- * the page cache, unchanged, so that only bounds the memory). When the file
- * cannot be mapped it is read through a buffer, and every record copied. A data section that claims more than the
- * file holds is read up to what exists and marked truncated (a recorder
- * killed mid-write). Pipe mode reads stdin the same way with no seeking.
+ * such pointers); the pages far behind the reading position are given back
+ * as it goes (MADV_DONTNEED: a page still in use is read again from the
+ * page cache, unchanged, so that only bounds the memory). When the file
+ * cannot be mapped it is read through a buffer, and every record copied. A
+ * data section that claims more than the file holds is read up to what
+ * exists and marked truncated (a recorder killed mid-write). Pipe mode
+ * reads stdin through the buffer with no seeking.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@
 
 #define PERF_MAGIC2 0x32454c4946524550ULL
 #define RBUF_SIZE   (4u << 20)
-/* The mapped file's pages this far behind the reading position are dropped. */
+/* The mapped file's pages 1 to 2 times this far behind the records in use are given back. */
 #define MAP_KEEP (16u << 20)
 #define MAX_ATTRS   4096
 #define MAX_IDS	    (1u << 20)
