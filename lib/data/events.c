@@ -10,9 +10,10 @@
  * records up to the previous round's newest timestamp are delivered (perf's
  * ordered_events with OE_FLUSH__ROUND).
  *
- * Queued records are copied into chunks of an arena; a chunk is freed when
- * its last record has been delivered. Queue entries are (time, seq, bytes):
- * seq keeps records of equal time in file order.
+ * A record in the mapped file (pcl_data_reader_stable) is queued as the
+ * pointer to it; any other is copied into chunks of an arena, and a chunk is
+ * freed when its last record has been delivered. Queue entries are (time,
+ * seq, bytes): seq keeps records of equal time in file order.
  *
  * After pcl_data_events__prefetch all of this (events_next) runs on the
  * thread of prefetch.c, and pcl_data_events__next takes its events from
@@ -22,6 +23,7 @@
 #include <string.h>
 #include "internal.h"
 #include "data/prefetch.h"
+#include "data/reader.h"
 
 #define CHUNK_SIZE (1u << 20)
 /* Past this many queued bytes the older half is delivered (perf: OE_FLUSH__HALF). */
@@ -36,7 +38,7 @@ struct chunk {
 struct qent {
 	uint64_t time, seq, offset;
 	uint8_t *rec;
-	struct chunk *chunk;
+	struct chunk *chunk; /* NULL: rec points into the mapped file */
 	int attr_idx;
 };
 
@@ -57,6 +59,8 @@ struct pcl_data_events {
 	bool have_released;
 	struct pcl_data_stats stats;
 	struct prefetch *pf; /* reading ahead: the stream runs on its thread */
+	/* the caller's thread: the newest file offset delivered, and pages given back */
+	uint64_t max_offset, dropped;
 };
 
 PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, bool ordered)
@@ -70,6 +74,7 @@ PCL_API struct pcl_data_events *pcl_data_events__new(struct pcl_data_reader *r, 
 		return NULL;
 	e->r = r;
 	e->ordered = ordered;
+	pcl_data_reader_lend(r);
 	e->sample_id_pos = e->trailer_id_pos = -1;
 	return e;
 }
@@ -284,7 +289,7 @@ static void release(struct pcl_data_events *e)
 		return;
 	e->have_released = false;
 	e->queued_bytes -= ((const struct perf_event_header *)e->released.rec)->size;
-	if (--c->live)
+	if (!c || --c->live)
 		return;
 	if (c == e->cur)
 		c->used = 0;
@@ -295,9 +300,10 @@ static void release(struct pcl_data_events *e)
 static int enqueue(struct pcl_data_events *e, const struct perf_event_header *h, uint64_t time,
 		   int attr_idx)
 {
+	bool stable = pcl_data_reader_stable(e->r, h);
 	struct qent *q;
 
-	if (!e->cur || CHUNK_SIZE - e->cur->used < h->size) {
+	if (!stable && (!e->cur || CHUNK_SIZE - e->cur->used < h->size)) {
 		struct chunk *c = malloc(sizeof(*c) + CHUNK_SIZE);
 
 		if (!c)
@@ -322,11 +328,16 @@ static int enqueue(struct pcl_data_events *e, const struct perf_event_header *h,
 		e->aq = na;
 	}
 	q = &e->q[e->nq++];
-	q->rec = e->cur->data + e->cur->used;
-	memcpy(q->rec, h, h->size);
-	e->cur->used += (h->size + 7u) & ~7u;
-	e->cur->live++;
-	q->chunk = e->cur;
+	if (stable) {
+		q->rec = (uint8_t *)h;
+		q->chunk = NULL;
+	} else {
+		q->rec = e->cur->data + e->cur->used;
+		memcpy(q->rec, h, h->size);
+		e->cur->used += (h->size + 7u) & ~7u;
+		e->cur->live++;
+		q->chunk = e->cur;
+	}
 	q->time = time;
 	q->seq = e->seq++;
 	q->offset = pcl_data_reader__offset(e->r);
@@ -475,11 +486,32 @@ static int events_next(void *arg, struct pcl_data_event *ev)
 	}
 }
 
+/* The stream for the prefetch thread: a record in the mapped file is not copied again. */
+static int events_next_stable(void *arg, struct pcl_data_event *ev, bool *stable)
+{
+	struct pcl_data_events *e = arg;
+	int ret = events_next(e, ev);
+
+	*stable = ret > 0 && pcl_data_reader_stable(e->r, ev->hdr);
+	return ret;
+}
+
 PCL_API int pcl_data_events__next(struct pcl_data_events *e, struct pcl_data_event *ev)
 {
+	int ret;
+
 	if (!e || !ev)
 		return pcl_err(EINVAL, "pcl_data_events__next: invalid argument");
-	return e->pf ? prefetch_next(e->pf, ev) : events_next(e, ev);
+	ret = e->pf ? prefetch_next(e->pf, ev) : events_next(e, ev);
+	/*
+	 * Records come out in time order, a round or so away from file order:
+	 * the mapped pages well behind the newest one delivered are done with.
+	 */
+	if (ret > 0 && ev->offset > e->max_offset) {
+		e->max_offset = ev->offset;
+		pcl_data_reader_drop(e->r, ev->offset, &e->dropped);
+	}
+	return ret;
 }
 
 PCL_API int pcl_data_events__prefetch(struct pcl_data_events *e)
@@ -491,6 +523,6 @@ PCL_API int pcl_data_events__prefetch(struct pcl_data_events *e)
 	/* a stream declares its events and features as they come: the reader changes */
 	if (pcl_data_reader__is_pipe(e->r))
 		return pcl_err(EOPNOTSUPP, "a stream is read on one thread");
-	e->pf = prefetch_start(events_next, e);
+	e->pf = prefetch_start(events_next_stable, e);
 	return e->pf ? 0 : -errno;
 }

@@ -20,9 +20,11 @@
  * when half the ring is free (it sleeps only when all of it is full, so the
  * caller always reaches that point before it would wait itself).
  *
- * A copied record is decoded again over the copy (decoding is a pure
- * function of the bytes and the attr), so the pointers of the decoded
- * record point into the batch, not into the source's buffers.
+ * A stable record (in the mapped file: it outlives the thread) is handed
+ * over as the source gave it, pointers and all. Any other is copied into
+ * the batch and decoded again over the copy (decoding is a pure function of
+ * the bytes and the attr), so the pointers of the decoded record point into
+ * the batch, not into the source's buffers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -67,15 +69,24 @@ struct prefetch {
 	struct batch batches[NR_BATCHES];
 };
 
-/* Copy @ev into @b; false when its record does not fit. */
-static bool put(struct batch *b, const struct pcl_data_event *ev)
+/* Put @ev into @b, its record copied unless @stable; false when it does not fit. */
+static bool put(struct batch *b, const struct pcl_data_event *ev, bool stable)
 {
 	size_t size = ev->hdr->size;
 	struct perf_event_header *copy;
 	struct pcl_data_event *d;
 
+	/*
+	 * a stable record counts too, though not copied: it bounds how far the
+	 * reading runs ahead in the mapped file (its pages, resident)
+	 */
 	if (b->used + size > BATCH_BYTES)
 		return false;
+	if (stable) {
+		b->used += size;
+		b->ev[b->n++] = *ev;
+		return true;
+	}
 	copy = (struct perf_event_header *)((uint8_t *)b->bytes + b->used);
 	memcpy(copy, ev->hdr, size);
 	b->used += (size + 7) & ~(size_t)7;
@@ -119,6 +130,7 @@ static void *run(void *arg)
 	struct prefetch *p = arg;
 	struct pcl_data_event ev;
 	bool held = false; /* ev did not fit the last batch: it opens the next */
+	bool stable = false;
 	struct batch *b;
 
 	while ((b = take_empty(p))) {
@@ -126,7 +138,7 @@ static void *run(void *arg)
 		b->used = 0;
 		b->last = false;
 		while (b->n < BATCH_EVENTS) {
-			int ret = held ? 1 : p->next(p->src, &ev);
+			int ret = held ? 1 : p->next(p->src, &ev, &stable);
 
 			if (ret <= 0) {
 				b->last = true;
@@ -135,7 +147,7 @@ static void *run(void *arg)
 					 ret < 0 ? pcl_last_error() : "");
 				break;
 			}
-			held = !put(b, &ev);
+			held = !put(b, &ev, stable);
 			if (held)
 				break;
 		}

@@ -10,18 +10,22 @@
 #include <pcl/data.h>
 
 /*
- * The source: the next event into @ev (its record valid until the next
- * call), 1; 0 at the end; or -errno with pcl_last_error() set. Called on
- * the prefetch thread only, from prefetch_start to its end or error.
+ * The source: the next event into @ev, 1; 0 at the end; or -errno with
+ * pcl_last_error() set. Its record is valid until the next call, or, when
+ * the source sets *@stable, until prefetch_stop (a record in the mapped
+ * file, and the decoded record's pointers into it): such an event is handed
+ * over as it is, not copied. Called on the prefetch thread only, from
+ * prefetch_start to its end or error.
  */
-typedef int (*prefetch_source_fn)(void *src, struct pcl_data_event *ev);
+typedef int (*prefetch_source_fn)(void *src, struct pcl_data_event *ev, bool *stable);
 
 struct prefetch;
 
 /*
  * Start a thread that calls @next(@src) until it returns 0 or an error,
- * copying each event (its record's bytes, decoded again over the copy) into
- * a queue of a few batches; it waits while the queue is full. NULL with
+ * putting each event into a queue of a few batches (a record that is not
+ * stable is copied, and decoded again over the copy); it waits while the
+ * queue is full. NULL with
  * errno when there is no memory or no thread: the caller reads on its own.
  */
 struct prefetch *prefetch_start(prefetch_source_fn next, void *src);

@@ -4,22 +4,33 @@
  *
  * File mode: the header, the attrs and their id arrays, and the feature
  * table are read up front and checked against the file's size; records are
- * then read from the data section through a buffer, a record never trusted
- * beyond the bytes that remain. A data section that claims more than the
- * file holds is read up to what exists and marked truncated (a recorder
- * killed mid-write). Pipe mode reads stdin the same way with no seeking.
+ * then read from the data section, a record never trusted beyond the bytes
+ * that remain. The file is mapped (as perf does), and a record handed out
+ * points into the mapping, so that nothing copies it until it is used
+ * (pcl_data_reader_stable: the events' queue and the reading thread keep
+ * such pointers); the pages far behind the reading position are given back
+ * as it goes (MADV_DONTNEED: a page still in use is read again from the
+ * page cache, unchanged, so that only bounds the memory). When the file
+ * cannot be mapped it is read through a buffer, and every record copied. A
+ * data section that claims more than the file holds is read up to what
+ * exists and marked truncated (a recorder killed mid-write). Pipe mode
+ * reads stdin through the buffer with no seeking.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "internal.h"
+#include "data/reader.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL
 #define RBUF_SIZE   (4u << 20)
+/* The mapped file's pages 1 to 2 times this far behind the records in use are given back. */
+#define MAP_KEEP (16u << 20)
 #define MAX_ATTRS   4096
 #define MAX_IDS	    (1u << 20)
 /* A compressed record never expands to more than this (perf's chunks are the mmap size). */
@@ -43,6 +54,11 @@ struct pcl_data_reader {
 	uint64_t pos;			 /* file offset of buf[0] */
 	uint8_t *buf;
 	size_t len, at; /* bytes in buf, next record */
+	/* file mode: the whole file mapped (buf is then its data section), or NULL */
+	uint8_t *map;
+	size_t map_len;
+	uint64_t dropped; /* file offset below which its pages were given back */
+	bool lent;	  /* the records outlive the next call: the caller drops pages */
 	uint64_t skip;	/* stream bytes to pass over (tracing data) */
 	uint64_t last_offset;
 	struct pcl_data_attr *attrs;
@@ -279,6 +295,55 @@ static int open_file(struct pcl_data_reader *r)
 	return 0;
 }
 
+/*
+ * File mode: map the file and make its data section the buffer, all of it
+ * read already. Not mapped (no address space, a file that cannot be): the
+ * buffer reads it.
+ */
+static void map_file(struct pcl_data_reader *r)
+{
+	void *m;
+
+	if (!r->data_size || r->file_size > SIZE_MAX)
+		return;
+	m = mmap(NULL, (size_t)r->file_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
+	free(r->buf);
+	r->map = m;
+	r->map_len = (size_t)r->file_size;
+	r->buf = r->map + r->data_offset;
+	r->pos = r->data_offset;
+	r->len = (size_t)r->data_size;
+	r->at = 0;
+	r->dropped = 0;
+	r->eof = true;
+}
+
+void pcl_data_reader_drop(const struct pcl_data_reader *r, uint64_t upto, uint64_t *dropped)
+{
+	uint64_t page = 4096, to;
+
+	if (!r->map || upto > r->map_len || upto < *dropped + 2 * (uint64_t)MAP_KEEP)
+		return;
+	to = (upto - MAP_KEEP) & ~(page - 1);
+	madvise(r->map + *dropped, (size_t)(to - *dropped), MADV_DONTNEED);
+	*dropped = to;
+}
+
+void pcl_data_reader_lend(struct pcl_data_reader *r)
+{
+	r->lent = true;
+}
+
+bool pcl_data_reader_stable(const struct pcl_data_reader *r, const void *rec)
+{
+	const uint8_t *p = rec;
+
+	return r && r->map && p >= r->map && p < r->map + r->map_len;
+}
+
 /* read() until @n bytes or the end: a pipe hands data over in pieces. */
 static ssize_t read_full(int fd, void *p, size_t n)
 {
@@ -347,8 +412,10 @@ PCL_API struct pcl_data_reader *pcl_data_reader__open(const char *path)
 		return r;
 	}
 	ret = open_file(r);
-	if (!ret)
+	if (!ret) {
+		map_file(r);
 		return r;
+	}
 err:
 	pcl_data_reader__close(r);
 	errno = -ret;
@@ -359,6 +426,10 @@ PCL_API void pcl_data_reader__close(struct pcl_data_reader *r)
 {
 	if (!r)
 		return;
+	if (r->map) {
+		munmap(r->map, r->map_len);
+		r->buf = NULL;
+	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	for (int i = 0; i < r->nr_attrs; i++) {
@@ -628,6 +699,7 @@ static int next_decompressed(struct pcl_data_reader *r)
 
 PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_reader *r)
 {
+	const struct perf_event_header *rec;
 	struct perf_event_header h;
 
 	if (!r)
@@ -708,25 +780,33 @@ PCL_API const struct perf_event_header *pcl_data_reader__next(struct pcl_data_re
 			errno = 0;
 			return NULL;
 		}
-		memcpy(r->rec, r->buf + r->at, h.size);
+		/* a mapped record, 8-aligned as perf writes them, is handed out in place */
+		if (r->map && !((uintptr_t)(r->buf + r->at) & 7)) {
+			rec = (const struct perf_event_header *)(r->buf + r->at);
+		} else {
+			memcpy(r->rec, r->buf + r->at, h.size);
+			rec = (const struct perf_event_header *)r->rec;
+		}
 		r->last_offset = r->pos + r->at;
 		r->at += h.size;
 		r->counts[h.type < 128 ? h.type : 0]++;
-		if (r->pipe && absorb(r, (const struct perf_event_header *)r->rec))
+		if (!r->lent)
+			pcl_data_reader_drop(r, r->pos + r->at, &r->dropped);
+		if (r->pipe && absorb(r, rec))
 			continue;
 		if (h.type == PCL_RECORD_COMPRESSED) {
 			int ret;
 
 			r->comp_offset = r->last_offset;
 			r->nr_compressed++;
-			ret = decompress(r, (const struct perf_event_header *)r->rec);
+			ret = decompress(r, rec);
 			if (ret) {
 				errno = -ret;
 				return NULL;
 			}
 			continue;
 		}
-		return (const struct perf_event_header *)r->rec;
+		return rec;
 	}
 }
 

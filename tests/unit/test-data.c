@@ -12,10 +12,14 @@
  * patches, each with the error it must give). A file whose writer was never
  * closed (a child that _exits between rounds) and a stream that arrives
  * through a real pipe in pieces come last, with pcl_feature_parse_strings.
+ * A file's records point into its mapping and stay valid past the next
+ * call; a file larger than what the reader keeps mapped is read with its
+ * pages given back behind it, and its first record still reads right.
  *
  * Files go to a temporary directory, removed at the end.
  */
 #include "unit.h"
+#include "data/reader.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -377,7 +381,7 @@ static void round_trip(bool pipe)
 	char path[128];
 	struct recs rs = { 0 };
 	struct pcl_data_reader *r;
-	const struct perf_event_header *h;
+	const struct perf_event_header *h, *kept[MAX_RECS];
 	uint64_t last = 0;
 	int n = 0;
 
@@ -396,10 +400,14 @@ static void round_trip(bool pipe)
 		assert_memory_equal(h, rs.rec[n], h->size);
 		assert_true(pcl_data_reader__offset(r) > last);
 		last = pcl_data_reader__offset(r);
-		n++;
+		/* a file's records are in its mapping; a stream's are copies */
+		assert_int_equal(pcl_data_reader_stable(r, h), !pipe);
+		kept[n++] = h;
 	}
 	assert_int_equal(errno, 0);
 	assert_int_equal(n, rs.n);
+	for (int i = 0; !pipe && i < n; i++)
+		assert_memory_equal(kept[i], rs.rec[i], kept[i]->size);
 	assert_false(pcl_data_reader__truncated(r));
 	/* a stream's attrs and features are there once their records have gone by */
 	if (pipe) {
@@ -423,6 +431,87 @@ static void test_round_trip_pipe(void **state)
 {
 	(void)state;
 	round_trip(true);
+}
+
+/* kB of the process's resident file pages (RssFile), or -1 */
+static long rss_file_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssFile: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * 48 MiB of 8 KiB samples, each filled with its number: read through, the
+ * pages behind are given back (the resident file pages grow by much less
+ * than the file), and the first record, kept, still reads right after its
+ * pages went.
+ */
+static void test_mapped_large(void **state)
+{
+	enum { NR = 6144, BODY = 8192 - 8 };
+	struct pcl_data_attr a[2];
+	struct pcl_data_writer *w;
+	struct pcl_data_reader *r;
+	const struct perf_event_header *h, *first = NULL;
+	uint64_t *body = malloc(BODY);
+	char path[128];
+	long before, most = 0;
+	int n = 0, bad = 0;
+
+	(void)state;
+	assert_non_null(body);
+	ref_attrs(a);
+	tmp_path(path, sizeof(path), "large.data");
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	for (int i = 0; i < NR; i++) {
+		void *rec;
+
+		for (int k = 0; k < BODY / 8; k++)
+			body[k] = (uint64_t)i << 32 | (uint64_t)k;
+		body[0] = 101;
+		rec = make_rec(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, BODY);
+		assert_int_equal(pcl_data_writer__write(w, rec), 0);
+		free(rec);
+	}
+	assert_int_equal(pcl_data_writer__close(w), 0);
+	r = pcl_data_reader__open(path);
+	assert_non_null(r);
+	before = rss_file_kb();
+	while ((h = pcl_data_reader__next(r))) {
+		const uint64_t *b = (const uint64_t *)(h + 1);
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		assert_true(pcl_data_reader_stable(r, h));
+		if (!first)
+			first = h;
+		bad += h->size != 8192 || b[1] != ((uint64_t)n << 32 | 1) ||
+		       b[BODY / 8 - 1] != ((uint64_t)n << 32 | (BODY / 8 - 1));
+		n++;
+		if (n % 256 == 0 && rss_file_kb() - before > most)
+			most = rss_file_kb() - before;
+	}
+	assert_int_equal(errno, 0);
+	assert_int_equal(n, NR);
+	assert_int_equal(bad, 0);
+	/* given back: at most about twice the 16 MiB kept behind, not the 48 read */
+	if (before >= 0)
+		assert_true(most < 40 * 1024);
+	for (int k = 1; k < BODY / 8; k++)
+		bad += ((const uint64_t *)(first + 1))[k] != (uint64_t)k;
+	assert_int_equal(bad, 0);
+	pcl_data_reader__close(r);
+	unlink(path);
+	free(body);
 }
 
 /* ---- truncation ---- */
@@ -1119,6 +1208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_round_trip_file),
 		UNIT_TEST(test_round_trip_pipe),
+		UNIT_TEST(test_mapped_large),
 		UNIT_TEST(test_truncation_file),
 		UNIT_TEST(test_truncation_pipe),
 		UNIT_TEST(test_corruptions),

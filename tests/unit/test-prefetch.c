@@ -3,8 +3,10 @@
  * Reading ahead (lib/data/prefetch.c): a made-up source of events, whose
  * records live in one buffer it overwrites at every call (as a reader's
  * buffer is), handed over by the thread in order, byte for byte, decoded
- * over the copies; the source's error and its message; a stop while the
- * thread waits for room; records of every size up to the largest. The
+ * over the copies; records the source calls stable (kept till the end, as
+ * the mapped file's are) handed over in place, not copied; the source's
+ * error and its message; a stop while the thread waits for room; records of
+ * every size up to the largest. The
  * stream through pcl_data_events__prefetch is tested by test-events (each
  * of its tests runs a second time reading ahead).
  *
@@ -25,6 +27,7 @@ struct source {
 	int calls;   /* how many times the thread called */
 	struct perf_event_attr attr;
 	struct pcl_data_attr dattr;
+	uint64_t *kept; /* stable: every third short record has its own place here */
 	uint64_t buf[1 + WORDS_MAX]; /* the one record, rewritten each call */
 };
 
@@ -36,13 +39,22 @@ static uint64_t chain_len(int i)
 	return (uint64_t)(i * 7919) % 200;
 }
 
+#define KEPT_WORDS (1 + 5 + 200) /* header, 5 words beside a chain of < 200 */
+
+/* Whether the source hands event @i out as stable, in s->kept. */
+static bool is_kept(const struct source *s, int i)
+{
+	return s->kept && i % 3 == 1 && chain_len(i) < 200;
+}
+
 /* Event @i: every 10th a user-type record (not decoded), else a sample. */
-static int src_next(void *arg, struct pcl_data_event *ev)
+static int src_next(void *arg, struct pcl_data_event *ev, bool *stable)
 {
 	struct source *s = arg;
-	struct perf_event_header *h = (struct perf_event_header *)s->buf;
-	uint64_t *w = s->buf + 1;
 	int i = s->next;
+	uint64_t *rec = is_kept(s, i) ? s->kept + (size_t)i * KEPT_WORDS : s->buf;
+	struct perf_event_header *h = (struct perf_event_header *)rec;
+	uint64_t *w = rec + 1;
 
 	s->calls++;
 	if (i == s->fail_at)
@@ -52,6 +64,7 @@ static int src_next(void *arg, struct pcl_data_event *ev)
 	s->next++;
 	memset(ev, 0, sizeof(*ev));
 	memset(s->buf, 0xa5, sizeof(s->buf)); /* what the last record was is gone */
+	*stable = rec != s->buf;
 	ev->offset = 1000 + (uint64_t)i;
 	if (i % 10 == 9) {
 		h->type = PCL_RECORD_USER_TYPE_START + 1;
@@ -95,6 +108,12 @@ static struct source *source_new(int n, int fail_at)
 	return s;
 }
 
+static void source_free(struct source *s)
+{
+	free(s->kept);
+	free(s);
+}
+
 /* A thread reading @s (freed by the caller after prefetch_stop). */
 static struct prefetch *start(struct source *s)
 {
@@ -104,14 +123,17 @@ static struct prefetch *start(struct source *s)
 	return p;
 }
 
-/* Event @i as the caller gets it: its bytes and its decoded fields. */
-static int check_event(const struct pcl_data_event *ev, int i)
+/* Event @i of @src as the caller gets it: its bytes and its decoded fields. */
+static int check_event_of(const struct source *src, const struct pcl_data_event *ev, int i)
 {
 	int bad = 0;
 	char row[32];
 
 	snprintf(row, sizeof(row), "event %d", i);
 	bad += differ(row, "offset", ev->offset, 1000 + (uint64_t)i);
+	/* a stable record comes as the source gave it, not copied */
+	if (src && is_kept(src, i) != (ev->hdr == (const void *)(src->kept + (size_t)i * KEPT_WORDS)))
+		bad += differ(row, "handed over in place", !is_kept(src, i), is_kept(src, i));
 	if (i % 10 == 9) {
 		bad += differ(row, "type", ev->hdr->type, PCL_RECORD_USER_TYPE_START + 1);
 		bad += differ(row, "word", ((const uint64_t *)(ev->hdr + 1))[0], (uint64_t)i);
@@ -140,6 +162,11 @@ static int check_event(const struct pcl_data_event *ev, int i)
 	return bad;
 }
 
+static int check_event(const struct pcl_data_event *ev, int i)
+{
+	return check_event_of(NULL, ev, i);
+}
+
 /* Many batches' worth, the largest records among them: all, in order, intact. */
 static void test_in_order(void **state)
 {
@@ -159,6 +186,27 @@ static void test_in_order(void **state)
 	assert_int_equal(s->calls, 20001);
 	prefetch_stop(p);
 	free(s);
+}
+
+/* Stable records among copied ones: the same order and bytes, those in place. */
+static void test_stable(void **state)
+{
+	struct source *s = source_new(20000, -1);
+	struct prefetch *p;
+	struct pcl_data_event ev;
+	int i = 0, bad = 0, ret;
+
+	(void)state;
+	s->kept = calloc((size_t)s->n * KEPT_WORDS, sizeof(uint64_t));
+	assert_non_null(s->kept);
+	p = start(s);
+	while ((ret = prefetch_next(p, &ev)) == 1)
+		bad += check_event_of(s, &ev, i++);
+	assert_int_equal(ret, 0);
+	assert_int_equal(i, 20000);
+	assert_int_equal(bad, 0);
+	prefetch_stop(p);
+	source_free(s);
 }
 
 /* The source's error after what came before it, with its message, here. */
@@ -224,6 +272,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_in_order),
+		UNIT_TEST(test_stable),
 		UNIT_TEST(test_error),
 		UNIT_TEST(test_stop_early),
 		UNIT_TEST(test_empty),
