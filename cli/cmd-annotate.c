@@ -159,10 +159,20 @@ static int read_samples(struct input *in, const struct annotate_opts *o, struct 
 	while ((ret = input_next(in)) > 0) {
 		const struct pcl_data_event *ev = &in->ev;
 		struct pcl_resolved rs;
+		struct pcl_record rec;
 
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
-		if (pcl_resolver__sample(in->resolver, &ev->rec, &rs))
+		/*
+		 * Only the sample's own address counts here: its chain is not
+		 * resolved, unwound nor repaired (work for nothing, and a
+		 * warning about cut chains that would mean nothing).
+		 */
+		rec = ev->rec;
+		rec.sample.sample_type &=
+			~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		rec.sample.nr_callchain = 0;
+		if (pcl_resolver__sample(in->resolver, &rec, &rs))
 			goto oom;
 		if (rs.ip.map)
 			rs.ip.map->dso->hit = true;
