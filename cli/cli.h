@@ -23,6 +23,20 @@ int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_buildid_list(int argc, char **argv);
+int cmd_buildid_cache(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+
+/*
+ * The build-id cache (cli/cmd-buildid-cache.c): the global --buildid-dir
+ * option taken off @argv (0, or -1 with the error printed); the directory
+ * in use into @buf (0 or -1); and record's fill of the cache from the
+ * BUILD_ID table of the file it wrote.
+ */
+int buildid_dir_option(int *argc, char ***argv);
+int buildid_dir(char *buf, size_t size);
+void buildid_cache_record(const char *path);
 
 /* Print a subcommand's usage to @out; returns 0, or -1 for an unknown command. */
 int print_usage(const char *cmd, FILE *out);

@@ -34,6 +34,7 @@ enum {
 	OPT_SAMPLE_CPU,
 	OPT_FP_LEAF,
 	OPT_NO_FP_LEAF,
+	OPT_BUILDID_ALL,
 };
 
 /* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
@@ -168,6 +169,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fp-leaf", required_argument, NULL, OPT_FP_LEAF },
 		{ "no-fp-leaf", no_argument, NULL, OPT_NO_FP_LEAF },
+		{ "buildid-all", no_argument, NULL, OPT_BUILDID_ALL },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,7 +178,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:N", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -205,6 +208,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_FP_LEAF:
 			o->leaf_stack_size = 0;
+			break;
+		case OPT_BUILDID_ALL:
+			o->buildid_all = true;
+			break;
+		case 'N':
+			o->no_buildid_cache = true;
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;

@@ -21,6 +21,8 @@ static const struct cmd commands[] = {
 	{ "diff", cmd_diff },
 	{ "annotate", cmd_annotate },
 	{ "help", cmd_help }, { "version", cmd_version },
+	{ "buildid-list", cmd_buildid_list }, { "buildid-cache", cmd_buildid_cache },
+	{ "inject", cmd_inject }, { "archive", cmd_archive },
 };
 
 void die_msg(const char *fmt, ...)
@@ -172,6 +174,9 @@ int main(int argc, char **argv)
 
 	/* numbers group by the locale's thousands separator, like perf's -B */
 	setlocale(LC_NUMERIC, "");
+	/* perf's global --buildid-dir DIR, before the command */
+	if (buildid_dir_option(&argc, &argv))
+		return EXIT_USAGE;
 	if (argc < 2) {
 		print_usage(NULL, stdout);
 		return EXIT_USAGE;

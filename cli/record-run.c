@@ -184,6 +184,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.mmap_pages = (unsigned int)o->mmap_pages,
 		.clockid = o->clockid,
 		.leaf_stack_size = o->leaf_stack_size,
+		.buildid_all = o->buildid_all,
 	};
 
 	rc->el = pcl_evlist__new();
@@ -243,6 +244,9 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		rc.s = NULL;
 		if (!ret)
 			summary(&rc, &st);
+		/* as perf: the files with samples go into the build-id cache (-N: not) */
+		if (!ret && !o->no_buildid_cache)
+			buildid_cache_record(o->output);
 	}
 	if (ret) {
 		die_msg("%s", pcl_last_error());

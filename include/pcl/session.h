@@ -52,6 +52,8 @@ struct pcl_session_opts {
 	 * plain frame-pointer ones (it unwinds only with the registers too).
 	 */
 	uint32_t leaf_stack_size;
+	/* The BUILD_ID feature names every mapped file, not only those with samples. */
+	bool buildid_all;
 };
 
 struct pcl_session_stats {

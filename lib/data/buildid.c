@@ -104,6 +104,7 @@ struct map {
 struct dso {
 	char *name;
 	bool hit;
+	bool written; /* its entry is out (write_new) */
 };
 
 struct fork_link {
@@ -117,7 +118,9 @@ struct pcl_dso_hits {
 	int nr_dsos, alloc_dsos;
 	struct fork_link *forks;
 	int nr_forks, alloc_forks;
-	bool kernel_hit;
+	bool kernel_hit, kernel_written;
+	bool all;     /* --buildid-all: every file counts as hit */
+	bool pending; /* hits not written yet */
 	uint64_t last_lookup; /* index of the last map found: samples come in runs */
 };
 
@@ -148,7 +151,9 @@ static int dso_index(struct pcl_dso_hits *h, const char *name)
 	h->dsos[h->nr_dsos].name = strdup(name);
 	if (!h->dsos[h->nr_dsos].name)
 		return -1;
-	h->dsos[h->nr_dsos].hit = false;
+	h->dsos[h->nr_dsos].hit = h->all;
+	h->dsos[h->nr_dsos].written = false;
+	h->pending |= h->all;
 	return h->nr_dsos++;
 }
 
@@ -157,10 +162,19 @@ static void add_map(struct pcl_dso_hits *h, const struct pcl_record *r)
 	const char *f = r->mmap.filename;
 	int d;
 
-	/* only files can have build ids: not [heap], //anon, [vdso] or the kernel's pid -1 maps */
-	if (!f || f[0] != '/' || (r->misc & PERF_RECORD_MISC_MMAP_DATA))
+	if (!f || (r->misc & PERF_RECORD_MISC_MMAP_DATA))
+		return;
+	if (h->all && !h->kernel_hit && !strncmp(f, "[kernel.kallsyms]", 17)) {
+		h->kernel_hit = h->pending = true;
+		return;
+	}
+	/* only files and the vDSO have build ids: not [heap], //anon or the kernel's maps */
+	if (f[0] != '/' && strcmp(f, "[vdso]"))
 		return;
 	d = dso_index(h, f);
+	/* perf 6.1 names the vDSO in the table, samples in it or not */
+	if (d >= 0 && !h->dsos[d].hit && !strcmp(f, "[vdso]"))
+		h->dsos[d].hit = h->pending = true;
 	if (d < 0 ||
 	    grow_array((void **)&h->maps, &h->alloc_maps, h->nr_maps + 1, sizeof(*h->maps)))
 		return;
@@ -191,6 +205,7 @@ static void add_sample(struct pcl_dso_hits *h, const struct pcl_record *r)
 	int m = -1, depth = 0;
 
 	if ((r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+		h->pending |= !h->kernel_hit;
 		h->kernel_hit = true;
 		return;
 	}
@@ -203,8 +218,10 @@ static void add_sample(struct pcl_dso_hits *h, const struct pcl_record *r)
 			break;
 		pid = h->forks[i].ppid;
 	}
-	if (m >= 0)
+	if (m >= 0 && !h->dsos[h->maps[m].dso].hit) {
 		h->dsos[h->maps[m].dso].hit = true;
+		h->pending = true;
+	}
 }
 
 PCL_API void pcl_dso_hits__record(struct pcl_dso_hits *h, const struct pcl_record *rec)
@@ -230,22 +247,53 @@ PCL_API void pcl_dso_hits__record(struct pcl_dso_hits *h, const struct pcl_recor
 	}
 }
 
-PCL_API int pcl_dso_hits__write_build_ids(struct pcl_dso_hits *h, struct pcl_data_writer *w)
+PCL_API void pcl_dso_hits__set_all(struct pcl_dso_hits *h, bool all)
+{
+	if (!h)
+		return;
+	h->all = all;
+	for (int i = 0; all && i < h->nr_dsos; i++) {
+		h->pending |= !h->dsos[i].hit;
+		h->dsos[i].hit = true;
+	}
+}
+
+PCL_API bool pcl_dso_hits__pending(const struct pcl_dso_hits *h)
+{
+	return h && h->pending;
+}
+
+PCL_API int pcl_dso_hits__write_new(struct pcl_dso_hits *h, struct pcl_data_writer *w)
 {
 	uint8_t id[20];
 	int n = 0, size;
 
 	if (!h || !w)
-		return pcl_err(EINVAL, "pcl_dso_hits__write_build_ids: invalid argument");
-	if (h->kernel_hit && (size = pcl_build_id_kernel(id)) > 0 &&
-	    !pcl_data_writer__add_build_id(w, -1, true, id, (uint8_t)size, "[kernel.kallsyms]"))
-		n++;
+		return pcl_err(EINVAL, "pcl_dso_hits__write_new: invalid argument");
+	h->pending = false;
+	if (h->kernel_hit && !h->kernel_written) {
+		h->kernel_written = true;
+		if ((size = pcl_build_id_kernel(id)) > 0 &&
+		    !pcl_data_writer__add_build_id(w, -1, true, id, (uint8_t)size,
+						   "[kernel.kallsyms]"))
+			n++;
+	}
 	for (int i = 0; i < h->nr_dsos; i++) {
-		if (!h->dsos[i].hit || (size = pcl_build_id_read(h->dsos[i].name, id)) <= 0)
+		struct dso *d = &h->dsos[i];
+
+		if (!d->hit || d->written)
 			continue;
-		if (!pcl_data_writer__add_build_id(w, -1, false, id, (uint8_t)size,
-						   h->dsos[i].name))
+		d->written = true;
+		size = strcmp(d->name, "[vdso]") ? pcl_build_id_read(d->name, id)
+						 : pcl_build_id_vdso(id);
+		if (size > 0 &&
+		    !pcl_data_writer__add_build_id(w, -1, false, id, (uint8_t)size, d->name))
 			n++;
 	}
 	return n;
+}
+
+PCL_API int pcl_dso_hits__write_build_ids(struct pcl_dso_hits *h, struct pcl_data_writer *w)
+{
+	return pcl_dso_hits__write_new(h, w);
 }

@@ -449,6 +449,7 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	s->task_target = target->pid || target->tid;
 	s->tid_target = target->tid != NULL;
 	s->hits = pcl_dso_hits__new();
+	pcl_dso_hits__set_all(s->hits, s->o.buildid_all);
 	pcl_sys_probe(&caps);
 	s->max_rate = caps.max_sample_rate;
 	for (int i = 0; i < s->nev; i++)
