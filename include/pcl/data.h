@@ -196,6 +196,12 @@ PCL_API int pcl_dso_hits__write_build_ids(struct pcl_dso_hits *h, struct pcl_dat
  */
 PCL_API void pcl_dso_hits__set_all(struct pcl_dso_hits *h, bool all);
 /*
+ * Files only: no entry for the kernel nor the vDSO, whose build ids are
+ * read from the running system (right while recording, not for a
+ * recording read later, maybe made elsewhere).
+ */
+PCL_API void pcl_dso_hits__set_files_only(struct pcl_dso_hits *h, bool files_only);
+/*
  * Whether files became hit, with build ids not written yet, since the last
  * write_new: after a record, the caller writes them before it (perf inject
  * -b puts each build id ahead of the first sample in its file).

@@ -120,6 +120,7 @@ struct pcl_dso_hits {
 	int nr_forks, alloc_forks;
 	bool kernel_hit, kernel_written;
 	bool all;     /* --buildid-all: every file counts as hit */
+	bool files_only; /* not the kernel nor the vDSO: this machine's may not be the recorded ones */
 	bool pending; /* hits not written yet */
 	uint64_t last_lookup; /* index of the last map found: samples come in runs */
 };
@@ -258,6 +259,12 @@ PCL_API void pcl_dso_hits__set_all(struct pcl_dso_hits *h, bool all)
 	}
 }
 
+PCL_API void pcl_dso_hits__set_files_only(struct pcl_dso_hits *h, bool files_only)
+{
+	if (h)
+		h->files_only = files_only;
+}
+
 PCL_API bool pcl_dso_hits__pending(const struct pcl_dso_hits *h)
 {
 	return h && h->pending;
@@ -271,7 +278,7 @@ PCL_API int pcl_dso_hits__write_new(struct pcl_dso_hits *h, struct pcl_data_writ
 	if (!h || !w)
 		return pcl_err(EINVAL, "pcl_dso_hits__write_new: invalid argument");
 	h->pending = false;
-	if (h->kernel_hit && !h->kernel_written) {
+	if (h->kernel_hit && !h->kernel_written && !h->files_only) {
 		h->kernel_written = true;
 		if ((size = pcl_build_id_kernel(id)) > 0 &&
 		    !pcl_data_writer__add_build_id(w, -1, true, id, (uint8_t)size,
@@ -281,7 +288,7 @@ PCL_API int pcl_dso_hits__write_new(struct pcl_dso_hits *h, struct pcl_data_writ
 	for (int i = 0; i < h->nr_dsos; i++) {
 		struct dso *d = &h->dsos[i];
 
-		if (!d->hit || d->written)
+		if (!d->hit || d->written || (h->files_only && d->name[0] != '/'))
 			continue;
 		d->written = true;
 		size = strcmp(d->name, "[vdso]") ? pcl_build_id_read(d->name, id)
