@@ -32,7 +32,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
 # libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
 # capstone: the disassembly annotate shows (lib/symbol/disasm.c).
-LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
+# bzip2: pcl archive writes perf archive's .tar.bz2 (cli/cmd-archive.c).
+LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz -lbz2 $(TEP_LIBS) -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))

@@ -37,6 +37,14 @@ int cmd_archive(int argc, char **argv);
 int buildid_dir_option(int *argc, char ***argv);
 int buildid_dir(char *buf, size_t size);
 void buildid_cache_record(const char *path);
+/*
+ * What pcl buildid-list prints for the recording @path, one @emit call per
+ * file: its BUILD_ID table, or (@with_hits, or no table) the files with
+ * samples. 0, or -1 with the error printed.
+ */
+int buildid_list_read(const char *path, bool with_hits, bool force,
+		      void (*emit)(void *ctx, const uint8_t *id, int size, const char *name),
+		      void *ctx);
 
 /* Print a subcommand's usage to @out; returns 0, or -1 for an unknown command. */
 int print_usage(const char *cmd, FILE *out);

@@ -70,16 +70,19 @@ static int parse_opts(int argc, char **argv, struct bl_opts *o)
 	return 0;
 }
 
-static void print_id(const uint8_t *id, int size, const char *name)
+typedef void (*emit_fn)(void *ctx, const uint8_t *id, int size, const char *name);
+
+static void print_id(void *ctx, const uint8_t *id, int size, const char *name)
 {
 	char hex[41];
 
+	(void)ctx;
 	pcl_build_id_hex(id, size, hex);
 	printf("%-40s %s\n", hex, name);
 }
 
 /* The table as it is, one line per file (a name listed twice once, as perf's DSOs). */
-static void list_table(const void *tab, size_t len)
+static void list_table(const void *tab, size_t len, emit_fn emit, void *ctx)
 {
 	struct pcl_build_id_entry e;
 	size_t off = 0, prev;
@@ -93,7 +96,7 @@ static void list_table(const void *tab, size_t len)
 			if (!strcmp(o.name, e.name))
 				dup = true;
 		if (!dup)
-			print_id(e.id, e.size, e.name);
+			emit(ctx, e.id, e.size, e.name);
 	}
 }
 
@@ -113,7 +116,7 @@ static void mark_hit(struct pcl_machine *m, const struct pcl_record *r)
 		map->dso->hit = true;
 }
 
-static int list_hits(struct input *in, const void *tab, size_t len)
+static int list_hits(struct input *in, const void *tab, size_t len, emit_fn emit, void *ctx)
 {
 	struct pcl_build_id_entry e;
 	size_t off = 0;
@@ -134,7 +137,7 @@ static int list_hits(struct input *in, const void *tab, size_t len)
 		struct pcl_dso *d = pcl_machine__find_dso(in->machine, e.name);
 
 		if (d && d->hit) {
-			print_id(e.id, e.size, e.name);
+			emit(ctx, e.id, e.size, e.name);
 			d->hit = false; /* printed */
 		}
 	}
@@ -142,20 +145,44 @@ static int list_hits(struct input *in, const void *tab, size_t len)
 		struct pcl_dso *d = pcl_machine__dso(in->machine, i);
 
 		if (d->hit)
-			print_id(d->build_id, d->build_id_size, d->name);
+			emit(ctx, d->build_id, d->build_id_size, d->name);
 	}
 	return 0;
+}
+
+int buildid_list_read(const char *path, bool with_hits, bool force, emit_fn emit, void *ctx)
+{
+	struct pcl_data_layout l;
+	struct input in;
+	const void *tab;
+	size_t len = 0;
+	int ret = 0;
+
+	if (input_open(&in, path, NULL, force))
+		return -1;
+	tab = pcl_data_reader__feature(in.reader, PCL_FEAT_BUILD_ID, &len);
+	pcl_data_reader__layout(in.reader, &l);
+	/* no table (a stream, an old file): the hits are the only answer; AUX data: the table */
+	if (with_hits || !tab || pcl_data_reader__is_pipe(in.reader)) {
+		bool aux = l.features[0] & (1ULL << PCL_FEAT_AUXTRACE);
+
+		if (aux && tab)
+			list_table(tab, len, emit, ctx);
+		else
+			ret = list_hits(&in, tab, len, emit, ctx);
+	} else {
+		list_table(tab, len, emit, ctx);
+	}
+	input_close(&in);
+	return ret;
 }
 
 int cmd_buildid_list(int argc, char **argv)
 {
 	struct bl_opts o = { 0 };
-	struct input in;
-	struct pcl_data_layout l;
-	const void *tab;
 	uint8_t id[20];
-	size_t len = 0;
-	int n, ret = 0;
+	char hex[41];
+	int n, ret;
 
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
@@ -166,35 +193,18 @@ int cmd_buildid_list(int argc, char **argv)
 			die_msg("cannot read the kernel's build id: %s", pcl_strerror(n));
 			return 1;
 		}
-		char hex[41];
-
-		pcl_build_id_hex(id, n, hex);
-		printf("%s\n", hex);
-		return stdout_finish(0);
-	}
-	/* an ELF file: its own build id */
-	if (strcmp(o.input, "-") && (n = pcl_build_id_read(o.input, id)) > 0) {
-		char hex[41];
-
-		pcl_build_id_hex(id, n, hex);
-		printf("%s\n", hex);
-		return stdout_finish(0);
-	}
-	if (input_open(&in, o.input, NULL, o.force))
-		return 1;
-	tab = pcl_data_reader__feature(in.reader, PCL_FEAT_BUILD_ID, &len);
-	pcl_data_reader__layout(in.reader, &l);
-	/* no table (a stream, an old file): the hits are the only answer; AUX data: the table */
-	if (o.with_hits || !tab || pcl_data_reader__is_pipe(in.reader)) {
-		bool aux = l.features[0] & (1ULL << PCL_FEAT_AUXTRACE);
-
-		if (aux && tab)
-			list_table(tab, len);
-		else
-			ret = list_hits(&in, tab, len);
+	} else if (strcmp(o.input, "-")) {
+		/* an ELF file: its own build id */
+		n = pcl_build_id_read(o.input, id);
 	} else {
-		list_table(tab, len);
+		n = 0;
 	}
-	input_close(&in);
+	if (n > 0) {
+		/* the id alone, as perf prints it */
+		pcl_build_id_hex(id, n, hex);
+		printf("%s\n", hex);
+		return stdout_finish(0);
+	}
+	ret = buildid_list_read(o.input, o.with_hits, o.force, print_id, NULL);
 	return stdout_finish(ret ? 1 : 0);
 }

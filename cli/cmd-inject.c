@@ -98,16 +98,24 @@ static bool keep_feature(int f)
 	       f != PCL_FEAT_AUXTRACE && f != PCL_FEAT_DIR_FORMAT;
 }
 
-/* A build-id table (or one HEADER_BUILD_ID record) carried into the output. */
+/*
+ * A build-id table (or one HEADER_BUILD_ID record) carried into the output;
+ * with -b only the kernel's and the vDSO's, which -b cannot know (it reads
+ * the files as they are now, and this machine's kernel may not be the one
+ * recorded).
+ */
 static int copy_build_ids(struct injector *in, const void *tab, size_t len)
 {
 	struct pcl_build_id_entry e;
 	size_t off = 0;
 	int ret;
 
-	while ((ret = pcl_build_id_table__next(tab, len, &off, &e)) > 0)
+	while ((ret = pcl_build_id_table__next(tab, len, &off, &e)) > 0) {
+		if (in->hits && e.name[0] == '/')
+			continue;
 		if (pcl_data_writer__add_build_id(in->w, e.pid, e.kernel, e.id, e.size, e.name))
 			return -1;
+	}
 	return ret;
 }
 
@@ -144,7 +152,7 @@ static int create_output(struct injector *in)
 		}
 	}
 	f = pcl_data_reader__feature(in->r, PCL_FEAT_BUILD_ID, &len);
-	if (f && !in->hits && copy_build_ids(in, f, len)) {
+	if (f && copy_build_ids(in, f, len)) {
 		die_msg("'%s': %s", in->o->input, pcl_last_error());
 		return -1;
 	}
@@ -188,8 +196,8 @@ static int copy_record(struct injector *in, const struct perf_event_header *h)
 	case PCL_RECORD_FINISHED_ROUND:
 		return pcl_data_writer__finish_round(in->w);
 	case PCL_RECORD_HEADER_BUILD_ID:
-		/* -b makes its own; else the stream's go on (into the table of a file) */
-		return in->hits ? 0 : copy_build_ids(in, h, h->size);
+		/* the stream's go on (into the table of a file); -b makes the files' */
+		return copy_build_ids(in, h, h->size);
 	case PCL_RECORD_AUXTRACE:
 	case PCL_RECORD_AUXTRACE_INFO:
 	case PCL_RECORD_AUXTRACE_ERROR:

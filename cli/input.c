@@ -190,6 +190,9 @@ int input_next(struct input *in)
 	}
 	if (in->progress && (in->nr_read++ & 0xffff) == 0)
 		progress(in);
+	/* a stream's build ids (perf inject -b puts them ahead of the first sample in a file) */
+	if (in->ev.hdr->type == PCL_RECORD_HEADER_BUILD_ID)
+		pcl_machine__set_build_ids(in->machine, in->ev.hdr, in->ev.hdr->size);
 	if (in->ev.decoded && in->ev.hdr->type != PERF_RECORD_SAMPLE &&
 	    pcl_machine__process(in->machine, &in->ev.rec)) {
 		progress_clear(in);

@@ -29,6 +29,8 @@ pkgs=(
 	# and libdw for symbols and DWARF, zstd and zlib for compressed
 	# perf.data records and debug sections, libcap for capability probing.
 	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev
+	# libbz2: pcl archive writes a .tar.bz2, as perf archive does.
+	libbz2-dev
 	# libc's detached debug file, found by build id under /usr/lib/debug: the
 	# source-line tests compare pcl's lines with addr2line's on a real
 	# dwz-compressed DWARF 5 library through that lookup (test-srcline).

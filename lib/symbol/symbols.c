@@ -11,6 +11,7 @@
  *           info by build id (/usr/lib/debug/.build-id/xx/rest.debug), by
  *           .gnu_debuglink (beside it, in .debug/, under
  *           /usr/lib/debug/DIR/), or at /usr/lib/debug/PATH[.debug], or
+ *           the cache's BUILDID_DIR/.build-id/xx/rest/debug, or
  *           from $DEBUGINFOD_URLS (debuginfod.h), which also stands in for
  *           a missing file; else the file's .dynsym. A debug file must carry
  *           the expected build id, or, when none is known, match the
@@ -394,7 +395,13 @@ static bool find_build_id_debug(const struct pcl_symbols *s, const struct expect
 		return false;
 	hex(hexid, e->build_id, e->build_id_size);
 	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", hexid, hexid + 2);
-	return symfs_path(s, rel, path, sizeof(path)) && try_debug(o, path, e, false);
+	if (symfs_path(s, rel, path, sizeof(path)) && try_debug(o, path, e, false))
+		return true;
+	/* the copy perf record (and pcl record, pcl archive) kept beside the cached file */
+	return s->buildid_dir &&
+	       (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/debug", s->buildid_dir,
+				hexid, hexid + 2) < sizeof(path) &&
+	       try_debug(o, path, e, false);
 }
 
 /* By .gnu_debuglink @link of @name, then by path under /usr/lib/debug. */
