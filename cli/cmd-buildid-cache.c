@@ -20,7 +20,8 @@
  * `pcl --buildid-dir DIR CMD` (and --buildid-dir=DIR): taken off the front
  * of the command line. The directory is handed on as $PERF_BUILDID_DIR, as
  * perf hands it to its helpers: every later reader (the symbolizer, record's
- * cache fill, archive) and the programs pcl runs see the same one.
+ * cache fill, archive) and the programs pcl runs see the same one; without
+ * the option, the default is handed on the same way.
  */
 int buildid_dir_option(int *argc, char ***argv)
 {
@@ -28,21 +29,25 @@ int buildid_dir_option(int *argc, char ***argv)
 	const char *dir = NULL;
 	int shift = 0;
 
-	if (*argc < 2)
-		return 0;
-	if (!strcmp(v[1], "--buildid-dir")) {
+	if (*argc >= 2 && !strcmp(v[1], "--buildid-dir")) {
 		if (*argc < 3) {
 			die_msg("option '--buildid-dir' needs a directory");
 			return -1;
 		}
 		dir = v[2];
 		shift = 2;
-	} else if (!strncmp(v[1], "--buildid-dir=", 14)) {
+	} else if (*argc >= 2 && !strncmp(v[1], "--buildid-dir=", 14)) {
 		dir = v[1] + 14;
 		shift = 1;
 	}
-	if (!shift)
+	if (!shift) {
+		char def[PATH_MAX];
+
+		/* as perf: what runs under pcl sees the cache in use (JITs take it for "perf runs") */
+		if (!getenv("PERF_BUILDID_DIR") && !pcl_buildid_dir_default(def, sizeof(def)))
+			setenv("PERF_BUILDID_DIR", def, 1);
 		return 0;
+	}
 	if (!*dir) {
 		die_msg("option '--buildid-dir' needs a directory");
 		return -1;

@@ -5,7 +5,7 @@
 #include "cli.h"
 
 static const char usage_main[] =
-	"usage: pcl [--version] [--help] COMMAND [ARGS]\n"
+	"usage: pcl [--version] [--help] [--buildid-dir DIR] COMMAND [ARGS]\n"
 	"\n"
 	"pcl counts and explains what a program does to the machine, through\n"
 	"perf_event_open(2). Commands:\n"
@@ -17,10 +17,16 @@ static const char usage_main[] =
 	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
+	"   inject    copy a recording (file or pipe) adding build ids, like perf inject\n"
+	"   archive   pack the files a recording needs into FILE.tar.bz2, like perf archive\n"
+	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
+	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
-	"Events are named as in perf: see 'pcl help events'.\n";
+	"Events are named as in perf: see 'pcl help events'. --buildid-dir DIR (before\n"
+	"the command, as perf's) is the build-id cache the command uses instead of\n"
+	"$PERF_BUILDID_DIR or ~/.debug.\n";
 
 static const char usage_stat[] =
 	"usage: pcl stat [OPTIONS] [--] COMMAND [ARGS]\n"
@@ -95,10 +101,82 @@ static const char usage_record[] =
 	"                          takes a pipe-mode stream (the command's stdout then\n"
 	"                          goes to stderr when it would mix into the stream)\n"
 	"  -q, --quiet             no notes and no summary\n"
+	"  -N, --no-buildid-cache  do not copy the files with samples into the build-id\n"
+	"                          cache (~/.debug, or pcl --buildid-dir DIR record ...)\n"
+	"      --buildid-all       build ids (and cache copies) of every mapped file, not\n"
+	"                          only of those with samples\n"
 	"\n"
 	"The exit status is the command's. Ctrl-C stops recording and leaves a complete\n"
 	"file. A recorder killed outright leaves a file that holds every round written.\n"
 	"A file that cannot be completed (disk full) is removed.\n";
+
+static const char usage_buildid_list[] =
+	"usage: pcl buildid-list [-i FILE|-] [-H] [-f]\n"
+	"       pcl buildid-list -k\n"
+	"\n"
+	"The build ids a recording names, one 'ID NAME' line per file, as perf\n"
+	"buildid-list prints them. Of an ELF file given as FILE: its own build id.\n"
+	"\n"
+	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
+	"  -H, --with-hits         only the files with samples (what a stream, or a file\n"
+	"                          without a build-id table, always shows)\n"
+	"  -k, --kernel            the running kernel's build id\n"
+	"  -f, --force             read a file another user owns\n";
+
+static const char usage_buildid_cache[] =
+	"usage: pcl [--buildid-dir DIR] buildid-cache [OPTIONS]\n"
+	"\n"
+	"Manage the build-id cache: copies of binaries by build id, which pcl record\n"
+	"and perf record fill and report, script and annotate read when a file is gone\n"
+	"or rebuilt. The cache is perf's (~/.debug, $PERF_BUILDID_DIR, or DIR), in\n"
+	"perf 6.1's layout: each tool uses what the other cached. FILES are\n"
+	"comma-separated; options may repeat.\n"
+	"\n"
+	"  -a, --add FILES         cache these files (by their build ids)\n"
+	"  -r, --remove FILES      remove these files' builds from the cache\n"
+	"  -u, --update FILES      cache these files again (replacing their builds)\n"
+	"  -p, --purge PATHS       remove every build cached for these paths\n"
+	"  -P, --purge-all         empty the cache\n"
+	"  -l, --list              the cached builds that still are what their files\n"
+	"                          are ('ID PATH'); alone\n"
+	"  -M, --missing FILE      the files of recording FILE the cache lacks\n"
+	"  -f, --force             read a recording another user owns\n"
+	"  -v, --verbose           say what was added or removed, as perf -v does\n"
+	"\n"
+	"The exit status is 1 when a file could not be added, removed or updated\n"
+	"(perf buildid-cache warns and exits 0).\n";
+
+static const char usage_inject[] =
+	"usage: pcl inject [-i FILE|-] [-o FILE|-] [-b] [--buildid-all]\n"
+	"\n"
+	"Copy a recording, file or stream, into a file or stream perf and pcl read, as\n"
+	"perf inject does: a stream becomes a file, a file a stream, and zstd-compressed\n"
+	"records (perf record -z) come out expanded. The build ids of the input go\n"
+	"along (its table, or a stream's build-id records).\n"
+	"\n"
+	"  -i, --input FILE        the recording (default '-': standard input)\n"
+	"  -o, --output FILE       where to write (default '-': standard output, pipe\n"
+	"                          mode); a file gets file mode\n"
+	"  -b, --build-ids         add the build ids of the files with samples (read from\n"
+	"                          the files on disk): a file's build-id table, or a\n"
+	"                          build-id record in a stream ahead of each file's\n"
+	"                          first sample\n"
+	"      --buildid-all       the same for every mapped file\n"
+	"  -f, --force             read a file another user owns\n";
+
+static const char usage_archive[] =
+	"usage: pcl [--buildid-dir DIR] archive [FILE]\n"
+	"\n"
+	"Pack the files recording FILE (default perf.data) needs to be read elsewhere\n"
+	"into FILE.tar.bz2, as perf archive does: the files with samples, by build id,\n"
+	"from the build-id cache, else from where they were recorded if they still are\n"
+	"that build. The tarball is a --symfs root (each file at its recorded path)\n"
+	"whose .debug holds the build-id cache part, which perf and pcl read:\n"
+	"\n"
+	"  tar xf FILE.tar.bz2 -C DIR && pcl report -i FILE --symfs DIR\n"
+	"  tar xf FILE.tar.bz2 -C ~/.debug --strip-components=1 .debug\n"
+	"\n"
+	"  -f, --force             read a recording another user owns\n";
 
 static const char usage_report[] =
 	"usage: pcl report [-i FILE|-] [OPTIONS]\n"
@@ -337,6 +415,8 @@ static const struct {
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
 	{ "events", usage_events }, { "help", usage_main },
+	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
+	{ "inject", usage_inject }, { "archive", usage_archive },
 };
 
 int print_usage(const char *cmd, FILE *out)
