@@ -47,6 +47,7 @@
 #include <pcl/record.h>
 #include <pcl/ring.h>
 #include <pcl/data.h>
+#include <pcl/buildid.h>
 #include <pcl/session.h>
 #include <pcl/machine.h>
 #include <pcl/symbol.h>

@@ -19,7 +19,9 @@ if ! cc -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id -o 
 	exit 0
 fi
 cp "$bin" "$TMP/root$bin"
-if ! "$PCL" record -q -o "$TMP/p.data" -- "$bin" 200 >/dev/null 2>"$TMP/rec.err"; then
+# -N: pcl record fills the build-id cache as perf does, and a cached copy of
+# the recorded build would be used instead of the mismatching file
+if ! "$PCL" record -q -N -o "$TMP/p.data" -- "$bin" 200 >/dev/null 2>"$TMP/rec.err"; then
 	not_ok report-buildid-record "pcl record failed" "$(cat "$TMP/rec.err")"
 	exit 0
 fi
