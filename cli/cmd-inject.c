@@ -242,6 +242,17 @@ static int inject(struct injector *in)
 		die_msg("%s", pcl_last_error());
 		return -1;
 	}
+	/* a file takes a stream's features that came after its first record too */
+	for (int feat = 1; !pcl_data_writer__is_pipe(in->w) && feat < PCL_FEAT_MAX; feat++) {
+		const void *f;
+		size_t len;
+
+		if (keep_feature(feat) && (f = pcl_data_reader__feature(in->r, feat, &len)) &&
+		    pcl_data_writer__set_feature(in->w, feat, f, len)) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
+	}
 	return 0;
 }
 
