@@ -8,20 +8,31 @@
 #include <string.h>
 #include <pcl/pcl.h>
 #include "cli.h"
+/* suggest_word(): the event suggester's rule, for command names */
+#include "internal.h"
+
+/* Command flags: PAGED commands write through the pager on a terminal (pager.c). */
+enum { PAGED = 1 };
 
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	unsigned flags;
 };
 
+/* One line per command: others' additions merge line by line. */
 static const struct cmd commands[] = {
-	{ "stat", cmd_stat }, { "record", cmd_record },	  { "list", cmd_list },
-	{ "report", cmd_report },
-	{ "script", cmd_script },
-	{ "diff", cmd_diff },
-	{ "annotate", cmd_annotate },
-	{ "help", cmd_help }, { "version", cmd_version },
+	{ "stat", cmd_stat },
+	{ "record", cmd_record },
+	{ "list", cmd_list, PAGED },
+	{ "report", cmd_report, PAGED },
+	{ "script", cmd_script, PAGED },
+	{ "diff", cmd_diff, PAGED },
+	{ "annotate", cmd_annotate, PAGED },
+	{ "help", cmd_help }, /* pages its own text; man(1) pages the manual */
+	{ "version", cmd_version },
 };
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 void die_msg(const char *fmt, ...)
 {
@@ -166,24 +177,109 @@ int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+/* pcl --list-cmds: the command names on one line, for shell completion (as perf). */
+static int list_cmds(void)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		printf("%s%s", i ? " " : "", commands[i].name);
+	putchar('\n');
+	return 0;
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* An unknown command: the closest known one, as git's "did you mean". */
+static int unknown_cmd(const char *name)
+{
+	const char *names[NR_COMMANDS + 1];
+	const char *best;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		names[i] = commands[i].name;
+	names[NR_COMMANDS] = NULL;
+	best = suggest_word(name, names);
+	if (best)
+		die_msg("'%s' is not a pcl command; did you mean '%s'?", name, best);
+	else
+		die_msg("'%s' is not a pcl command; see 'pcl help'", name);
+	return EXIT_USAGE;
+}
+
+/* Whether ARGS ask for --help (the man page), which brings its own pager. */
+static bool wants_man(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
-	const char *name;
+	static const struct option global[] = {
+		{ "version", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-pager", no_argument, NULL, 'P' },
+		{ "paginate", no_argument, NULL, 'p' },
+		{ "list-cmds", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int pager = -1, c;
+	const struct cmd *cmd;
 
 	/* numbers group by the locale's thousands separator, like perf's -B */
 	setlocale(LC_NUMERIC, "");
-	if (argc < 2) {
+	/* pcl --list-opts: the global options (the wrapper prints this table) */
+	cli_list_opts = argc == 2 && !strcmp(argv[1], "--list-opts");
+	/* the global options, up to the command's name ('+': stop there) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:vhp", global, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			return cmd_version(0, NULL);
+		case 'h':
+			return cmd_help(argc - optind + 1, argv + optind - 1);
+		case 'P':
+			pager = 0;
+			pager_disable();
+			break;
+		case 'p':
+			pager = 1;
+			break;
+		case 'L':
+			return list_cmds();
+		default:
+			die_msg("unknown option '%s'; see 'pcl help'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
 		print_usage(NULL, stdout);
 		return EXIT_USAGE;
 	}
-	name = argv[1];
-	if (!strcmp(name, "--version") || !strcmp(name, "-v"))
-		return cmd_version(argc - 1, argv + 1);
-	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
-		return cmd_help(argc - 1, argv + 1);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(name, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	die_msg("'%s' is not a pcl command; see 'pcl help'", name);
-	return EXIT_USAGE;
+	argc -= optind;
+	argv += optind;
+	optind = 1;
+	cmd = find_cmd(argv[0]);
+	if (!cmd)
+		return unknown_cmd(argv[0]);
+	cli_cmd = cmd->name;
+	if (argc > 1 && !strcmp(argv[1], "--list-opts")) {
+		/* the command's first getopt_long prints its options and exits */
+		cli_list_opts = true;
+		if (cmd->fn == cmd_help || cmd->fn == cmd_version)
+			return 0;
+		argc = 2;
+	}
+	if (pager < 0)
+		pager = (cmd->flags & PAGED) && !wants_man(argc, argv);
+	if (pager && !cli_list_opts)
+		setup_pager();
+	return cmd->fn(argc, argv);
 }
