@@ -21,6 +21,7 @@ struct cmd {
 };
 
 /* One line per command: others' additions merge line by line. */
+/* clang-format off */
 static const struct cmd commands[] = {
 	{ "stat", cmd_stat },
 	{ "record", cmd_record },
@@ -32,6 +33,7 @@ static const struct cmd commands[] = {
 	{ "help", cmd_help }, /* pages its own text; man(1) pages the manual */
 	{ "version", cmd_version },
 };
+/* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 void die_msg(const char *fmt, ...)
@@ -220,8 +222,15 @@ static bool wants_man(int argc, char **argv)
 	return false;
 }
 
-int main(int argc, char **argv)
+/*
+ * The global options, before the command's name: -1 to go on to the
+ * command (argv[*next] is its name), or the exit status. Read by hand, not
+ * with getopt_long: glibc's getopt keeps the ordering ('+') of its first
+ * scan, which would then be the commands' too.
+ */
+static int global_options(int argc, char **argv, int *pager, int *next)
 {
+	/* clang-format off */
 	static const struct option global[] = {
 		{ "version", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -230,42 +239,53 @@ int main(int argc, char **argv)
 		{ "list-cmds", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int pager = -1, c;
+	/* clang-format on */
+	int i;
+
+	if (argc == 2 && !strcmp(argv[1], "--list-opts")) {
+		/* the wrapper prints the table and exits */
+		cli_list_opts = true;
+		getopt_long(argc, argv, "", global, NULL);
+	}
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--version") || !strcmp(a, "-v"))
+			return cmd_version(0, NULL);
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return cmd_help(argc - i, argv + i);
+		if (!strcmp(a, "--list-cmds"))
+			return list_cmds();
+		if (!strcmp(a, "--no-pager")) {
+			*pager = 0;
+			pager_disable();
+		} else if (!strcmp(a, "--paginate") || !strcmp(a, "-p")) {
+			*pager = 1;
+		} else {
+			die_msg("unknown option '%s'; see 'pcl help'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		print_usage(NULL, stdout);
+		return EXIT_USAGE;
+	}
+	*next = i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int pager = -1, next = 1, ret;
 	const struct cmd *cmd;
 
 	/* numbers group by the locale's thousands separator, like perf's -B */
 	setlocale(LC_NUMERIC, "");
-	/* pcl --list-opts: the global options (the wrapper prints this table) */
-	cli_list_opts = argc == 2 && !strcmp(argv[1], "--list-opts");
-	/* the global options, up to the command's name ('+': stop there) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:vhp", global, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			return cmd_version(0, NULL);
-		case 'h':
-			return cmd_help(argc - optind + 1, argv + optind - 1);
-		case 'P':
-			pager = 0;
-			pager_disable();
-			break;
-		case 'p':
-			pager = 1;
-			break;
-		case 'L':
-			return list_cmds();
-		default:
-			die_msg("unknown option '%s'; see 'pcl help'", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		print_usage(NULL, stdout);
-		return EXIT_USAGE;
-	}
-	argc -= optind;
-	argv += optind;
-	optind = 1;
+	ret = global_options(argc, argv, &pager, &next);
+	if (ret >= 0)
+		return ret;
+	argc -= next;
+	argv += next;
 	cmd = find_cmd(argv[0]);
 	if (!cmd)
 		return unknown_cmd(argv[0]);

@@ -58,7 +58,10 @@ static inline uint64_t hash_mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdULL;
 }
 
-/* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
+/*
+ * Edit distance (insertions, deletions, substitutions and swaps of two
+ * adjacent letters), capped: returns a value > @cap as soon as it exceeds @cap.
+ */
 int edit_distance(const char *a, const char *b, int cap);
 /*
  * The word of NULL-terminated @words closest to @word by the rule of
