@@ -213,11 +213,16 @@ static int unknown_cmd(const char *name)
 	return EXIT_USAGE;
 }
 
-/* Whether ARGS ask for --help (the man page), which brings its own pager. */
-static bool wants_man(int argc, char **argv)
+/*
+ * Whether ARGS leave the terminal to something else: --help (man(1) brings
+ * its own pager), or -o FILE (report's and diff's exports write there, and
+ * an empty pager screen would only be in the way).
+ */
+static bool args_want_no_pager(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help"))
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-o") ||
+		    !strncmp(argv[i], "--output", 8))
 			return true;
 	return false;
 }
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
 		argc = 2;
 	}
 	if (pager < 0)
-		pager = (cmd->flags & PAGED) && !wants_man(argc, argv);
+		pager = (cmd->flags & PAGED) && !args_want_no_pager(argc, argv);
 	if (pager && !cli_list_opts)
 		setup_pager();
 	return cmd->fn(argc, argv);

@@ -107,6 +107,12 @@ if [ "$(paged)" = 0 ] && grep -q 'task-clock' "$TMP/stat.tty" && [ "$RC" = 0 ]; 
 		"$(show "$TMP/stat.tty" 8)"
 fi
 
+# an export to a file (-o): nothing for a pager to show
+on_tty export PAGER="$TMP/fakepager" -- "$PCL" report -i "$TMP/no-such.data" --format folded -o "$TMP/out.folded"
+if [ "$(paged)" = 0 ]; then ok pager-output-file; else
+	not_ok pager-output-file "pcl report --format folded -o FILE on a terminal: want no pager; $(paged) pager runs"
+fi
+
 # --- exit status, errors, waiting --------------------------------------------------------
 on_tty err PAGER="$TMP/fakepager" -- "$PCL" report -i "$TMP/no-such.data"
 if [ "$RC" = 1 ] && grep -q "^pcl: .*no-such.data" "$TMP/err.tty" && ! grep -qs 'no-such' "$TMP"/paged.*; then
