@@ -36,6 +36,31 @@ static const struct cmd commands[] = {
 /* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The command line, for PCL_ERROR_LOG. */
+static int main_argc;
+static char **main_argv;
+
+/*
+ * PCL_ERROR_LOG=FILE: every error pcl prints is also appended to FILE, after
+ * the command line that printed it. A script written for perf that runs pcl
+ * many times (perf's own shell tests, with pcl as perf) can then be checked
+ * for calls pcl refused, even where the script hides their stderr.
+ */
+static void log_error(const char *fmt, va_list ap)
+{
+	const char *path = getenv("PCL_ERROR_LOG");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "ae")))
+		return;
+	for (int i = 0; i < main_argc; i++)
+		fprintf(f, "%s%s", i ? " " : "", main_argv[i]);
+	fputs("\n\tpcl: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
 void die_msg(const char *fmt, ...)
 {
 	va_list ap;
@@ -45,6 +70,9 @@ void die_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	va_start(ap, fmt);
+	log_error(fmt, ap);
+	va_end(ap);
 }
 
 int add_string(char ***v, int *n, char *s)
@@ -284,6 +312,8 @@ int main(int argc, char **argv)
 	int pager = -1, next = 1, ret;
 	const struct cmd *cmd;
 
+	main_argc = argc;
+	main_argv = argv;
 	/* numbers group by the locale's thousands separator, like perf's -B */
 	setlocale(LC_NUMERIC, "");
 	ret = global_options(argc, argv, &pager, &next);
