@@ -300,6 +300,16 @@ static const char usage_list[] =
 	"GLOB filters names (e.g. 'sched:*'). Events this machine\n"
 	"cannot count are marked 'not supported'. --json prints one JSON array.\n";
 
+static const char usage_help[] =
+	"usage: pcl help [COMMAND|events]\n"
+	"\n"
+	"Without COMMAND, the list of commands and pcl's global options. With one,\n"
+	"its manual page, pcl-COMMAND(1), through man(1) when the page is installed\n"
+	"(beside pcl, PREFIX/share/man, or on MANPATH), else its usage text.\n"
+	"'pcl help events': the event syntax.\n"
+	"\n"
+	"  -h, --help              show this text (--help: the manual page, pcl-help(1))\n";
+
 static const char usage_events[] =
 	"Event syntax (as in perf):\n"
 	"  cycles, instructions, task-clock, page-faults ...  generic events ('pcl list')\n"
@@ -362,7 +372,7 @@ static const struct {
 	{ "script", usage_script },
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
-	{ "events", usage_events }, { "help", usage_main },
+	{ "events", usage_events }, { "help", usage_help },
 };
 
 int print_usage(const char *cmd, FILE *out)
@@ -460,6 +470,9 @@ int cmd_help(int argc, char **argv)
 {
 	const char *cmd = argc < 2 ? NULL : argv[1];
 
+	/* pcl help -h: help's own usage; --help: its page */
+	if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")))
+		cmd = "help";
 	if (cmd)
 		show_man_page(cmd);
 	setup_pager();
