@@ -423,6 +423,9 @@ void show_man_page(const char *cmd)
 	char exe[PATH_MAX], page[64], path[PATH_MAX + 128], *slash;
 	ssize_t n;
 
+	/* a command's name, not a path to some other file */
+	if (cmd && (!*cmd || strspn(cmd, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(cmd)))
+		return;
 	snprintf(page, sizeof(page), "pcl%s%s", cmd ? "-" : "", cmd ? cmd : "");
 	/* installed beside this pcl: PREFIX/bin/pcl -> PREFIX/share/man/man1 */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
