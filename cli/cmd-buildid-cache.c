@@ -17,46 +17,28 @@
 #include "input.h"
 
 /*
- * `pcl --buildid-dir DIR CMD` (and --buildid-dir=DIR): taken off the front
- * of the command line. The directory is handed on as $PERF_BUILDID_DIR, as
- * perf hands it to its helpers: every later reader (the symbolizer, record's
- * cache fill, archive) and the programs pcl runs see the same one; without
- * the option, the default is handed on the same way.
+ * `pcl --buildid-dir DIR CMD` (and --buildid-dir=DIR), read with pcl's
+ * other global options. The directory is handed on as $PERF_BUILDID_DIR,
+ * as perf hands it to its helpers: every later reader (the symbolizer,
+ * record's cache fill, archive) and the programs pcl runs see the same one.
  */
-int buildid_dir_option(int *argc, char ***argv)
+int buildid_dir_set(const char *dir)
 {
-	char **v = *argv;
-	const char *dir = NULL;
-	int shift = 0;
-
-	if (*argc >= 2 && !strcmp(v[1], "--buildid-dir")) {
-		if (*argc < 3) {
-			die_msg("option '--buildid-dir' needs a directory");
-			return -1;
-		}
-		dir = v[2];
-		shift = 2;
-	} else if (*argc >= 2 && !strncmp(v[1], "--buildid-dir=", 14)) {
-		dir = v[1] + 14;
-		shift = 1;
-	}
-	if (!shift) {
-		char def[PATH_MAX];
-
-		/* as perf: what runs under pcl sees the cache in use (JITs take it for "perf runs") */
-		if (!getenv("PERF_BUILDID_DIR") && !pcl_buildid_dir_default(def, sizeof(def)))
-			setenv("PERF_BUILDID_DIR", def, 1);
-		return 0;
-	}
-	if (!*dir) {
+	if (!dir || !*dir) {
 		die_msg("option '--buildid-dir' needs a directory");
 		return -1;
 	}
 	setenv("PERF_BUILDID_DIR", dir, 1);
-	/* argv[0] stays: the command comes next */
-	memmove(v + 1, v + 1 + shift, sizeof(*v) * (size_t)(*argc - shift));
-	*argc -= shift;
 	return 0;
+}
+
+/* Without the option, the default is handed on the same way (JITs take it for "perf runs"). */
+void buildid_dir_export(void)
+{
+	char def[PATH_MAX];
+
+	if (!getenv("PERF_BUILDID_DIR") && !pcl_buildid_dir_default(def, sizeof(def)))
+		setenv("PERF_BUILDID_DIR", def, 1);
 }
 
 /* The cache directory in use: $PERF_BUILDID_DIR (or --buildid-dir), else ~/.debug. */
