@@ -129,7 +129,7 @@ static const char usage_record[] =
 	"                          goes to stderr when it would mix into the stream)\n"
 	"  -q, --quiet             no notes and no summary\n"
 	"  -N, --no-buildid-cache  do not copy the files with samples into the build-id\n"
-	"                          cache (~/.debug, or pcl --buildid-dir DIR record ...)\n"
+	"                          cache ('pcl help buildid-cache')\n"
 	"      --buildid-all       build ids (and cache copies) of every mapped file, not\n"
 	"                          only of those with samples\n"
 	"\n"
@@ -192,7 +192,7 @@ static const char usage_inject[] =
 	"  -f, --force             read a file another user owns\n";
 
 static const char usage_archive[] =
-	"usage: pcl [--buildid-dir DIR] archive [FILE]\n"
+	"usage: pcl archive [-f] [FILE]\n"
 	"\n"
 	"Pack the files recording FILE (default perf.data) needs to be read elsewhere\n"
 	"into FILE.tar.bz2, as perf archive does: the files with samples, by build id,\n"
