@@ -76,8 +76,8 @@ static void octal(char *field, size_t width, uint64_t v)
 }
 
 /* One 512-byte header; a name or link name too long for it goes first as GNU's long-name entry. */
-static void tw_header(struct tarw *t, const char *name, char type, unsigned int mode,
-		      uint64_t size, const char *link)
+static void tw_header(struct tarw *t, const char *name, char type, unsigned int mode, uint64_t size,
+		      const char *link)
 {
 	unsigned char h[512];
 	unsigned int sum = 0;

@@ -184,8 +184,8 @@ static int parse_opts(int argc, char **argv, struct bc_opts *o)
 		print_usage("buildid-cache", stderr);
 		return -1;
 	}
-	if (o->list && (o->add.n || o->remove.n || o->purge.n || o->update.n || o->missing ||
-			o->purge_all)) {
+	if (o->list &&
+	    (o->add.n || o->remove.n || o->purge.n || o->update.n || o->missing || o->purge_all)) {
 		die_msg("-l/--list goes alone: give no other option with it");
 		return -1;
 	}

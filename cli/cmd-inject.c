@@ -232,12 +232,16 @@ static int inject(struct injector *in)
 		return -1;
 	}
 	if (pcl_data_reader__truncated(in->r))
-		fprintf(stderr, "pcl: warning: '%s' is cut short; copied up to its last whole record\n",
+		fprintf(stderr,
+			"pcl: warning: '%s' is cut short; copied up to its last whole record\n",
 			in->o->input);
 	if (in->nr_unsupported)
-		fprintf(stderr, "pcl: warning: left out %llu %s record%s (AUX area data is not supported)\n",
+		fprintf(stderr,
+			"pcl: warning: left out %llu %s record%s (AUX area data is not "
+			"supported)\n",
 			(unsigned long long)in->nr_unsupported,
-			pcl_record_type_name(in->unsupported_type), in->nr_unsupported > 1 ? "s" : "");
+			pcl_record_type_name(in->unsupported_type),
+			in->nr_unsupported > 1 ? "s" : "");
 	if (in->hits && pcl_dso_hits__write_new(in->hits, in->w) < 0) {
 		die_msg("%s", pcl_last_error());
 		return -1;

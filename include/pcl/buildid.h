@@ -40,9 +40,9 @@ PCL_API int pcl_dso_hits__write_new(struct pcl_dso_hits *h, struct pcl_data_writ
 /* One entry of a BUILD_ID feature section, or of a HEADER_BUILD_ID record. */
 struct pcl_build_id_entry {
 	int32_t pid;
-	uint16_t misc;	  /* the record's misc: cpumode, PERF_RECORD_MISC_BUILD_ID_SIZE */
-	bool kernel;	  /* kernel space (the kernel, a module) */
-	uint8_t size;	  /* bytes of id that count */
+	uint16_t misc; /* the record's misc: cpumode, PERF_RECORD_MISC_BUILD_ID_SIZE */
+	bool kernel;   /* kernel space (the kernel, a module) */
+	uint8_t size;  /* bytes of id that count */
 	uint8_t id[20];
 	const char *name; /* points into the section */
 };
