@@ -31,6 +31,8 @@ done
 # client cache and build-id cache of the test's.
 unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE DEBUGINFOD_TIMEOUT
 export DEBUGINFOD_CACHE_PATH="$TMP/client-cache"
+# (and pcl record -N below: a copy it put in the cache would stand in for the
+# files the servers are to give)
 export PERF_BUILDID_DIR="$TMP/buildid-cache"
 mkdir -p "$PERF_BUILDID_DIR" "$TMP/srv" "$TMP/bin"
 
@@ -105,7 +107,7 @@ URL="http://127.0.0.1:$PORT"
 
 # The recordings: stripped hot, and other (which no server has).
 for w in hot other; do
-	if ! "$PCL" record -q -e cpu-clock -o "$TMP/$w.data" -- "$TMP/bin/$w" 300 >/dev/null 2>"$TMP/rec.err"; then
+	if ! "$PCL" record -q -N -e cpu-clock -o "$TMP/$w.data" -- "$TMP/bin/$w" 300 >/dev/null 2>"$TMP/rec.err"; then
 		not_ok debuginfod-record "pcl record of $w failed" "$(show "$TMP/rec.err")"
 		exit 0
 	fi
@@ -270,9 +272,9 @@ deep_share() {
 }
 # The control: on the unstripped build (its .debug_frame on disk), pcl
 # report must unwind; if it does not, it does not unwind dwarf samples yet.
-if "$PCL" record -q -e cpu-clock --call-graph dwarf -o "$TMP/cfi-full.data" -- "$TMP/srv/nocfi" 300 \
+if "$PCL" record -q -N -e cpu-clock --call-graph dwarf -o "$TMP/cfi-full.data" -- "$TMP/srv/nocfi" 300 \
 	>/dev/null 2>"$TMP/rec.err" &&
-	"$PCL" record -q -e cpu-clock --call-graph dwarf -o "$TMP/cfi.data" -- "$TMP/bin/nocfi" 300 \
+	"$PCL" record -q -N -e cpu-clock --call-graph dwarf -o "$TMP/cfi.data" -- "$TMP/bin/nocfi" 300 \
 		>/dev/null 2>>"$TMP/rec.err"; then
 	run_long cfi-full 60 "$PCL" report --stdio --children -i "$TMP/cfi-full.data"
 	if [ "$(middle_share "$TMP/cfi-full.out")" -le 50 ]; then
