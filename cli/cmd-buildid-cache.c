@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
@@ -64,8 +65,11 @@ void buildid_cache_record(const char *path)
 	const void *tab;
 	size_t len, off = 0;
 	char dir[PATH_MAX];
+	struct stat st;
 
-	if (!path || !strcmp(path, "-") || pcl_buildid_dir_default(dir, sizeof(dir)))
+	/* only a regular file: a FIFO or a device took a stream (and opening a FIFO waits) */
+	if (!path || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    pcl_buildid_dir_default(dir, sizeof(dir)))
 		return;
 	r = pcl_data_reader__open(path);
 	if (!r)

@@ -164,6 +164,20 @@ if [ ! -e "$TMP/r-N" ] && "$PCL" buildid-list -i "$TMP/rN.data" | grep -q "$id";
 else
 	not_ok buildid-record-no-cache "-N: want no cache, and the build ids still in the file" "$(ls -R "$TMP/r-N" 2>&1 | head -5)"
 fi
+# a stream has no table to fill the cache from: a FIFO -o ends as soon as its
+# reader has the stream (the cache fill must not open the FIFO again)
+mkfifo "$TMP/fifo"
+timeout 30 cat "$TMP/fifo" >"$TMP/fifo.stream" &
+reader=$!
+rm -rf "$TMP/r-fifo"
+timeout -k 2 20 "$PCL" --buildid-dir "$TMP/r-fifo" record -q -o "$TMP/fifo" -- "$bin" 50 >/dev/null 2>"$TMP/fifo.err"
+rc=$?
+wait "$reader"
+if [ $rc -eq 0 ] && [ ! -e "$TMP/r-fifo" ] && [ -s "$TMP/fifo.stream" ]; then
+	ok buildid-record-fifo
+else
+	not_ok buildid-record-fifo "pcl record -o FIFO: exit $rc (124: hung), want 0 and no cache" "$(show "$TMP/fifo.err")"
+fi
 # the default cache is ~/.debug (HOME is under $TMP here)
 "$PCL" record -q -o "$TMP/rh.data" -- "$bin" 50 >/dev/null 2>&1
 if [ -L "$HOME/.debug/.build-id/${id:0:2}/${id:2}" ]; then ok buildid-record-home-cache; else not_ok buildid-record-home-cache "want $HOME/.debug to hold $bin"; fi
