@@ -42,6 +42,9 @@ struct stat_opts {
 	struct pcl_stat_config cfg;
 	int repeat;
 	long interval_ms;
+	long interval_count; /* --interval-count: stop printing after this many, 0 for no end */
+	bool summary;	     /* --summary: the totals after the intervals too */
+	bool no_csv_summary; /* --no-csv-summary: without the "summary" CSV column */
 	const char *output;
 	bool null_run;
 	bool big_num_set;
@@ -59,6 +62,12 @@ enum {
 	OPT_PER_SOCKET,
 	OPT_PER_THREAD,
 	OPT_NO_BIG_NUM,
+	OPT_INTERVAL_COUNT,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
+	OPT_PER_NODE,
+	OPT_PER_DIE,
+	OPT_NO_MERGE,
 };
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
@@ -79,6 +88,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "no-aggr", no_argument, NULL, 'A' },
 		{ "per-core", no_argument, NULL, OPT_PER_CORE },
 		{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+		{ "per-die", no_argument, NULL, OPT_PER_DIE },
+		{ "per-node", no_argument, NULL, OPT_PER_NODE },
+		{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
+		{ "no-csv-summary", no_argument, NULL, OPT_NO_CSV_SUMMARY },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "big-num", no_argument, NULL, 'B' },
 		{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
@@ -111,6 +126,22 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			}
 			o->interval_ms = v;
 			break;
+		case OPT_INTERVAL_COUNT:
+			if (!parse_uint(optarg, 10, 1, INT_MAX, &v)) {
+				die_msg("bad interval count '%s' (expected a number >= 1)", optarg);
+				return -1;
+			}
+			o->interval_count = (long)v;
+			break;
+		case OPT_NO_MERGE:
+			/* each event already prints as its own row: pcl merges no aliases */
+			break;
+		case OPT_SUMMARY:
+			o->summary = true;
+			break;
+		case OPT_NO_CSV_SUMMARY:
+			o->no_csv_summary = true;
+			break;
 		case 'x':
 			if (!*optarg) {
 				die_msg("empty field separator given to -x");
@@ -136,6 +167,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_PER_SOCKET:
 			o->cfg.aggr = PCL_AGGR_SOCKET;
+			break;
+		case OPT_PER_DIE:
+			o->cfg.aggr = PCL_AGGR_DIE;
+			break;
+		case OPT_PER_NODE:
+			o->cfg.aggr = PCL_AGGR_NODE;
 			break;
 		case OPT_PER_THREAD:
 			o->cfg.aggr = PCL_AGGR_THREAD;
@@ -207,10 +244,9 @@ static int validate(struct stat_opts *o)
 	}
 	if (o->target.cgroup && !o->target.cpu_list)
 		o->target.system_wide = true; /* a cgroup is counted per CPU */
-	if ((o->cfg.aggr == PCL_AGGR_NONE || o->cfg.aggr == PCL_AGGR_CORE ||
-	     o->cfg.aggr == PCL_AGGR_SOCKET) &&
-	    !has_cpus(o)) {
-		die_msg("per-CPU, per-core and per-socket counts need CPUs to count on (-a or -C)");
+	if (o->cfg.aggr != PCL_AGGR_GLOBAL && o->cfg.aggr != PCL_AGGR_THREAD && !has_cpus(o)) {
+		die_msg("per-CPU, per-core, per-die, per-socket and per-node counts need CPUs to "
+			"count on (-a or -C)");
 		return -1;
 	}
 	if (o->cfg.aggr == PCL_AGGR_THREAD && !o->target.pid && !o->target.tid &&
@@ -228,6 +264,10 @@ static int validate(struct stat_opts *o)
 		o->target.system_wide = false;
 		o->target.pid = o->all_threads;
 		o->target.ignore_missing = true; /* some will exit before they are opened */
+	}
+	if (o->interval_count && !o->interval_ms) {
+		die_msg("--interval-count needs -I (the interval to count)");
+		return -1;
 	}
 	if (o->interval_ms && o->repeat > 1) {
 		die_msg("-I and -r cannot be used together");
@@ -251,6 +291,8 @@ static int validate(struct stat_opts *o)
 	if (!o->big_num_set)
 		o->cfg.big_num = o->cfg.format == PCL_STAT_STD;
 	o->cfg.run_count = o->repeat;
+	/* perf marks the totals' CSV rows with a "summary" column unless told not to */
+	o->cfg.csv_summary = o->summary && !o->no_csv_summary;
 	return 0;
 }
 
@@ -350,6 +392,7 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 {
 	uint64_t interval = (uint64_t)o->interval_ms * 1000000ull, next = r->start_ns + interval;
 	struct timespec tmo;
+	long ticks = 0;
 
 	r->last_ns = r->start_ns;
 	while (!got_signal) {
@@ -359,6 +402,13 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 			interval_tick(o, r, el, st, out, now);
 			while (next <= now)
 				next += interval;
+			if (o->interval_count && ++ticks >= o->interval_count) {
+				/* as perf: no more intervals; a command still runs to its end */
+				interval = 0;
+				if (!r->wl)
+					break;
+				continue;
+			}
 		}
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
@@ -586,7 +636,7 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!o.interval_ms)
+	if (!o.interval_ms || o.summary)
 		pcl_stat__print(st, out);
 	if (o.sw) {
 		if (stat_writer_close(o.sw) && !exit_code)

@@ -19,8 +19,8 @@
 
 enum { STAT_ROUND_INTERVAL = 0, STAT_ROUND_FINAL = 1 };
 enum { TERM_AGGR_MODE = 0, TERM_INTERVAL = 1, TERM_SCALE = 2 };
-/* perf's enum aggr_mode, indexed by ours (global, none, core, socket, thread) */
-static const uint64_t perf_aggr[] = { 1, 0, 4, 2, 5 };
+/* perf's enum aggr_mode, indexed by ours (global, none, core, socket, thread, die, node) */
+static const uint64_t perf_aggr[] = { 1, 0, 4, 2, 5, 3, 7 };
 
 struct stat_writer {
 	struct pcl_data_writer *w;

@@ -34,6 +34,8 @@ enum pcl_aggr_mode {
 	PCL_AGGR_CORE,	     /* --per-core */
 	PCL_AGGR_SOCKET,     /* --per-socket */
 	PCL_AGGR_THREAD,     /* --per-thread */
+	PCL_AGGR_DIE,	     /* --per-die */
+	PCL_AGGR_NODE,	     /* --per-node: NUMA node */
 };
 
 enum pcl_stat_format {
@@ -51,6 +53,7 @@ struct pcl_stat_config {
 	int run_count;		 /* -r N; 0 or 1 for one run */
 	const char *target_desc; /* "'true'", "process id '42'", "'system wide'" */
 	bool workload;		 /* print user/sys times (a command was run) */
+	bool csv_summary;	 /* CSV totals start with a "summary" column (--summary) */
 };
 
 struct pcl_stat;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "internal.h"
 #include "output/json.h"
 #include "output/stat-metrics.h"
@@ -41,6 +42,7 @@ struct row {
 
 struct aggr_id {
 	int socket, die, core, cpu;
+	int node; /* NUMA node, -1 when sysfs does not say */
 	int nr;		/* CPUs in it */
 	int thread_idx; /* per-thread mode */
 	char comm[32];
@@ -98,6 +100,10 @@ static int same_id(const struct aggr_id *a, const struct aggr_id *b, enum pcl_ag
 {
 	if (m == PCL_AGGR_SOCKET)
 		return a->socket == b->socket;
+	if (m == PCL_AGGR_DIE)
+		return a->socket == b->socket && a->die == b->die;
+	if (m == PCL_AGGR_NODE)
+		return a->node == b->node;
 	return a->socket == b->socket && a->die == b->die && a->core == b->core;
 }
 
@@ -105,6 +111,8 @@ static int cmp_aggr(const void *pa, const void *pb)
 {
 	const struct aggr_id *a = pa, *b = pb;
 
+	if (a->node != b->node)
+		return a->node - b->node; /* equal but for --per-node */
 	if (a->socket != b->socket)
 		return a->socket - b->socket;
 	if (a->die != b->die)
@@ -123,12 +131,30 @@ static void read_comm(pid_t tid, char *buf, size_t size)
 		snprintf(buf, size, "%s", "<unknown>");
 }
 
-/* The socket/die/core of a CPU, with sysfs gaps filled as perf does. */
-static struct aggr_id cpu_id(int cpu)
+/* The NUMA node holding @cpu: the node directory with a cpuN link, as perf's cpu map reads it. */
+static int cpu_node(int cpu)
+{
+	char path[96];
+	struct stat sb;
+
+	for (int n = 0; n < 4096; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+		if (stat(path, &sb))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu%d", n, cpu);
+		if (!stat(path, &sb))
+			return n;
+	}
+	return -1;
+}
+
+/* The socket/die/core (and, for --per-node, node) of a CPU, with sysfs gaps filled as perf does. */
+static struct aggr_id cpu_id(int cpu, enum pcl_aggr_mode m)
 {
 	struct aggr_id id = { .cpu = cpu, .nr = 1 };
 	struct pcl_cpu_topo topo;
 
+	id.node = m == PCL_AGGR_NODE ? cpu_node(cpu) : 0;
 	pcl_cpu_topology(cpu, &topo);
 	id.socket = topo.socket < 0 ? 0 : topo.socket;
 	id.die = topo.die;
@@ -145,7 +171,7 @@ static bool id_matches(const struct aggr_id *a, const struct aggr_id *b, enum pc
 static void build_cpu_aggr(struct pcl_stat *st, int ncpu, enum pcl_aggr_mode m)
 {
 	for (int c = 0; c < ncpu; c++) {
-		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c), m);
 		int k;
 
 		for (k = 0; k < st->nr_aggr && !id_matches(&st->ids[k], &id, m); k++)
@@ -155,11 +181,11 @@ static void build_cpu_aggr(struct pcl_stat *st, int ncpu, enum pcl_aggr_mode m)
 		else
 			st->ids[k].nr++;
 	}
-	/* -A keeps CPU order (the CPU map is sorted); cores and sockets sort by topology */
+	/* -A keeps CPU order (the CPU map is sorted); the others sort by topology */
 	if (m != PCL_AGGR_NONE)
 		qsort(st->ids, (size_t)st->nr_aggr, sizeof(*st->ids), cmp_aggr);
 	for (int c = 0; c < ncpu; c++) {
-		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c), m);
 
 		for (int k = 0; k < st->nr_aggr; k++) {
 			if (id_matches(&st->ids[k], &id, m)) {
@@ -369,6 +395,24 @@ static void print_prefix(struct pcl_stat *st, FILE *out, int a)
 		else
 			fprintf(out, "S%-5d %4d ", id->socket, id->nr);
 		break;
+	case PCL_AGGR_DIE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"die\" : \"S%d-D%d\", \"aggregate-number\" : %d, ",
+				id->socket, id->die, id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "S%d-D%d%s%d%s", id->socket, id->die, sep, id->nr, sep);
+		else
+			fprintf(out, "S%d-D%-8d %4d ", id->socket, id->die, id->nr);
+		break;
+	case PCL_AGGR_NODE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", id->node,
+				id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "N%d%s%d%s", id->node, sep, id->nr, sep);
+		else
+			fprintf(out, "N%-5d %4d ", id->node, id->nr);
+		break;
 	case PCL_AGGR_THREAD:
 		if (f == PCL_STAT_JSON) {
 			char t[64];
@@ -442,6 +486,8 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 
 	if (l->prefix_ts)
 		fprintf(out, "%s%s", l->prefix_ts, sep);
+	else if (st->cfg.csv_summary)
+		fprintf(out, "%16s%s", "summary", sep);
 	print_prefix(st, out, l->aggr);
 	if (!l->supported || !l->counted)
 		fprintf(out, "%s", l->supported ? "<not counted>" : "<not supported>");
@@ -541,7 +587,8 @@ static void print_lines(struct pcl_stat *st, FILE *out, struct line *lines, doub
 {
 	int nr = st->nr_ev * st->nr_aggr;
 
-	if (st->cfg.aggr == PCL_AGGR_CORE || st->cfg.aggr == PCL_AGGR_SOCKET) {
+	if (st->cfg.aggr == PCL_AGGR_CORE || st->cfg.aggr == PCL_AGGR_SOCKET ||
+	    st->cfg.aggr == PCL_AGGR_DIE || st->cfg.aggr == PCL_AGGR_NODE) {
 		/* by aggregation id, then event */
 		for (int a = 0; a < st->nr_aggr; a++)
 			for (int e = 0; e < st->nr_ev; e++)
@@ -687,6 +734,14 @@ static void print_interval_header(struct pcl_stat *st, FILE *out)
 	case PCL_AGGR_CORE:
 		fprintf(out,
 			"#           time core            cpus             counts %*s events\n", 4,
+			"unit");
+		break;
+	case PCL_AGGR_DIE:
+		fprintf(out, "#           time die          cpus             counts %*s events\n",
+			4, "unit");
+		break;
+	case PCL_AGGR_NODE:
+		fprintf(out, "#           time node   cpus             counts %*s events\n", 4,
 			"unit");
 		break;
 	case PCL_AGGR_NONE:
