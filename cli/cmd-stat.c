@@ -237,11 +237,9 @@ static bool has_cpus(const struct stat_opts *o)
 static int validate(struct stat_opts *o)
 {
 
-	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o)) {
-		die_msg("nothing to count: give a command, -p PID, -t TID, -a or -C CPUS");
-		print_usage("stat", stderr);
-		return -1;
-	}
+	/* as perf: nothing named to count means the whole system, until Ctrl-C (or -I's count) */
+	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o))
+		o->target.system_wide = true;
 	if (o->target.cgroup && !o->target.cpu_list)
 		o->target.system_wide = true; /* a cgroup is counted per CPU */
 	if (o->cfg.aggr != PCL_AGGR_GLOBAL && o->cfg.aggr != PCL_AGGR_THREAD && !has_cpus(o)) {
