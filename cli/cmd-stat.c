@@ -35,9 +35,25 @@
 	"cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"      \
 	"branch-misses"
 
+#define MAX_METRICS	  64
+#define MAX_METRIC_EVENTS 32
+
+/* A -M metric and the evlist indexes of its formula's events. */
+struct stat_metric_use {
+	const struct pcl_metric *m;
+	char names[MAX_METRIC_EVENTS][128];
+	int idx[MAX_METRIC_EVENTS];
+	int n;
+};
+
 struct stat_opts {
 	char **events;
 	int nr_events;
+	char **metric_args; /* -M NAME|GROUP,... as given */
+	int nr_metric_args;
+	struct stat_metric_use metrics[MAX_METRICS];
+	int nr_metrics;
+	bool metric_only;
 	struct pcl_target target;
 	struct pcl_stat_config cfg;
 	int repeat;
@@ -68,12 +84,15 @@ enum {
 	OPT_PER_NODE,
 	OPT_PER_DIE,
 	OPT_NO_MERGE,
+	OPT_METRIC_ONLY,
 };
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
@@ -106,11 +125,19 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))
 				return -1;
+			break;
+		case 'M':
+			if (add_string(&o->metric_args, &o->nr_metric_args, optarg))
+				return -1;
+			break;
+		case OPT_METRIC_ONLY:
+			o->metric_only = true;
+			o->cfg.metric_only = true;
 			break;
 		case 'r':
 			if (!parse_uint(optarg, 10, 1, 100000, &v)) {
@@ -332,7 +359,7 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 			return -1;
 		}
 	}
-	if (!o->nr_events && pcl_evlist__add(el, def, &err) < 0) {
+	if (!o->nr_events && !o->nr_metric_args && pcl_evlist__add(el, def, &err) < 0) {
 		die_msg("%s", err.msg);
 		return -1;
 	}
@@ -344,6 +371,139 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 			"pcl: perf_event_paranoid is %d and this user may not count the kernel: "
 			"counting user space only (:u)\n",
 			caps.perf_event_paranoid);
+	}
+	return 0;
+}
+
+/* Add metric @m (once) to @o->metrics. */
+static int use_metric(struct stat_opts *o, const struct pcl_metric *m)
+{
+	for (int i = 0; i < o->nr_metrics; i++)
+		if (o->metrics[i].m == m)
+			return 0;
+	if (o->nr_metrics == MAX_METRICS) {
+		die_msg("too many metrics (at most %d)", MAX_METRICS);
+		return -1;
+	}
+	o->metrics[o->nr_metrics++].m = m;
+	return 0;
+}
+
+/* Each -M word: a metric, or every metric of a group; unknown names are an error. */
+static int resolve_metric_args(struct stat_opts *o)
+{
+	for (int a = 0; a < o->nr_metric_args; a++) {
+		char *list = strdup(o->metric_args[a]), *save = NULL;
+
+		if (!list) {
+			die_msg("out of memory");
+			return -1;
+		}
+		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			const struct pcl_metric *m = pcl_metric__find(w);
+			int found = 0;
+
+			if (m) {
+				found = 1;
+				if (use_metric(o, m))
+					goto err;
+			}
+			for (int i = 0; !found && (m = pcl_metrics(i)); i++)
+				if (!strcmp(m->group, w) && ++found > 0 && use_metric(o, m))
+					goto err;
+			for (int i = 0; (m = pcl_metrics(i)); i++)
+				if (found && !strcmp(m->group, w) && use_metric(o, m))
+					goto err;
+			if (!found) {
+				if (pcl_metric_table())
+					die_msg("metric or metric group '%s' not found (see 'pcl list "
+						"metrics')",
+						w);
+				else
+					die_msg("metric '%s' not found: pcl has no metrics for this "
+						"CPU",
+						w);
+				goto err;
+			}
+		}
+		free(list);
+		continue;
+err:
+		free(list);
+		return -1;
+	}
+	return 0;
+}
+
+struct metric_add_ctx {
+	struct stat_opts *o;
+	struct stat_metric_use *u;
+	struct pcl_evlist *el;
+};
+
+/* One event of a formula: counted once for all the metrics that read it. */
+static int add_metric_event(void *ctx, const char *name)
+{
+	struct metric_add_ctx *c = ctx;
+	struct pcl_parse_error err;
+	int idx = -1;
+
+	if (c->u->n == MAX_METRIC_EVENTS) {
+		die_msg("metric '%s' reads too many events", c->u->m->name);
+		return -E2BIG;
+	}
+	for (int i = 0; i < c->o->nr_metrics && idx < 0; i++) {
+		const struct stat_metric_use *u = &c->o->metrics[i];
+
+		for (int k = 0; k < u->n; k++)
+			if (!strcmp(u->names[k], name))
+				idx = u->idx[k];
+	}
+	if (idx < 0) {
+		idx = pcl_evlist__nr(c->el);
+		if (pcl_evlist__add(c->el, name, &err) < 0) {
+			die_msg("metric '%s': %s", c->u->m->name,
+				err.msg[0] ? err.msg : pcl_last_error());
+			return -EINVAL;
+		}
+	}
+	snprintf(c->u->names[c->u->n], sizeof(c->u->names[0]), "%s", name);
+	c->u->idx[c->u->n++] = idx;
+	return 0;
+}
+
+/*
+ * The events of every -M metric, ungrouped: perf puts each metric's events
+ * in a weak group, which pcl does not split when the PMU is short of
+ * counters; ungrouped, the kernel multiplexes them and the counts are
+ * scaled by their running time.
+ */
+static int add_metric_events(struct stat_opts *o, struct pcl_evlist *el)
+{
+	if (resolve_metric_args(o))
+		return -1;
+	for (int i = 0; i < o->nr_metrics; i++) {
+		struct metric_add_ctx c = { o, &o->metrics[i], el };
+
+		if (pcl_metric_expr_events(o->metrics[i].m->expr, add_metric_event, &c))
+			return -1;
+	}
+	return 0;
+}
+
+static int attach_metrics(struct stat_opts *o, struct pcl_stat *st)
+{
+	for (int i = 0; i < o->nr_metrics; i++) {
+		const struct stat_metric_use *u = &o->metrics[i];
+		const char *names[MAX_METRIC_EVENTS];
+
+		for (int k = 0; k < u->n; k++)
+			names[k] = u->names[k];
+		if (pcl_stat__add_metric(st, u->m->name, u->m->expr, u->m->scale_unit, names,
+					 u->idx, u->n)) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -498,8 +658,9 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	if (!*st) {
 		o->cfg.sz = sizeof(o->cfg);
 		*st = pcl_stat__new(&o->cfg, el);
-		if (!*st) {
-			die_msg("out of memory");
+		if (!*st || attach_metrics(o, *st)) {
+			if (!*st)
+				die_msg("out of memory");
 			pcl_workload__free(r.wl);
 			return -1;
 		}
@@ -610,11 +771,12 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
+		free(o.metric_args);
 		free(o.all_threads);
 		return EXIT_USAGE;
 	}
 	el = pcl_evlist__new();
-	if (!el || (!o.null_run && add_events(&o, el))) {
+	if (!el || (!o.null_run && (add_events(&o, el) || add_metric_events(&o, el)))) {
 		exit_code = EXIT_USAGE;
 		goto out;
 	}
@@ -653,6 +815,7 @@ out:
 	pcl_evlist__free(el);
 	free(desc);
 	free(o.events);
+	free(o.metric_args);
 	free(o.all_threads);
 	return exit_code;
 }

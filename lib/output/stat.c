@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "output/json.h"
 #include "output/stat-metrics.h"
+#include <pcl/metric.h>
 
 struct welford {
 	int n;
@@ -49,8 +50,23 @@ struct aggr_id {
 	pid_t tid;
 };
 
+/* A formula metric (-M) and the events it reads. */
+struct user_metric {
+	char *name, *expr;
+	char unit[192]; /* what the metric column shows after the value: "%  name" or "name" */
+	double scale;
+	bool scaled;	 /* it has a scale unit: one decimal, as perf prints those */
+	char **names;	 /* the formula's event names ... */
+	int *idx;	 /* ... and the evlist index counting each */
+	int n;
+	int anchor;	 /* the event whose row shows it */
+	bool own_line;	 /* that row already shows another metric */
+};
+
 struct pcl_stat {
 	struct pcl_stat_config cfg;
+	struct user_metric *um;
+	int nr_um;
 	struct pcl_evlist *el;
 	int nr_ev;
 	int nr_aggr;
@@ -269,10 +285,88 @@ PCL_API void pcl_stat__free(struct pcl_stat *st)
 {
 	if (!st)
 		return;
+	for (int i = 0; i < st->nr_um; i++) {
+		for (int k = 0; k < st->um[i].n; k++)
+			free(st->um[i].names[k]);
+		free(st->um[i].names);
+		free(st->um[i].idx);
+		free(st->um[i].name);
+		free(st->um[i].expr);
+	}
+	free(st->um);
 	free(st->rows);
 	free(st->ids);
 	free(st->cpu_aggr);
 	free(st);
+}
+
+static bool anchors(const struct pcl_stat *st, int ev)
+{
+	for (int i = 0; i < st->nr_um; i++)
+		if (st->um[i].anchor == ev && !st->um[i].own_line)
+			return true;
+	return false;
+}
+
+PCL_API int pcl_stat__add_metric(struct pcl_stat *st, const char *name, const char *expr,
+				 const char *scale_unit, const char *const *events, const int *idx,
+				 int n)
+{
+	struct user_metric *um, *grown;
+	const char *unit;
+	double scale;
+
+	if (!st || !name || !expr || n <= 0 || !events || !idx)
+		return pcl_err(EINVAL, "pcl_stat__add_metric: invalid argument");
+	for (int i = 0; i < n; i++)
+		if (idx[i] < 0 || idx[i] >= st->nr_ev)
+			return pcl_err(EINVAL, "pcl_stat__add_metric: event index %d out of range",
+				       idx[i]);
+	if (pcl_metric_scale(scale_unit, &scale, &unit))
+		return -EINVAL;
+	grown = realloc(st->um, sizeof(*st->um) * (size_t)(st->nr_um + 1));
+	if (!grown)
+		return pcl_err(ENOMEM, "pcl_stat__add_metric: out of memory");
+	st->um = grown;
+	um = &st->um[st->nr_um];
+	memset(um, 0, sizeof(*um));
+	um->name = strdup(name);
+	um->expr = strdup(expr);
+	um->names = calloc((size_t)n, sizeof(*um->names));
+	um->idx = calloc((size_t)n, sizeof(*um->idx));
+	if (!um->name || !um->expr || !um->names || !um->idx)
+		goto nomem;
+	for (int i = 0; i < n; i++) {
+		if (!(um->names[i] = strdup(events[i])))
+			goto nomem;
+		um->idx[i] = idx[i];
+	}
+	um->n = n;
+	um->scale = scale;
+	um->scaled = scale_unit != NULL;
+	/* perf's layout: "%8.1f unit  name" with a scale unit, "%8.2f name" without */
+	if (scale_unit)
+		snprintf(um->unit, sizeof(um->unit), "%s  %s", unit, name);
+	else
+		snprintf(um->unit, sizeof(um->unit), "%s", name);
+	um->anchor = -1;
+	for (int i = 0; i < n && um->anchor < 0; i++)
+		if (!anchors(st, idx[i]))
+			um->anchor = idx[i];
+	if (um->anchor < 0) {
+		um->anchor = idx[0];
+		um->own_line = true;
+	}
+	st->nr_um++;
+	return 0;
+nomem:
+	for (int i = 0; um->names && i < n; i++)
+		free(um->names[i]);
+	free(um->names);
+	free(um->idx);
+	free(um->name);
+	free(um->expr);
+	return pcl_err(ENOMEM, "pcl_stat__add_metric: out of memory");
 }
 
 /* Sum of the last read counts of event @ev over aggregation id @a. */
@@ -448,7 +542,12 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 	if (l->prefix_ts)
 		fprintf(out, "%s ", l->prefix_ts);
 	print_prefix(st, out, l->aggr);
-	if (!l->supported || !l->counted) {
+	if ((!l->supported || !l->counted) && has_metric) {
+		/* a formula metric over it: say so, with the metric's name */
+		fprintf(out, "%18s %-4s %-32s # %s %s",
+			l->supported ? "<not counted>" : "<not supported>", unit, l->ev->name,
+			m->status ? m->status : "", m->unit);
+	} else if (!l->supported || !l->counted) {
 		fprintf(out, "%18s %-4s %-25s%-35s",
 			l->supported ? "<not counted>" : "<not supported>", unit, l->ev->name, "");
 	} else {
@@ -460,7 +559,10 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 			char num[64];
 			int n;
 
-			n = snprintf(num, sizeof(num), m->fmt, m->value);
+			if (m->status)
+				n = snprintf(num, sizeof(num), "%s", m->status);
+			else
+				n = snprintf(num, sizeof(num), m->fmt, m->value);
 			fprintf(out, " # %s %-*s", num, 35 - 3 - n - 1 > 0 ? 35 - 3 - n - 1 : 0,
 				m->unit);
 		} else {
@@ -499,8 +601,11 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 	if (l->noise >= 0)
 		fprintf(out, "%.2f%%%s", l->noise, sep);
 	fprintf(out, "%llu%s%.2f%s", (unsigned long long)l->run, sep, pcnt_running(l), sep);
-	if (has_metric && l->supported && l->counted) {
-		fprintf(out, m->csv_fmt, m->value);
+	if (has_metric && (m->status || (l->supported && l->counted))) {
+		if (m->status)
+			fprintf(out, "%s", m->status);
+		else
+			fprintf(out, m->csv_fmt, m->value);
 		fprintf(out, "%s%s", sep, m->unit);
 	} else {
 		fprintf(out, "%s", sep);
@@ -535,9 +640,16 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	fprintf(out, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ",
 		(unsigned long long)l->run, pcnt_running(l));
 	/* perf prints "(null)" for an event without a metric; an empty unit is what it means */
-	fprintf(out,
-		"\"metric-value\" : %f, \"metric-unit\" : ", has_metric && ok ? m->value : 0.0);
-	json_str(out, has_metric && ok ? m->unit : "");
+	if (has_metric && m->status) {
+		fprintf(out, "\"metric-value\" : ");
+		json_str(out, m->status);
+		fprintf(out, ", \"metric-unit\" : ");
+		json_str(out, m->unit);
+	} else {
+		fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : ",
+			has_metric && ok ? m->value : 0.0);
+		json_str(out, has_metric && ok ? m->unit : "");
+	}
 	fprintf(out, "}\n");
 }
 
@@ -556,6 +668,93 @@ static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, int id
 	}
 }
 
+struct um_ctx {
+	const struct pcl_stat *st;
+	const struct line *lines;
+	const struct user_metric *um;
+	int aggr;
+};
+
+static int um_lookup(void *ctx, const char *name, double *v)
+{
+	const struct um_ctx *c = ctx;
+
+	for (int k = 0; k < c->um->n; k++) {
+		const struct line *l;
+
+		if (strcmp(c->um->names[k], name))
+			continue;
+		l = &c->lines[c->um->idx[k] * c->st->nr_aggr + c->aggr];
+		if (!l->supported)
+			return -EOPNOTSUPP;
+		if (!l->counted)
+			return -ENODATA;
+		*v = l->raw;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The value of formula metric @um on aggregation @a, or why there is none, into @m. */
+static void eval_user_metric(const struct pcl_stat *st, const struct line *lines,
+			     const struct user_metric *um, int a, struct pcl_stat_metric *m)
+{
+	struct um_ctx c = { st, lines, um, a };
+	double v = 0;
+	int ret = pcl_metric_expr_eval(um->expr, um_lookup, &c, &v);
+
+	memset(m, 0, sizeof(*m));
+	m->unit = um->unit;
+	m->fmt = um->scaled ? "%8.1f" : "%8.2f";
+	m->csv_fmt = um->scaled ? "%.1f" : "%.2f";
+	if (ret == -EOPNOTSUPP)
+		m->status = "<not supported>";
+	else if (ret == -ENODATA || ret == -ENOENT)
+		m->status = "<not counted>";
+	else
+		m->value = ret ? NAN : v * um->scale; /* NAN: a division by zero */
+}
+
+/* A formula metric that shares its row's event with another: a line of its own, as perf. */
+static void print_metric_line(struct pcl_stat *st, FILE *out, const struct line *l,
+			      const struct pcl_stat_metric *m)
+{
+	const char *sep = st->cfg.csv_sep;
+	char num[64];
+
+	if (st->cfg.format == PCL_STAT_JSON) {
+		fputc('{', out);
+		if (l->prefix_ts)
+			fprintf(out, "\"interval\" : %s, ", l->prefix_ts);
+		print_prefix(st, out, l->aggr);
+		fprintf(out, "\"metric-value\" : ");
+		if (m->status)
+			json_str(out, m->status);
+		else
+			fprintf(out, "%f", m->value);
+		fprintf(out, ", \"metric-unit\" : ");
+		json_str(out, m->unit);
+		fprintf(out, "}\n");
+		return;
+	}
+	if (m->status)
+		snprintf(num, sizeof(num), "%s", m->status);
+	else
+		snprintf(num, sizeof(num), st->cfg.format == PCL_STAT_CSV ? m->csv_fmt : m->fmt,
+			 m->value);
+	if (st->cfg.format == PCL_STAT_CSV) {
+		if (l->prefix_ts)
+			fprintf(out, "%s%s", l->prefix_ts, sep);
+		print_prefix(st, out, l->aggr);
+		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, sep, sep, sep, num, sep, m->unit, "");
+		return;
+	}
+	if (l->prefix_ts)
+		fprintf(out, "%s ", l->prefix_ts);
+	print_prefix(st, out, l->aggr);
+	fprintf(out, "%18s %-4s %-32s # %s %s\n", "", "", "", num, m->unit);
+}
+
 static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int idx, double wall_ns)
 {
 	struct line *l = &lines[idx];
@@ -566,12 +765,25 @@ static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int i
 	gather_shadow(st, lines, l->aggr, l->idx, &sh);
 	sh.wall_ns = wall_ns;
 	has = l->supported && l->counted && stat_metric(&sh, l->ev, l->raw, &m);
+	for (int i = 0; i < st->nr_um; i++) {
+		if (st->um[i].anchor == l->idx && !st->um[i].own_line) {
+			eval_user_metric(st, lines, &st->um[i], l->aggr, &m);
+			has = true;
+			break;
+		}
+	}
 	if (st->cfg.format == PCL_STAT_CSV)
 		print_line_csv(st, out, l, &m, has);
 	else if (st->cfg.format == PCL_STAT_JSON)
 		print_line_json(st, out, l, &m, has);
 	else
 		print_line_std(st, out, l, &m, has);
+	for (int i = 0; i < st->nr_um; i++) {
+		if (st->um[i].anchor == l->idx && st->um[i].own_line) {
+			eval_user_metric(st, lines, &st->um[i], l->aggr, &m);
+			print_metric_line(st, out, l, &m);
+		}
+	}
 }
 
 static int cmp_thread_lines(const void *pa, const void *pb)
