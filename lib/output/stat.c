@@ -786,6 +786,144 @@ static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int i
 	}
 }
 
+/*
+ * --metric-only: one column per metric, one row per aggregation. The
+ * columns are the metrics the first aggregation has (the derived metrics
+ * of its events: CPUs utilized, insn per cycle ...) and every -M metric.
+ */
+struct mcol {
+	const char *head;
+	int ev; /* the event it hangs on */
+	int um; /* index of a -M metric, or -1 for the event's derived metric */
+};
+
+static bool derived_metric(struct pcl_stat *st, struct line *lines, int e, int a, double wall_ns,
+			   struct pcl_stat_metric *m)
+{
+	struct line *l = &lines[e * st->nr_aggr + a];
+	struct stat_shadow sh;
+
+	if (!l->supported || !l->counted)
+		return false;
+	gather_shadow(st, lines, a, e, &sh);
+	sh.wall_ns = wall_ns;
+	return stat_metric(&sh, l->ev, l->raw, m);
+}
+
+static int metric_cols(struct pcl_stat *st, struct line *lines, double wall_ns, struct mcol *cols,
+		       int max)
+{
+	int n = 0;
+
+	for (int e = 0; e < st->nr_ev; e++) {
+		struct pcl_stat_metric m;
+
+		if (n < max && derived_metric(st, lines, e, 0, wall_ns, &m))
+			cols[n++] = (struct mcol){ m.unit, e, -1 };
+		for (int i = 0; i < st->nr_um && n < max; i++)
+			if (st->um[i].anchor == e)
+				cols[n++] = (struct mcol){ st->um[i].unit, e, i };
+	}
+	return n;
+}
+
+/* The text of column @c on aggregation @a: a number, "<not supported>", or "". */
+static void mcol_text(struct pcl_stat *st, struct line *lines, double wall_ns,
+		      const struct mcol *c, int a, char *buf, size_t size)
+{
+	struct pcl_stat_metric m;
+
+	buf[0] = '\0';
+	if (c->um >= 0)
+		eval_user_metric(st, lines, &st->um[c->um], a, &m);
+	else if (!derived_metric(st, lines, c->ev, a, wall_ns, &m))
+		return;
+	if (m.status) {
+		snprintf(buf, size, "%s", m.status);
+	} else {
+		int n = snprintf(buf, size, m.csv_fmt, m.value);
+
+		/* a rate picks its unit by size (K/sec, M/sec): name it when not the column's */
+		if (n > 0 && (size_t)n < size && strcmp(m.unit, c->head))
+			snprintf(buf + n, size - (size_t)n, " %s", m.unit);
+	}
+}
+
+static int col_width(const struct mcol *c)
+{
+	int w = (int)strlen(c->head);
+
+	return w < 15 ? 15 : w;
+}
+
+/* The aggregation (and time) prefix of row @a as text, for measuring and printing. */
+static void prefix_text(struct pcl_stat *st, int a, const char *ts, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (ts)
+		fprintf(f, st->cfg.format == PCL_STAT_CSV ? "%s%s" : "%s ", ts, st->cfg.csv_sep);
+	print_prefix(st, f, a);
+	fclose(f);
+}
+
+static void print_metric_only(struct pcl_stat *st, FILE *out, struct line *lines, double wall_ns,
+			      const char *ts, bool head)
+{
+	enum pcl_stat_format f = st->cfg.format;
+	const char *sep = st->cfg.csv_sep;
+	struct mcol cols[128];
+	int nc = metric_cols(st, lines, wall_ns, cols, 128);
+	char pre[256], txt[64];
+
+	if (head && f != PCL_STAT_JSON) {
+		prefix_text(st, 0, ts, pre, sizeof(pre));
+		if (f == PCL_STAT_CSV) {
+			/* empty fields where the rows have their time and aggregation */
+			for (const char *p = pre; *p; p++)
+				if (!strncmp(p, sep, strlen(sep)))
+					fputs(sep, out);
+		} else {
+			fprintf(out, "%s%*s", ts ? "#" : "", (int)strlen(pre) - (ts ? 1 : 0), "");
+		}
+		for (int c = 0; c < nc; c++) {
+			if (f == PCL_STAT_CSV)
+				fprintf(out, "%s%s", cols[c].head, sep);
+			else
+				fprintf(out, " %*s", col_width(&cols[c]), cols[c].head);
+		}
+		fputc('\n', out);
+	}
+	for (int a = 0; a < st->nr_aggr; a++) {
+		prefix_text(st, a, ts, pre, sizeof(pre));
+		if (f == PCL_STAT_JSON) {
+			fputc('{', out);
+			if (ts)
+				fprintf(out, "\"interval\" : %s, ", ts);
+			print_prefix(st, out, a);
+		} else {
+			fputs(pre, out);
+		}
+		for (int c = 0; c < nc; c++) {
+			mcol_text(st, lines, wall_ns, &cols[c], a, txt, sizeof(txt));
+			if (f == PCL_STAT_JSON) {
+				fprintf(out, "%s", c ? ", " : "");
+				json_str(out, cols[c].head);
+				fprintf(out, " : ");
+				json_str(out, txt);
+			} else if (f == PCL_STAT_CSV) {
+				fprintf(out, "%s%s", txt, sep);
+			} else {
+				fprintf(out, " %*s", col_width(&cols[c]), txt);
+			}
+		}
+		fputs(f == PCL_STAT_JSON ? "}\n" : "\n", out);
+	}
+}
+
 static int cmp_thread_lines(const void *pa, const void *pb)
 {
 	const struct line *a = *(const struct line *const *)pa,
@@ -928,7 +1066,10 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 	}
 	if (st->cfg.format == PCL_STAT_STD)
 		print_header(st, out);
-	print_lines(st, out, lines, st->wall.mean);
+	if (st->cfg.metric_only)
+		print_metric_only(st, out, lines, st->wall.mean, NULL, true);
+	else
+		print_lines(st, out, lines, st->wall.mean);
 	if (st->cfg.format == PCL_STAT_STD)
 		print_footer(st, out);
 	free(lines);
@@ -1006,6 +1147,13 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 			l->counted = d.run > 0;
 			l->prefix_ts = tsbuf;
 		}
+	}
+	if (st->cfg.metric_only) {
+		print_metric_only(st, out, lines, (double)interval_ns, tsbuf, st->intervals % 25 == 0);
+		st->intervals++;
+		free(lines);
+		fflush(out);
+		return 0;
 	}
 	if (st->cfg.format == PCL_STAT_STD && st->intervals % 25 == 0)
 		print_interval_header(st, out);
