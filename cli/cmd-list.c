@@ -247,10 +247,15 @@ static void list_metricgroups(struct list_opts *o, bool with_metrics)
 	const char *groups[64];
 	int n = metric_groups(groups, 64);
 
-	if (!o->raw_dump && !o->json && (n || !with_metrics))
+	bool heading = false;
+
+	if (!o->raw_dump && !o->json && !with_metrics) {
 		printf("\nMetric Groups:\n\n");
+		heading = true;
+	}
 	for (int g = 0; g < n; g++) {
 		const struct pcl_metric *m;
+		bool group_shown = false;
 
 		if (!with_metrics) {
 			if (!wanted(o, groups[g], NULL))
@@ -265,11 +270,18 @@ static void list_metricgroups(struct list_opts *o, bool with_metrics)
 			o->printed++;
 			continue;
 		}
-		if (!o->json)
-			printf("%s:\n", groups[g]);
-		for (int i = 0; (m = pcl_metrics(i)); i++)
-			if (!strcmp(m->group, groups[g]))
-				list_one_metric(o, m);
+		for (int i = 0; (m = pcl_metrics(i)); i++) {
+			/* a glob keeps the metrics it names, or all of a group it names */
+			if (strcmp(m->group, groups[g]) ||
+			    (!wanted(o, m->name, NULL) && !wanted(o, m->group, NULL)))
+				continue;
+			if (!heading && !o->json)
+				printf("\nMetric Groups:\n\n");
+			if (!group_shown && !o->json)
+				printf("%s:\n", groups[g]);
+			heading = group_shown = true;
+			list_one_metric(o, m);
+		}
 	}
 	if (!with_metrics)
 		no_metrics_note(o);
