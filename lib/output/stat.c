@@ -16,6 +16,7 @@
  * CSV fields: [interval,][aggr,]value,unit,event,[variance,]run,pcnt,
  *   metric,metric-unit. JSON keys: the same names perf uses.
  */
+#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -147,21 +148,30 @@ static void read_comm(pid_t tid, char *buf, size_t size)
 		snprintf(buf, size, "%s", "<unknown>");
 }
 
-/* The NUMA node holding @cpu: the node directory with a cpuN link, as perf's cpu map reads it. */
+/*
+ * The NUMA node holding @cpu: the nodeN directory with a cpuM entry, as
+ * perf's cpu map reads it; -1 when sysfs has none.
+ */
 static int cpu_node(int cpu)
 {
-	char path[96];
-	struct stat sb;
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	int node = -1;
 
-	for (int n = 0; n < 4096; n++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
-		if (stat(path, &sb))
+	while (d && node < 0 && (de = readdir(d))) {
+		char path[300];
+		struct stat sb;
+		int n;
+
+		if (sscanf(de->d_name, "node%d", &n) != 1 || n < 0)
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu%d", n, cpu);
+		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpu%d", de->d_name, cpu);
 		if (!stat(path, &sb))
-			return n;
+			node = n;
 	}
-	return -1;
+	if (d)
+		closedir(d);
+	return node;
 }
 
 /* The socket/die/core (and, for --per-node, node) of a CPU, with sysfs gaps filled as perf does. */
