@@ -235,3 +235,15 @@ elif ! grep -q "Performance counter stats for 'pipe':" "$TMP/pipe1" ||
 else
 	ok stat-report-pipe-title
 fi
+
+# --- per-die / per-node in stat files: perf reads pcl's, pcl reads perf's -------
+"$PCL" stat record -o "$TMP/die.data" -a --per-die -e cpu-clock sleep 0.1 2>/dev/null
+perf stat report -i "$TMP/die.data" >"$TMP/die.rep" 2>&1
+perf stat record -o "$TMP/node.data" -a --per-node -e cpu-clock sleep 0.1 2>/dev/null
+"$PCL" stat report -i "$TMP/node.data" >"$TMP/node.rep" 2>&1
+if ! grep -qE '^S[0-9]+-D[0-9]+ +[0-9]+ +[0-9.]+ msec cpu-clock' "$TMP/die.rep" ||
+	! grep -qE '^N[0-9]+ +[0-9]+ +[0-9.]+ msec cpu-clock' "$TMP/node.rep"; then
+	not_ok stat-record-per-die-node "perf stat report of pcl's --per-die file, pcl stat report of perf's --per-node file:" "$(show "$TMP/die.rep")" "$(show "$TMP/node.rep")"
+else
+	ok stat-record-per-die-node
+fi
