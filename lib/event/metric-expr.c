@@ -108,8 +108,11 @@ static double primary(struct ex *x)
 		x->p++;
 		v = parse_expr(x);
 		skip_ws(x);
-		if (!x->err && *x->p != ')')
-			x->err = -EINVAL;
+		if (*x->p != ')') {
+			if (!x->err)
+				x->err = -EINVAL;
+			return v; /* never past the end: "(a + b" */
+		}
 		x->p++;
 		return v;
 	}

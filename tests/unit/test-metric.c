@@ -85,6 +85,9 @@ static void test_eval_errors(void **state)
 		{ "a b", -EINVAL },	   { "a + b)", -EINVAL },     { "d_ratio(a)", -EINVAL },
 		{ "d_ratio(a, b, a)", -EINVAL }, { "nosuchfn(a, b)", -EINVAL }, { "a / zero", -EDOM },
 		{ "a / (b - 4)", -EDOM },  { "unknown_event + 1", -ENOENT }, { "a $ b", -EINVAL },
+		/* unclosed at the very end: the parser must stop at the NUL */
+		{ "(", -EINVAL },	   { "((a", -EINVAL },	      { "d_ratio(a,", -EINVAL },
+		{ "min(", -EINVAL },	   { "-", -EINVAL },
 	};
 	int bad = 0;
 
