@@ -4,10 +4,11 @@
  *
  * One entry per CPU family: how to recognise the CPU (vendor, family, a
  * model range), its metrics, and its events. An event is named as perf
- * names it and encoded either by libpfm4 (core events: the libpfm name
- * with its unit masks, which libpfm turns into a perf_event_attr) or, for
- * the uncore PMUs libpfm does not describe, as "pmu/terms/" over that PMU's
- * sysfs format. To add a CPU: a metric array, an event array, a cpu_table
+ * names it and encoded by the first of its specs, separated by '|', that
+ * this machine can use: a libpfm4 name with its unit masks (core events,
+ * which libpfm turns into a perf_event_attr), or "pmu/terms/" over that
+ * PMU's sysfs format (the core PMU's codes where libpfm names the event
+ * differently for this model, the uncore PMUs libpfm does not describe). To add a CPU: a metric array, an event array, a cpu_table
  * row. Formulas and event codes are hardware facts (AMD's PPR, as perf's
  * JSON files carry them); the descriptions are ours.
  *
@@ -78,27 +79,38 @@ static const struct pcl_metric amd_fam19h_metrics[] = {
 
 static const struct metric_event amd_fam19h_events[] = {
 	{ "l2_request_g1.all_no_prefetch",
-	  "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CACHEABLE_IC_READ:CHANGE_TO_X:MISC" },
-	{ "l2_pf_hit_l2", "L2_PREFETCH_HIT_L2:" L2PF_ALL },
-	{ "l2_pf_miss_l2_hit_l3", "L2_PREFETCH_HIT_L3:" L2PF_ALL },
-	{ "l2_pf_miss_l2_l3", "L2_PREFETCH_MISS_L3:" L2PF_ALL },
+	  "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CACHEABLE_IC_READ:CHANGE_TO_X:MISC|cpu/event=0x60,umask=0xf9/" },
+	{ "l2_pf_hit_l2",
+	  "L2_PREFETCH_HIT_L2:" L2PF_ALL "|cpu/event=0x70,umask=0xff/" },
+	{ "l2_pf_miss_l2_hit_l3",
+	  "L2_PREFETCH_HIT_L3:" L2PF_ALL "|cpu/event=0x71,umask=0xff/" },
+	{ "l2_pf_miss_l2_l3",
+	  "L2_PREFETCH_MISS_L3:" L2PF_ALL "|cpu/event=0x72,umask=0xff/" },
 	{ "l2_cache_req_stat.ic_dc_hit_in_l2",
 	  "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C_S:LS_RD_BLK_L_HIT_X:"
-	  "LS_RD_BLK_L_HIT_S:LS_RD_BLK_X:IC_FILL_HIT_X:IC_FILL_HIT_S" },
+	  "LS_RD_BLK_L_HIT_S:LS_RD_BLK_X:IC_FILL_HIT_X:IC_FILL_HIT_S|cpu/event=0x64,umask=0xf6/" },
 	{ "l2_cache_req_stat.ic_dc_miss_in_l2",
-	  "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS" },
-	{ "ex_ret_brn", "RETIRED_BRANCH_INSTRUCTIONS" },
-	{ "ex_ret_brn_misp", "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
-	{ "ic_tag_hit_miss.instruction_cache_miss", "IC_TAG_HIT_MISS:IC_MISS" },
-	{ "ic_tag_hit_miss.all_instruction_cache_accesses", "IC_TAG_HIT_MISS:ALL_IC_ACCESS" },
-	{ "bp_l1_tlb_miss_l2_tlb_hit", "L1_ITLB_MISS_L2_ITLB_HIT" },
-	{ "bp_l1_tlb_miss_l2_tlb_miss", "L1_ITLB_MISS_L2_ITLB_MISS:COALESCED4K:IF1G:IF2M:IF4K" },
-	{ "op_cache_hit_miss.op_cache_miss", "OP_CACHE_HIT_MISS:OC_MISS" },
-	{ "op_cache_hit_miss.all_op_cache_accesses", "OP_CACHE_HIT_MISS:ALL_OC_ACCESS" },
+	  "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS|cpu/event=0x64,umask=0x09/" },
+	{ "ex_ret_brn",
+	  "RETIRED_BRANCH_INSTRUCTIONS|cpu/event=0xc2/" },
+	{ "ex_ret_brn_misp",
+	  "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED|cpu/event=0xc3/" },
+	{ "ic_tag_hit_miss.instruction_cache_miss",
+	  "IC_TAG_HIT_MISS:IC_MISS|cpu/event=0x18e,umask=0x18/" },
+	{ "ic_tag_hit_miss.all_instruction_cache_accesses",
+	  "IC_TAG_HIT_MISS:ALL_IC_ACCESS|cpu/event=0x18e,umask=0x1f/" },
+	{ "bp_l1_tlb_miss_l2_tlb_hit",
+	  "L1_ITLB_MISS_L2_ITLB_HIT|cpu/event=0x84/" },
+	{ "bp_l1_tlb_miss_l2_tlb_miss",
+	  "L1_ITLB_MISS_L2_ITLB_MISS:COALESCED4K:IF1G:IF2M:IF4K|cpu/event=0x85,umask=0x0f/" },
+	{ "op_cache_hit_miss.op_cache_miss",
+	  "OP_CACHE_HIT_MISS:OC_MISS|cpu/event=0x28f,umask=0x04/" },
+	{ "op_cache_hit_miss.all_op_cache_accesses",
+	  "OP_CACHE_HIT_MISS:ALL_OC_ACCESS|cpu/event=0x28f,umask=0x07/" },
 	{ "de_dis_cops_from_decoder.disp_op_type.any_integer_dispatch",
-	  "OPS_TYPE_DISPATCHED_FROM_DECODER:INTEGER_DISPATCH" },
+	  "OPS_TYPE_DISPATCHED_FROM_DECODER:INTEGER_DISPATCH|cpu/event=0xab,umask=0x08/" },
 	{ "de_dis_cops_from_decoder.disp_op_type.any_fp_dispatch",
-	  "OPS_TYPE_DISPATCHED_FROM_DECODER:FP_DISPATCH" },
+	  "OPS_TYPE_DISPATCHED_FROM_DECODER:FP_DISPATCH|cpu/event=0xab,umask=0x04/" },
 	/* the L3 and data fabric PMUs: sysfs formats, not libpfm */
 	{ "xi_sys_fill_latency", "amd_l3/event=0x90,umask=0x00/" },
 	{ "xi_ccx_sdp_req1", "amd_l3/event=0x9a,umask=0xff/" },

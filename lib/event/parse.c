@@ -210,15 +210,42 @@ static int named_core(struct pcl_event *ev, const char *spec)
 }
 
 /*
+ * One spec of a named event: a libpfm name, or "pmu/terms/". 0 when it
+ * encoded @ev; -ENOENT when this machine cannot use it (libpfm does not
+ * know the name for this CPU model, or the PMU is not there), and
+ * *@absent_pmu set in the second case.
+ */
+static int resolve_spec(struct parser *p, struct pcl_event *ev, const char *spec, size_t len,
+			bool *absent_pmu)
+{
+	const char *slash = memchr(spec, '/', len);
+	char buf[256];
+
+	if (len >= sizeof(buf))
+		return -ENOENT;
+	memcpy(buf, spec, len);
+	buf[len] = '\0';
+	if (!slash)
+		return named_core(ev, buf) ? -ENOENT : 0;
+	buf[slash - spec] = '\0';
+	if (!pcl_pmu__find(buf)) {
+		*absent_pmu = true;
+		return -ENOENT;
+	}
+	/* parsed in place: the table's strings live for the program */
+	return parse_pmu_event(p, spec, (size_t)(slash - spec), len - 1, ev);
+}
+
+/*
  * A named hardware event: this CPU's metric events by perf's name
- * ("l2_pf_hit_l2", "ic_tag_hit_miss.instruction_cache_miss"), else any
- * event libpfm4 knows for this CPU ("RETIRED_INSTRUCTIONS").
+ * ("l2_pf_hit_l2", "ic_tag_hit_miss.instruction_cache_miss"), by the first
+ * of its '|'-separated specs this machine can use; else any event libpfm4
+ * knows for this CPU ("RETIRED_INSTRUCTIONS").
  */
 static int resolve_named(struct parser *p, struct pcl_event *ev, const char *name)
 {
 	const struct metric_event *me = metric_event_find(name);
-	const char *slash;
-	char pname[64];
+	bool absent_pmu = false;
 	int ret;
 
 	if (!me) {
@@ -227,23 +254,23 @@ static int resolve_named(struct parser *p, struct pcl_event *ev, const char *nam
 							      pcl_last_error())
 						  : 0;
 	}
-	slash = strchr(me->spec, '/');
-	if (!slash) {
-		ret = named_core(ev, me->spec);
-		if (ret)
-			return perr(p, ret == -ENOENT ? EINVAL : -ret, name, strlen(name),
-				    "event '%s' ('%s') is not known to libpfm4 on this CPU", name,
-				    me->spec);
-		return 0;
+	for (const char *spec = me->spec; *spec;) {
+		size_t len = strcspn(spec, "|");
+
+		ret = resolve_spec(p, ev, spec, len, &absent_pmu);
+		if (ret != -ENOENT)
+			return ret;
+		spec += len + (spec[len] == '|');
 	}
-	snprintf(pname, sizeof(pname), "%.*s", (int)(slash - me->spec), me->spec);
-	if (pcl_pmu__find(pname))
-		return parse_pmu_event(p, me->spec, (size_t)(slash - me->spec),
-				       (size_t)(strrchr(me->spec, '/') - me->spec), ev);
+	if (!absent_pmu)
+		return perr(p, EINVAL, name, strlen(name),
+			    "event '%s' has no encoding libpfm4 knows on this CPU ('%s')", name,
+			    me->spec);
 	/*
-	 * Its PMU (an L3 or data fabric PMU) is not on this machine: an event
-	 * type no PMU has, so that opening it fails and it shows <not
-	 * supported>, never another PMU counting something else.
+	 * Its PMU (the core PMU in a VM, an L3 or data fabric PMU) is not on
+	 * this machine: an event type no PMU has, so that opening it fails
+	 * and it shows <not supported>, never another PMU counting something
+	 * else in its place.
 	 */
 	ev->attr.type = PCL_TYPE_ABSENT_PMU;
 	ev->attr.config = 0;

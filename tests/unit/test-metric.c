@@ -269,6 +269,27 @@ static void test_named_events(void **state)
 		}
 		pcl_events__clear(&list);
 	}
+	/* each core event's libpfm spec and its core PMU codes (the fallback) agree */
+	for (size_t i = 0; i < metric_this_cpu()->nr_events; i++) {
+		const struct metric_event *me = &metric_this_cpu()->events[i];
+		const char *raw = strstr(me->spec, "|cpu/event=");
+		unsigned long long ev = 0, umask = 0, want;
+		struct pcl_events list = { 0 };
+		struct pcl_parse_error err;
+
+		if (!raw)
+			continue;
+		assert_true(sscanf(raw, "|cpu/event=%llx,umask=%llx", &ev, &umask) >= 1);
+		/* AMD's PerfEvtSel: event bits 0-7 and 32-35, unit mask 8-15 */
+		want = (ev & 0xff) | ((ev >> 8) << 32) | (umask << 8);
+		if (pcl_parse_events(&list, me->name, &err) < 0 || list.ev[0].attr.config != want) {
+			print_error("%s: libpfm gives %#llx, the table's codes %#llx\n", me->name,
+				    list.nr ? (unsigned long long)list.ev[0].attr.config : 0ull,
+				    want);
+			bad++;
+		}
+		pcl_events__clear(&list);
+	}
 	assert_int_equal(bad, 0);
 }
 
