@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -389,48 +390,46 @@ static int use_metric(struct stat_opts *o, const struct pcl_metric *m)
 	return 0;
 }
 
-/* Each -M word: a metric, or every metric of a group; unknown names are an error. */
+/*
+ * Each -M word: a metric, every metric of a group, or "all"; matched
+ * without regard to case, as perf matches them. Unknown names are an error.
+ */
+static int resolve_metric_word(struct stat_opts *o, const char *w)
+{
+	const struct pcl_metric *m;
+	int found = 0;
+
+	for (int i = 0; (m = pcl_metrics(i)); i++) {
+		if (strcasecmp(w, "all") && strcasecmp(m->name, w) && strcasecmp(m->group, w))
+			continue;
+		found++;
+		if (use_metric(o, m))
+			return -1;
+	}
+	if (found)
+		return 0;
+	if (pcl_metric_table())
+		die_msg("metric or metric group '%s' not found (see 'pcl list metrics')", w);
+	else
+		die_msg("metric '%s' not found: pcl has no metrics for this CPU", w);
+	return -1;
+}
+
 static int resolve_metric_args(struct stat_opts *o)
 {
 	for (int a = 0; a < o->nr_metric_args; a++) {
 		char *list = strdup(o->metric_args[a]), *save = NULL;
+		int ret = 0;
 
 		if (!list) {
 			die_msg("out of memory");
 			return -1;
 		}
-		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			const struct pcl_metric *m = pcl_metric__find(w);
-			int found = 0;
-
-			if (m) {
-				found = 1;
-				if (use_metric(o, m))
-					goto err;
-			}
-			for (int i = 0; !found && (m = pcl_metrics(i)); i++)
-				if (!strcmp(m->group, w) && ++found > 0 && use_metric(o, m))
-					goto err;
-			for (int i = 0; (m = pcl_metrics(i)); i++)
-				if (found && !strcmp(m->group, w) && use_metric(o, m))
-					goto err;
-			if (!found) {
-				if (pcl_metric_table())
-					die_msg("metric or metric group '%s' not found (see 'pcl list "
-						"metrics')",
-						w);
-				else
-					die_msg("metric '%s' not found: pcl has no metrics for this "
-						"CPU",
-						w);
-				goto err;
-			}
-		}
+		for (char *w = strtok_r(list, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
+			ret = resolve_metric_word(o, w);
 		free(list);
-		continue;
-err:
-		free(list);
-		return -1;
+		if (ret)
+			return -1;
 	}
 	return 0;
 }

@@ -104,6 +104,16 @@ if [ $HAVE_METRICS = 1 ]; then
 	else
 		ok stat-metricgroup-csv
 	fi
+	# -M all, and names in any case, as perf matches them
+	run mall "$PCL" stat -x, -M all true
+	nall=$(awk -F, '$7 != "" { n++ } END { print n + 0 }' "$TMP/mall.err")
+	nraw=$(wc -w <"$TMP/raw.metrics.pcl")
+	run mcase "$PCL" stat -x, -M TLB,Branch_Misprediction_Ratio true
+	if [ "$nall" != "$nraw" ] || [ "$(awk -F, '$7 ~ /l1_itlb_misses|branch_misprediction_ratio/' "$TMP/mcase.err" | wc -l)" != 2 ]; then
+		not_ok stat-metric-all-case "pcl stat -M all: $nall metric rows (want $nraw); -M TLB,Branch_Misprediction_Ratio:" "$(show "$TMP/mcase.err")"
+	else
+		ok stat-metric-all-case
+	fi
 	run mj "$PCL" stat -j -M branch_misprediction_ratio true
 	if [ "$RC" -ne 0 ] || ! json_lines "$TMP/mj.err" || ! grep -q '"metric-unit" : "[^"]*branch_misprediction_ratio"' "$TMP/mj.err"; then
 		not_ok stat-metric-json "pcl stat -j -M branch_misprediction_ratio: exit $RC, want JSON lines naming the metric:" "$(show "$TMP/mj.err")"
