@@ -48,11 +48,18 @@ static const struct {
 	const char *word;
 	unsigned int kinds;
 } kind_words[] = {
-	{ "hw", LIST_HW },	 { "hardware", LIST_HW },	    { "sw", LIST_SW },
-	{ "software", LIST_SW }, { "cache", LIST_CACHE },	    { "hwcache", LIST_CACHE },
-	{ "pmu", LIST_PMU },	 { "tracepoint", LIST_TRACEPOINT },
-	{ "metric", LIST_METRIC }, { "metrics", LIST_METRIC },
-	{ "metricgroup", LIST_METRICGROUP }, { "metricgroups", LIST_METRICGROUP },
+	{ "hw", LIST_HW },
+	{ "hardware", LIST_HW },
+	{ "sw", LIST_SW },
+	{ "software", LIST_SW },
+	{ "cache", LIST_CACHE },
+	{ "hwcache", LIST_CACHE },
+	{ "pmu", LIST_PMU },
+	{ "tracepoint", LIST_TRACEPOINT },
+	{ "metric", LIST_METRIC },
+	{ "metrics", LIST_METRIC },
+	{ "metricgroup", LIST_METRICGROUP },
+	{ "metricgroups", LIST_METRICGROUP },
 };
 
 static void json_escape(const char *s)
@@ -164,8 +171,9 @@ static void list_pmus(struct list_opts *o)
 
 			if (!kernel && !strcmp(pcl_pmu__name(pmu), "tool"))
 				continue; /* listed as tool events */
+			/* perf's dump has kernel PMUs only; pcl list pmu shows all */
 			if (!kernel && o->raw_dump)
-				continue; /* perf's dump has kernel PMUs only; pcl list pmu shows all */
+				continue;
 			snprintf(name, sizeof(name), "%s/%s/", pcl_pmu__name(pmu), a->name);
 			emit(o, name, NULL, kernel ? "Kernel PMU event" : "User-space event", true,
 			     a->desc);
@@ -300,7 +308,6 @@ static void list_tool(struct list_opts *o)
 			     pcl_pmu__find_alias(tool, order[i])->desc);
 	(void)nr;
 }
-
 
 /*
  * Tracepoints as sys:name, sorted like perf list. Like perf, only events

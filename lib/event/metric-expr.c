@@ -36,7 +36,8 @@ static void skip_ws(struct ex *x)
 
 static bool name_char(char c, bool first)
 {
-	return isalpha((unsigned char)c) || c == '_' || (!first && (isdigit((unsigned char)c) || c == '.'));
+	return isalpha((unsigned char)c) || c == '_' ||
+	       (!first && (isdigit((unsigned char)c) || c == '.'));
 }
 
 /* Copy the name at x->p into @buf; its length, or 0 (and x->err) when too long. */

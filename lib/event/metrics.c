@@ -8,9 +8,11 @@
  * this machine can use: a libpfm4 name with its unit masks (core events,
  * which libpfm turns into a perf_event_attr), or "pmu/terms/" over that
  * PMU's sysfs format (the core PMU's codes where libpfm names the event
- * differently for this model, the uncore PMUs libpfm does not describe). To add a CPU: a metric array, an event array, a cpu_table
- * row. Formulas and event codes are hardware facts (AMD's PPR, as perf's
- * JSON files carry them); the descriptions are ours.
+ * differently for this model, the uncore PMUs libpfm does not describe).
+ *
+ * To add a CPU: a metric array, an event array, a cpu_table row. Formulas
+ * and event codes are hardware facts (AMD's PPR, as perf's JSON files
+ * carry them); the descriptions are ours.
  *
  * Invariants: each metric array is sorted by name; every event a formula
  * names is in the same entry's event array (tests/unit/test-metric.c
@@ -31,7 +33,8 @@
  * core events in the names libpfm4 4.13 gives Zen 4.
  */
 static const struct pcl_metric amd_fam19h_metrics[] = {
-	{ "all_l2_cache_accesses", "l2_cache", "L2 cache accesses of every kind, prefetches included",
+	{ "all_l2_cache_accesses", "l2_cache",
+	  "L2 cache accesses of every kind, prefetches included",
 	  "l2_request_g1.all_no_prefetch + l2_pf_hit_l2 + l2_pf_miss_l2_hit_l3 + l2_pf_miss_l2_l3",
 	  NULL },
 	{ "all_l2_cache_hits", "l2_cache", "L2 cache hits, demand and L2 prefetch",
@@ -74,33 +77,29 @@ static const struct pcl_metric amd_fam19h_metrics[] = {
 	  NULL },
 };
 
-#define L2PF_ALL "L2_STREAM:L2_NEXT_LINE:L2_UP_DOWN:L2_BURST:L2_STRIDE:L1_STREAM:L1_STRIDE:L1_REGION"
+#define L2PF_ALL                                                                                   \
+	"L2_STREAM:L2_NEXT_LINE:L2_UP_DOWN:L2_BURST:L2_STRIDE:L1_STREAM:L1_STRIDE:L1_REGION"
 #define DF(ev) "amd_df/event=" ev ",umask=0x38/"
 
 static const struct metric_event amd_fam19h_events[] = {
 	{ "l2_request_g1.all_no_prefetch",
-	  "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CACHEABLE_IC_READ:CHANGE_TO_X:MISC|cpu/event=0x60,umask=0xf9/" },
-	{ "l2_pf_hit_l2",
-	  "L2_PREFETCH_HIT_L2:" L2PF_ALL "|cpu/event=0x70,umask=0xff/" },
-	{ "l2_pf_miss_l2_hit_l3",
-	  "L2_PREFETCH_HIT_L3:" L2PF_ALL "|cpu/event=0x71,umask=0xff/" },
-	{ "l2_pf_miss_l2_l3",
-	  "L2_PREFETCH_MISS_L3:" L2PF_ALL "|cpu/event=0x72,umask=0xff/" },
+	  "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CACHEABLE_IC_READ:CHANGE_TO_X:"
+	  "MISC|cpu/event=0x60,umask=0xf9/" },
+	{ "l2_pf_hit_l2", "L2_PREFETCH_HIT_L2:" L2PF_ALL "|cpu/event=0x70,umask=0xff/" },
+	{ "l2_pf_miss_l2_hit_l3", "L2_PREFETCH_HIT_L3:" L2PF_ALL "|cpu/event=0x71,umask=0xff/" },
+	{ "l2_pf_miss_l2_l3", "L2_PREFETCH_MISS_L3:" L2PF_ALL "|cpu/event=0x72,umask=0xff/" },
 	{ "l2_cache_req_stat.ic_dc_hit_in_l2",
 	  "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C_S:LS_RD_BLK_L_HIT_X:"
 	  "LS_RD_BLK_L_HIT_S:LS_RD_BLK_X:IC_FILL_HIT_X:IC_FILL_HIT_S|cpu/event=0x64,umask=0xf6/" },
-	{ "l2_cache_req_stat.ic_dc_miss_in_l2",
-	  "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS|cpu/event=0x64,umask=0x09/" },
-	{ "ex_ret_brn",
-	  "RETIRED_BRANCH_INSTRUCTIONS|cpu/event=0xc2/" },
-	{ "ex_ret_brn_misp",
-	  "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED|cpu/event=0xc3/" },
+	{ "l2_cache_req_stat.ic_dc_miss_in_l2", "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_"
+						"BLK_C:IC_FILL_MISS|cpu/event=0x64,umask=0x09/" },
+	{ "ex_ret_brn", "RETIRED_BRANCH_INSTRUCTIONS|cpu/event=0xc2/" },
+	{ "ex_ret_brn_misp", "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED|cpu/event=0xc3/" },
 	{ "ic_tag_hit_miss.instruction_cache_miss",
 	  "IC_TAG_HIT_MISS:IC_MISS|cpu/event=0x18e,umask=0x18/" },
 	{ "ic_tag_hit_miss.all_instruction_cache_accesses",
 	  "IC_TAG_HIT_MISS:ALL_IC_ACCESS|cpu/event=0x18e,umask=0x1f/" },
-	{ "bp_l1_tlb_miss_l2_tlb_hit",
-	  "L1_ITLB_MISS_L2_ITLB_HIT|cpu/event=0x84/" },
+	{ "bp_l1_tlb_miss_l2_tlb_hit", "L1_ITLB_MISS_L2_ITLB_HIT|cpu/event=0x84/" },
 	{ "bp_l1_tlb_miss_l2_tlb_miss",
 	  "L1_ITLB_MISS_L2_ITLB_MISS:COALESCED4K:IF1G:IF2M:IF4K|cpu/event=0x85,umask=0x0f/" },
 	{ "op_cache_hit_miss.op_cache_miss",

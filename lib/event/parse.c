@@ -250,9 +250,9 @@ static int resolve_named(struct parser *p, struct pcl_event *ev, const char *nam
 
 	if (!me) {
 		ret = named_core(ev, name);
-		return ret == -ENOENT ? -ENOENT : ret ? perr(p, -ret, name, strlen(name), "%s",
-							      pcl_last_error())
-						  : 0;
+		if (ret && ret != -ENOENT)
+			return perr(p, -ret, name, strlen(name), "%s", pcl_last_error());
+		return ret;
 	}
 	for (const char *spec = me->spec; *spec;) {
 		size_t len = strcspn(spec, "|");

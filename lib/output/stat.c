@@ -44,7 +44,7 @@ struct row {
 
 struct aggr_id {
 	int socket, die, core, cpu;
-	int node; /* NUMA node, -1 when sysfs does not say */
+	int node;	/* NUMA node, -1 when sysfs does not say */
 	int nr;		/* CPUs in it */
 	int thread_idx; /* per-thread mode */
 	char comm[32];
@@ -56,12 +56,12 @@ struct user_metric {
 	char *name, *expr;
 	char unit[192]; /* what the metric column shows after the value: "%  name" or "name" */
 	double scale;
-	bool scaled;	 /* it has a scale unit: one decimal, as perf prints those */
-	char **names;	 /* the formula's event names ... */
-	int *idx;	 /* ... and the evlist index counting each */
+	bool scaled;  /* it has a scale unit: one decimal, as perf prints those */
+	char **names; /* the formula's event names ... */
+	int *idx;     /* ... and the evlist index counting each */
 	int n;
-	int anchor;	 /* the event whose row shows it */
-	bool own_line;	 /* that row already shows another metric */
+	int anchor;    /* the event whose row shows it */
+	bool own_line; /* that row already shows another metric */
 };
 
 struct pcl_stat {
@@ -756,7 +756,8 @@ static void print_metric_line(struct pcl_stat *st, FILE *out, const struct line 
 		if (l->prefix_ts)
 			fprintf(out, "%s%s", l->prefix_ts, sep);
 		print_prefix(st, out, l->aggr);
-		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, sep, sep, sep, num, sep, m->unit, "");
+		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, sep, sep, sep, num, sep, m->unit,
+			"");
 		return;
 	}
 	if (l->prefix_ts)
@@ -838,8 +839,8 @@ static int metric_cols(struct pcl_stat *st, struct line *lines, double wall_ns, 
 }
 
 /* The text of column @c on aggregation @a: a number, "<not supported>", or "". */
-static void mcol_text(struct pcl_stat *st, struct line *lines, double wall_ns,
-		      const struct mcol *c, int a, char *buf, size_t size)
+static void mcol_text(struct pcl_stat *st, struct line *lines, double wall_ns, const struct mcol *c,
+		      int a, char *buf, size_t size)
 {
 	struct pcl_stat_metric m;
 
@@ -1159,7 +1160,8 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 		}
 	}
 	if (st->cfg.metric_only) {
-		print_metric_only(st, out, lines, (double)interval_ns, tsbuf, st->intervals % 25 == 0);
+		print_metric_only(st, out, lines, (double)interval_ns, tsbuf,
+				  st->intervals % 25 == 0);
 		st->intervals++;
 		free(lines);
 		fflush(out);

@@ -16,8 +16,12 @@ static const struct {
 	const char *name;
 	double value;
 } vars[] = {
-	{ "a", 10 },   { "b", 4 },	 { "zero", 0 },	  { "l2_pf_hit_l2", 1000 },
-	{ "ic_tag_hit_miss.instruction_cache_miss", 25 }, { "ic_tag_hit_miss.all", 200 },
+	{ "a", 10 },
+	{ "b", 4 },
+	{ "zero", 0 },
+	{ "l2_pf_hit_l2", 1000 },
+	{ "ic_tag_hit_miss.instruction_cache_miss", 25 },
+	{ "ic_tag_hit_miss.all", 200 },
 	{ "x_1", 2.5 },
 };
 
@@ -40,19 +44,19 @@ static void test_eval(void **state)
 		double want;
 	} rows[] = {
 		{ "a + b", 14 },
-		{ "a - b - 1", 5 },	    /* left to right */
-		{ "a * b + 2", 42 },	    /* * before + */
+		{ "a - b - 1", 5 },  /* left to right */
+		{ "a * b + 2", 42 }, /* * before + */
 		{ "2 + a * b", 42 },
 		{ "(2 + a) * b", 48 },
 		{ "a / b", 2.5 },
-		{ "a / b / 5", 0.5 },	    /* left to right */
+		{ "a / b / 5", 0.5 }, /* left to right */
 		{ "-a + b", -6 },
 		{ "a * -b", -40 },
 		{ "--a", 10 },
 		{ "1e3 + 0.5", 1000.5 },
 		{ "3e-5 * l2_pf_hit_l2", 0.03 },
 		{ "d_ratio(a, b)", 2.5 },
-		{ "d_ratio(a, zero)", 0 },  /* perf's d_ratio: 0, not an error */
+		{ "d_ratio(a, zero)", 0 }, /* perf's d_ratio: 0, not an error */
 		{ "d_ratio(ic_tag_hit_miss.instruction_cache_miss, ic_tag_hit_miss.all)", 0.125 },
 		{ "min(a, b) + max(a, b)", 14 },
 		{ "(x_1 * 16) / b", 10 },
@@ -81,13 +85,24 @@ static void test_eval_errors(void **state)
 		const char *expr;
 		int want;
 	} rows[] = {
-		{ "", -EINVAL },	   { "a +", -EINVAL },	      { "(a + b", -EINVAL },
-		{ "a b", -EINVAL },	   { "a + b)", -EINVAL },     { "d_ratio(a)", -EINVAL },
-		{ "d_ratio(a, b, a)", -EINVAL }, { "nosuchfn(a, b)", -EINVAL }, { "a / zero", -EDOM },
-		{ "a / (b - 4)", -EDOM },  { "unknown_event + 1", -ENOENT }, { "a $ b", -EINVAL },
+		{ "", -EINVAL },
+		{ "a +", -EINVAL },
+		{ "(a + b", -EINVAL },
+		{ "a b", -EINVAL },
+		{ "a + b)", -EINVAL },
+		{ "d_ratio(a)", -EINVAL },
+		{ "d_ratio(a, b, a)", -EINVAL },
+		{ "nosuchfn(a, b)", -EINVAL },
+		{ "a / zero", -EDOM },
+		{ "a / (b - 4)", -EDOM },
+		{ "unknown_event + 1", -ENOENT },
+		{ "a $ b", -EINVAL },
 		/* unclosed at the very end: the parser must stop at the NUL */
-		{ "(", -EINVAL },	   { "((a", -EINVAL },	      { "d_ratio(a,", -EINVAL },
-		{ "min(", -EINVAL },	   { "-", -EINVAL },
+		{ "(", -EINVAL },
+		{ "((a", -EINVAL },
+		{ "d_ratio(a,", -EINVAL },
+		{ "min(", -EINVAL },
+		{ "-", -EINVAL },
 	};
 	int bad = 0;
 
@@ -200,7 +215,7 @@ static void test_table(void **state)
 static void test_this_cpu(void **state)
 {
 	static const char *const groups[] = { "branch_prediction", "data_fabric", "decoder",
-					      "l2_cache", "l3_cache", "tlb" };
+					      "l2_cache",	   "l3_cache",	  "tlb" };
 	const struct pcl_metric *m;
 	int n = 0, seen[6] = { 0 };
 
@@ -296,9 +311,9 @@ static void test_named_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_eval),   cmocka_unit_test(test_eval_errors),
-		cmocka_unit_test(test_events), cmocka_unit_test(test_scale),
-		cmocka_unit_test(test_table),  cmocka_unit_test(test_this_cpu),
+		cmocka_unit_test(test_eval),	     cmocka_unit_test(test_eval_errors),
+		cmocka_unit_test(test_events),	     cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_table),	     cmocka_unit_test(test_this_cpu),
 		cmocka_unit_test(test_named_events),
 	};
 
