@@ -39,6 +39,8 @@ static const char usage_stat[] =
 	"                          page-faults, cycles, instructions, branches, branch-misses\n"
 	"  -M, --metrics NAMES     metrics or metric groups, comma list ('pcl list metrics')\n"
 	"      --metric-only       print the metrics alone, one column each\n"
+	"      --metric-no-merge   count each metric's events for it alone (not shared)\n"
+	"      --metric-no-group   accepted (pcl never groups a metric's events)\n"
 	"  -p, --pid PIDS          count existing processes (comma list), all their threads\n"
 	"  -t, --tid TIDS          count existing threads (comma list)\n"
 	"  -a, --all-cpus          count on every CPU (system-wide)\n"

@@ -55,6 +55,7 @@ struct stat_opts {
 	struct stat_metric_use metrics[MAX_METRICS];
 	int nr_metrics;
 	bool metric_only;
+	bool metric_no_merge; /* each metric counts its own events */
 	struct pcl_target target;
 	struct pcl_stat_config cfg;
 	int repeat;
@@ -86,6 +87,8 @@ enum {
 	OPT_PER_DIE,
 	OPT_NO_MERGE,
 	OPT_METRIC_ONLY,
+	OPT_METRIC_NO_GROUP,
+	OPT_METRIC_NO_MERGE,
 };
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
@@ -94,6 +97,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "event", required_argument, NULL, 'e' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+		{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
+		{ "metric-no-merge", no_argument, NULL, OPT_METRIC_NO_MERGE },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
@@ -135,6 +140,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'M':
 			if (add_string(&o->metric_args, &o->nr_metric_args, optarg))
 				return -1;
+			break;
+		case OPT_METRIC_NO_GROUP:
+			/* pcl never groups a metric's events (see add_metric_events) */
+			break;
+		case OPT_METRIC_NO_MERGE:
+			o->metric_no_merge = true;
 			break;
 		case OPT_METRIC_ONLY:
 			o->metric_only = true;
@@ -451,7 +462,7 @@ static int add_metric_event(void *ctx, const char *name)
 		die_msg("metric '%s' reads too many events", c->u->m->name);
 		return -E2BIG;
 	}
-	for (int i = 0; i < c->o->nr_metrics && idx < 0; i++) {
+	for (int i = 0; i < c->o->nr_metrics && idx < 0 && !c->o->metric_no_merge; i++) {
 		const struct stat_metric_use *u = &c->o->metrics[i];
 
 		for (int k = 0; k < u->n; k++)

@@ -114,6 +114,16 @@ if [ $HAVE_METRICS = 1 ]; then
 	else
 		ok stat-metric-all-case
 	fi
+	# shared events: counted once, or once per metric with --metric-no-merge
+	run mshare "$PCL" stat -x, -M all_l2_cache_hits,all_l2_cache_accesses true
+	run mnomerge "$PCL" stat -x, --metric-no-merge --metric-no-group -M all_l2_cache_hits,all_l2_cache_accesses true
+	a=$(grep -c ',l2_pf_hit_l2,' "$TMP/mshare.err")
+	b=$(grep -c ',l2_pf_hit_l2,' "$TMP/mnomerge.err")
+	if [ "$a" != 1 ] || [ "$b" != 2 ]; then
+		not_ok stat-metric-no-merge "l2_pf_hit_l2 (in both metrics) rows: $a shared (want 1), $b with --metric-no-merge (want 2)" "$(show "$TMP/mnomerge.err")"
+	else
+		ok stat-metric-no-merge
+	fi
 	run mj "$PCL" stat -j -M branch_misprediction_ratio true
 	if [ "$RC" -ne 0 ] || ! json_lines "$TMP/mj.err" || ! grep -q '"metric-unit" : "[^"]*branch_misprediction_ratio"' "$TMP/mj.err"; then
 		not_ok stat-metric-json "pcl stat -j -M branch_misprediction_ratio: exit $RC, want JSON lines naming the metric:" "$(show "$TMP/mj.err")"
