@@ -283,6 +283,15 @@ static void list_metricgroups(struct list_opts *o, bool with_metrics)
 			if (strcmp(m->group, groups[g]) ||
 			    (!wanted(o, m->name, NULL) && !wanted(o, m->group, NULL)))
 				continue;
+			if (o->raw_dump) {
+				/* perf's whole dump ends with a line per group: "group metric ..." */
+				if (!group_shown)
+					printf("%s", groups[g]);
+				printf(" %s", m->name);
+				group_shown = true;
+				o->printed++;
+				continue;
+			}
 			if (!heading && !o->json)
 				printf("\nMetric Groups:\n\n");
 			if (!group_shown && !o->json)
@@ -290,6 +299,8 @@ static void list_metricgroups(struct list_opts *o, bool with_metrics)
 			heading = group_shown = true;
 			list_one_metric(o, m);
 		}
+		if (o->raw_dump && group_shown)
+			putchar('\n');
 	}
 	if (!with_metrics)
 		no_metrics_note(o);
@@ -444,8 +455,8 @@ int cmd_list(int argc, char **argv)
 		list_tracepoints(&o);
 	if (o.kinds == LIST_METRICGROUP)
 		list_metricgroups(&o, false);
-	else if (o.kinds == LIST_METRIC || ((o.kinds & LIST_METRIC) && o.raw_dump))
-		list_metrics(&o); /* after a whole raw dump's events: the metric names */
+	else if (o.kinds == LIST_METRIC)
+		list_metrics(&o);
 	else if (o.kinds & LIST_METRIC)
 		list_metricgroups(&o, true);
 	if (o.json)

@@ -32,6 +32,11 @@ for k in hw sw cache pmu tracepoint metrics metricgroups; do
 	diff_or_ok "list-raw-dump-$k" "$TMP/raw.$k.perf" "$TMP/raw.$k.pcl" "perf list --raw-dump $k" "pcl list --raw-dump $k"
 done
 
+# the whole dump: the same, but for the SDT probes perf finds in its build-id cache
+"$PCL" list --raw-dump >"$TMP/raw.all.pcl" 2>/dev/null
+perf list --raw-dump 2>/dev/null | sed 's/sdt_[^ ]* //g' >"$TMP/raw.all.perf"
+diff_or_ok list-raw-dump-all "$TMP/raw.all.perf" "$TMP/raw.all.pcl" "perf list --raw-dump (without sdt_ probes)" "pcl list --raw-dump"
+
 # --- metrics: the same names, groups and formulas as perf ----------------------
 HAVE_METRICS=0
 [ -s "$TMP/raw.metrics.perf" ] && HAVE_METRICS=1
