@@ -284,7 +284,7 @@ static void list_metricgroups(struct list_opts *o, bool with_metrics)
 			    (!wanted(o, m->name, NULL) && !wanted(o, m->group, NULL)))
 				continue;
 			if (o->raw_dump) {
-				/* perf's whole dump ends with a line per group: "group metric ..." */
+				/* perf ends its whole dump with "group metric ..." lines */
 				if (!group_shown)
 					printf("%s", groups[g]);
 				printf(" %s", m->name);
