@@ -451,6 +451,50 @@ struct metric_add_ctx {
 	struct pcl_evlist *el;
 };
 
+/* The first line of a small file, without its newline; -1 if it cannot be read. */
+static int read_file_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * A package-wide (uncore) PMU, such as amd_l3 or amd_df: sysfs gives it a
+ * cpumask, the one CPU per package that reads it. The kernel serves an
+ * open on any CPU of the package from that one counter, so counting such
+ * an event on every CPU would add the package's count once per CPU; pcl's
+ * counting does not yet follow the cpumask, so it refuses rather than
+ * print a multiple of the truth.
+ */
+static int check_uncore(const struct stat_opts *o, const struct pcl_event *ev)
+{
+	char path[256], mask[256];
+
+	if (!o->target.system_wide && !o->target.cpu_list)
+		return 0; /* per task: the kernel refuses it, and it shows <not supported> */
+	if (!ev->pmu || !pcl_pmu__is_kernel(ev->pmu) || !pcl_pmu__find(pcl_pmu__name(ev->pmu)))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpumask",
+		 pcl_pmu__name(ev->pmu));
+	if (read_file_line(path, mask, sizeof(mask)) < 0)
+		return 0;
+	if (o->target.cpu_list && !strcmp(o->target.cpu_list, mask))
+		return 0;
+	die_msg("event '%s' counts per package on PMU '%s': give -C %s (its cpumask), "
+		"pcl does not yet pick those CPUs itself",
+		ev->name, pcl_pmu__name(ev->pmu), mask);
+	return -EINVAL;
+}
+
 /* One event of a formula: counted once for all the metrics that read it. */
 static int add_metric_event(void *ctx, const char *name)
 {
@@ -476,6 +520,8 @@ static int add_metric_event(void *ctx, const char *name)
 				err.msg[0] ? err.msg : pcl_last_error());
 			return -EINVAL;
 		}
+		if (check_uncore(c->o, pcl_evlist__event(c->el, idx)))
+			return -EINVAL;
 	}
 	snprintf(c->u->names[c->u->n], sizeof(c->u->names[0]), "%s", name);
 	c->u->idx[c->u->n++] = idx;
