@@ -17,6 +17,9 @@ static const char usage_main[] =
 	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
+	"   evlist    list the events of a perf.data file, like perf evlist\n"
+	"   data      convert a perf.data file to JSON, like perf data convert\n"
+	"   daemon    run record sessions in the background from a config file\n"
 	"   help      show this text, or a command's usage: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -327,6 +330,76 @@ static const char usage_annotate[] =
 	"code no file holds (the kernel from kallsyms, JIT code) is skipped and counted\n"
 	"in one warning; an unknown SYMBOL, or a file without samples, is an error.\n";
 
+static const char usage_evlist[] =
+	"usage: pcl evlist [-i FILE|-] [-v | -F | -g] [--trace-fields] [-f]\n"
+	"\n"
+	"List the events of a perf.data file (pcl's or perf's, a file or a stream),\n"
+	"one a line, as perf evlist prints them.\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"  -v, --verbose           every attr field that is not zero\n"
+	"  -F, --freq              the sample frequency (sample_freq=) or period\n"
+	"                          (sample_period=) of each event\n"
+	"  -g, --group             groups on one line: {leader,member,...}\n"
+	"      --trace-fields      the fields of each tracepoint\n"
+	"  -f, --force             read a file another user owns\n"
+	"  -h, --help              show this text\n";
+
+static const char usage_data[] =
+	"usage: pcl data convert --to-json OUT [-i FILE|-] [--force]\n"
+	"\n"
+	"Convert a perf.data file (pcl's or perf's, a file or a stream) to the JSON\n"
+	"of perf data convert --to-json: the file's headers, then one object per\n"
+	"sample with its time, pid, tid, cpu (when recorded), command name, call\n"
+	"chain (address, and symbol and DSO where known) and, for a tracepoint,\n"
+	"its fields as text.\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"      --to-json OUT       write the JSON to OUT (refused if it exists)\n"
+	"  -f, --force             overwrite OUT; read a file another user owns\n"
+	"      --all               refused, as by perf: JSON has no non-sample records\n"
+	"  -v, --verbose           accepted, as by perf\n"
+	"  -h, --help              show this text\n"
+	"\n"
+	"--to-ctf (perf's other format) is not supported.\n";
+
+static const char usage_daemon[] =
+	"usage: pcl daemon [--config FILE] [-v] [-x [SEP]]      (list the sessions)\n"
+	"       pcl daemon start [--config FILE] [-f]\n"
+	"       pcl daemon stop | ping [--session NAME] | signal [--session NAME]\n"
+	"                  [--config FILE]\n"
+	"\n"
+	"Run pcl record sessions in the background, as perf daemon does, from a\n"
+	"config file in perf's format:\n"
+	"\n"
+	"  [daemon]\n"
+	"  base = /var/lib/pcl-daemon\n"
+	"  [session-cycles]\n"
+	"  run = -m 10 -e cycles --switch-output\n"
+	"\n"
+	"Each session runs 'pcl record --control=fifo:control,ack RUN' in\n"
+	"BASE/session-NAME (its output, perf.data files, control and ack fifos).\n"
+	"The daemon writes its log to BASE/output, holds BASE/lock, answers on the\n"
+	"socket BASE/control, and restarts, starts or stops sessions when the\n"
+	"config file changes. pcl and perf daemons and clients understand each\n"
+	"other.\n"
+	"\n"
+	"  start                   start the daemon (in the background)\n"
+	"  stop                    stop the daemon and its sessions\n"
+	"  ping                    OK or FAIL for each session (or --session NAME)\n"
+	"  signal                  send SIGUSR2 to each session (or --session NAME): a\n"
+	"                          session with --switch-output starts a new file\n"
+	"      --config FILE       the config file (default /etc/perfconfig if readable,\n"
+	"                          else ~/.perfconfig)\n"
+	"      --base DIR          the base directory, instead of the config's\n"
+	"      --session NAME      one session (ping, signal); default all\n"
+	"  -x, --field-separator [SEP]  list as SEP-separated fields (default ',')\n"
+	"  -v, --verbose           list with each session's paths and up time\n"
+	"  -f, --foreground        start: stay in the foreground\n"
+	"  -h, --help              show this text\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -336,6 +409,9 @@ static const struct {
 	{ "script", usage_script },
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
+	{ "evlist", usage_evlist },
+	{ "data", usage_data },
+	{ "daemon", usage_daemon },
 	{ "events", usage_events }, { "help", usage_main },
 };
 

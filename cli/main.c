@@ -20,6 +20,9 @@ static const struct cmd commands[] = {
 	{ "script", cmd_script },
 	{ "diff", cmd_diff },
 	{ "annotate", cmd_annotate },
+	{ "evlist", cmd_evlist },
+	{ "data", cmd_data },
+	{ "daemon", cmd_daemon },
 	{ "help", cmd_help }, { "version", cmd_version },
 };
 
