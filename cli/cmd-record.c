@@ -34,6 +34,7 @@ enum {
 	OPT_SAMPLE_CPU,
 	OPT_FP_LEAF,
 	OPT_NO_FP_LEAF,
+	OPT_CONTROL,
 };
 
 /* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
@@ -168,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fp-leaf", required_argument, NULL, OPT_FP_LEAF },
 		{ "no-fp-leaf", no_argument, NULL, OPT_NO_FP_LEAF },
+		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,6 +207,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_FP_LEAF:
 			o->leaf_stack_size = 0;
+			break;
+		case OPT_CONTROL:
+			o->control = optarg; /* opened by record_run (record-control.c) */
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "record.h"
+#include "record-control.h"
 #include "run.h"
 
 struct recorder {
@@ -25,6 +26,8 @@ struct recorder {
 	struct pcl_session *s;
 	const char *notes[3]; /* said once recording starts, so an error stays one line */
 	char rate_note[128];
+	struct record_control ctl; /* --control */
+	bool ctl_stop;		   /* a "stop" came through it */
 };
 
 static int add_events(struct recorder *rc)
@@ -83,6 +86,8 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
+	if (rc->ctl.ctl >= 0)
+		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
 	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
 	     i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
@@ -98,6 +103,10 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		ret = pcl_session__drain(rc->s);
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
+		if (record_control_process(&rc->ctl, rc->el)) {
+			rc->ctl_stop = true;
+			break;
+		}
 	}
 	return ret;
 }
@@ -204,13 +213,15 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 
 int record_run(struct record_opts *o, int argc, char **argv)
 {
-	struct recorder rc = { .o = o };
+	struct recorder rc = { .o = o, .ctl = { -1, -1, false } };
 	struct pcl_session_stats st;
 	struct run r = { 0 };
 	sigset_t waitmask;
 	int ret, code = 0;
 
 	ret = prepare(&rc, &r, argc, argv);
+	if (!ret && o->control && record_control_open(&rc.ctl, o->control))
+		ret = EXIT_USAGE;
 	if (ret)
 		goto out;
 	run_signals_setup(&waitmask);
@@ -233,7 +244,7 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	ret = record_loop(&rc, &r, &waitmask);
 	/* like perf record, a stop request ends the workload too */
-	if (got_signal && r.wl && !r.exited)
+	if ((got_signal || rc.ctl_stop) && r.wl && !r.exited)
 		kill(pcl_workload__pid(r.wl), SIGTERM);
 	pcl_evlist__disable(rc.el);
 	if (r.wl && !r.exited && !ret)
@@ -249,11 +260,13 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (r.exited)
+	/* a "stop" ended the command: its end is ours, not news (as perf) */
+	if (r.exited && !rc.ctl_stop)
 		code = run_exit_code(&r, o->argv[0]);
 	ret = code;
 out:
 	watch_close(&r.watch);
+	record_control_close(&rc.ctl);
 	pcl_session__abort(rc.s);
 	pcl_workload__free(r.wl);
 	pcl_evlist__free(rc.el);

@@ -22,6 +22,7 @@ struct record_opts {
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */
+	const char *control;		/* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */
