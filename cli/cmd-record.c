@@ -21,6 +21,7 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
@@ -34,6 +35,9 @@ enum {
 	OPT_SAMPLE_CPU,
 	OPT_FP_LEAF,
 	OPT_NO_FP_LEAF,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_TIMESTAMP_FILENAME,
 };
 
 /* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
@@ -145,6 +149,65 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/*
+ * A number with one unit letter after it, as perf's record takes sizes
+ * (B, K, M, G) and times (s, m, h, d); @tags pairs each letter with its
+ * multiplier. Without its letter a number is not taken (perf neither).
+ */
+struct unit {
+	char tag;
+	uint64_t mult;
+};
+
+static bool parse_with_unit(const char *arg, const struct unit *units, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*arg || *arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || !*end || end[1])
+		return false;
+	for (; units->tag; units++) {
+		if (*end == units->tag) {
+			if (v > UINT64_MAX / units->mult)
+				return false;
+			*out = v * units->mult;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct unit size_units[] = {
+	{ 'B', 1 }, { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 0, 0 },
+};
+static const struct unit time_units[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 0, 0 },
+};
+
+/* --switch-output[=signal|SIZE|TIME]: perf's default is the signal. */
+static int parse_switch_output(struct record_opts *o, const char *arg)
+{
+	o->switch_output = o->timestamp_filename = true;
+	o->switch_signal = false;
+	o->switch_size = o->switch_secs = 0;
+	if (!arg || !strcmp(arg, "signal")) {
+		o->switch_signal = true;
+		return 0;
+	}
+	if (parse_with_unit(arg, size_units, &o->switch_size) && o->switch_size)
+		return 0;
+	if (parse_with_unit(arg, time_units, &o->switch_secs) && o->switch_secs)
+		return 0;
+	die_msg("bad --switch-output '%s' (signal, a size with B, K, M or G, or a time with "
+		"s, m, h or d)",
+		arg);
+	return -1;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -168,6 +231,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fp-leaf", required_argument, NULL, OPT_FP_LEAF },
 		{ "no-fp-leaf", no_argument, NULL, OPT_NO_FP_LEAF },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+		{ "timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,6 +274,23 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;
+			break;
+		case OPT_SWITCH_OUTPUT:
+			if (parse_switch_output(o, optarg))
+				return -1;
+			break;
+		case OPT_SWITCH_MAX_FILES: {
+			uint64_t v;
+
+			if (!parse_uint(optarg, 10, 0, 1u << 20, &v)) {
+				die_msg("bad --switch-max-files '%s' (a number of files)", optarg);
+				return -1;
+			}
+			o->switch_max_files = (unsigned int)v;
+			break;
+		}
+		case OPT_TIMESTAMP_FILENAME:
+			o->timestamp_filename = true;
 			break;
 		case 's':
 			o->inherit_stat = true;
@@ -252,6 +335,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 static int validate(struct record_opts *o)
 {
+	struct stat st;
 
 	if (!o->argv && !o->target.pid && !o->target.tid && !o->target.system_wide &&
 	    !o->target.cpu_list) {
@@ -267,6 +351,12 @@ static int validate(struct record_opts *o)
 		o->output = "perf.data";
 	if (!o->mmap_pages)
 		o->mmap_pages = 128;
+	/* a stream has no file to rename (perf's switch fails on a pipe too) */
+	if (o->timestamp_filename && (!strcmp(o->output, "-") || !stat(o->output, &st)) &&
+	    (!strcmp(o->output, "-") || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		die_msg("--switch-output and --timestamp-filename need a file, not a pipe (-o -)");
+		return -1;
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "record.h"
@@ -25,7 +28,145 @@ struct recorder {
 	struct pcl_session *s;
 	const char *notes[3]; /* said once recording starts, so an error stays one line */
 	char rate_note[128];
+	/* --switch-output: the rotated files kept (--switch-max-files), a ring */
+	char **kept;
+	unsigned int cur_kept;
+	char last_name[PATH_MAX];
+	uint64_t file_start_ns; /* when the current file began, for a switch by time */
 };
+
+/* SIGUSR2 with --switch-output: finish this file and start the next, as perf */
+static volatile sig_atomic_t switch_requested;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	switch_requested = 1;
+}
+
+/*
+ * perf record ignores SIGUSR2 unless it switches output on it; we do the
+ * same, after the workload was forked so that it keeps the default. Like
+ * SIGINT it is blocked outside ppoll, so only the poll sees it.
+ */
+static void usr2_setup(const struct record_opts *o, sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = o->switch_output ? on_usr2 : SIG_IGN };
+	sigset_t block;
+
+	sigaction(SIGUSR2, &sa, NULL);
+	if (!o->switch_output)
+		return;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigdelset(waitmask, SIGUSR2);
+}
+
+/*
+ * OUTPUT.<timestamp>: local time to the hundredth of a second, as perf
+ * names its switched files. Two switches within one hundredth would give
+ * the same name and the second would replace the first: wait for the next.
+ */
+static void timestamp_name(struct recorder *rc, char *buf, size_t sz)
+{
+	for (;;) {
+		struct timeval tv;
+		struct tm tm;
+		char dt[32] = "";
+
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
+		snprintf(buf, sz, "%s.%s%02u", rc->o->output, dt, (unsigned int)tv.tv_usec / 10000);
+		if (strcmp(buf, rc->last_name))
+			break;
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+	snprintf(rc->last_name, sizeof(rc->last_name), "%s", buf);
+}
+
+/* --switch-max-files N: keep the N newest files, removing the one N switches old. */
+static void keep_file(struct recorder *rc, const char *name)
+{
+	unsigned int n = rc->o->switch_max_files;
+
+	if (!n)
+		return;
+	if (!rc->kept && !(rc->kept = calloc(n, sizeof(*rc->kept))))
+		return;
+	rc->cur_kept = (rc->cur_kept + 1) % n;
+	if (rc->kept[rc->cur_kept]) {
+		unlink(rc->kept[rc->cur_kept]);
+		free(rc->kept[rc->cur_kept]);
+	}
+	rc->kept[rc->cur_kept] = strdup(name);
+}
+
+static void free_kept(struct recorder *rc)
+{
+	for (unsigned int i = 0; rc->kept && i < rc->o->switch_max_files; i++)
+		free(rc->kept[i]);
+	free(rc->kept);
+}
+
+/* Finish the file as OUTPUT.<timestamp> and record into a new one; 0 or the error. */
+static int switch_output(struct recorder *rc)
+{
+	struct pcl_session_stats st;
+	char name[PATH_MAX];
+	int ret;
+
+	pcl_session__stats(rc->s, &st);
+	if (!rc->o->quiet)
+		fprintf(stderr, "[ pcl record: dump data: Woken up %llu times ]\n",
+			(unsigned long long)(st.wakeups ? st.wakeups : 1));
+	timestamp_name(rc, name, sizeof(name));
+	ret = pcl_session__switch_output(rc->s, name, &st);
+	if (ret)
+		return ret;
+	if (!rc->o->quiet)
+		fprintf(stderr, "[ pcl record: Dump %s ]\n", name);
+	keep_file(rc, name);
+	rc->file_start_ns = now_ns();
+	return 0;
+}
+
+/*
+ * --timestamp-filename, and the last file of --switch-output: OUTPUT.<timestamp>.
+ * As perf, a failed rename leaves the file complete under its own name.
+ */
+static bool rename_last(struct recorder *rc, char *name)
+{
+	timestamp_name(rc, name, PATH_MAX);
+	if (rename(rc->o->output, name)) {
+		fprintf(stderr, "pcl: warning: cannot rename '%s' to '%s': %s\n", rc->o->output,
+			name, strerror(errno));
+		return false;
+	}
+	keep_file(rc, name);
+	return true;
+}
+
+/* Whether a switch is due: SIGUSR2, the file's size, or its age. */
+static bool switch_due(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	struct pcl_session_stats st;
+
+	if (!o->switch_output)
+		return false;
+	if (switch_requested) {
+		switch_requested = 0;
+		return o->switch_signal;
+	}
+	if (o->switch_size) {
+		pcl_session__stats(rc->s, &st);
+		if (st.bytes >= o->switch_size)
+			return true;
+	}
+	return o->switch_secs && now_ns() - rc->file_start_ns >= o->switch_secs * 1000000000ull;
+}
 
 static int add_events(struct recorder *rc)
 {
@@ -96,13 +237,15 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		for (int i = 0; i < nw; i++)
 			r->watch.fds[i].revents = fds[i].revents;
 		ret = pcl_session__drain(rc->s);
+		if (!ret && switch_due(rc))
+			ret = switch_output(rc);
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
 	}
 	return ret;
 }
 
-static void summary(struct recorder *rc, const struct pcl_session_stats *st)
+static void summary(struct recorder *rc, const struct pcl_session_stats *st, const char *dumped)
 {
 	if (st->lost || st->lost_samples)
 		fprintf(stderr,
@@ -114,9 +257,11 @@ static void summary(struct recorder *rc, const struct pcl_session_stats *st)
 		return;
 	fprintf(stderr, "[ pcl record: Woken up %llu times to write data ]\n",
 		(unsigned long long)(st->wakeups ? st->wakeups : 1));
-	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+	if (dumped)
+		fprintf(stderr, "[ pcl record: Dump %s ]\n", dumped);
+	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s%s (%llu samples) ]\n",
 		(double)st->bytes / (1024.0 * 1024.0), rc->o->output,
-		(unsigned long long)st->samples);
+		dumped ? ".<timestamp>" : "", (unsigned long long)st->samples);
 }
 
 /*
@@ -208,12 +353,15 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	struct pcl_session_stats st;
 	struct run r = { 0 };
 	sigset_t waitmask;
+	char last[PATH_MAX];
 	int ret, code = 0;
 
 	ret = prepare(&rc, &r, argc, argv);
 	if (ret)
 		goto out;
 	run_signals_setup(&waitmask);
+	usr2_setup(o, &waitmask);
+	rc.file_start_ns = now_ns();
 	if (r.wl) {
 		watch_pidfd(&r.watch, pcl_workload__pid(r.wl));
 		r.watch.workload = true;
@@ -242,7 +390,8 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		ret = pcl_session__close(rc.s, &st);
 		rc.s = NULL;
 		if (!ret)
-			summary(&rc, &st);
+			summary(&rc, &st,
+				o->timestamp_filename && rename_last(&rc, last) ? last : NULL);
 	}
 	if (ret) {
 		die_msg("%s", pcl_last_error());
@@ -253,6 +402,7 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		code = run_exit_code(&r, o->argv[0]);
 	ret = code;
 out:
+	free_kept(&rc);
 	watch_close(&r.watch);
 	pcl_session__abort(rc.s);
 	pcl_workload__free(r.wl);

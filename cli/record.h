@@ -22,6 +22,12 @@ struct record_opts {
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */
+	/* --switch-output: rotate the file on SIGUSR2, at a size or every so often */
+	bool switch_output, switch_signal;
+	uint64_t switch_size;		/* bytes; 0: not by size */
+	uint64_t switch_secs;		/* seconds; 0: not by time */
+	unsigned int switch_max_files;	/* keep the newest N rotated files; 0: all */
+	bool timestamp_filename;	/* name the final file FILE.<timestamp> */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */

@@ -68,7 +68,8 @@ struct pcl_session;
 /*
  * Start recording @el's events (added, not opened) on @target (with @wl, a
  * prepared workload, or NULL) into @path ("-" streams to stdout); @argc and
- * @argv are the recorder's command line for the file. NULL with errno and
+ * @argv are the recorder's command line for the file (kept, not copied: they
+ * must live as long as the session). NULL with errno and
  * pcl_last_error() on failure; every event must be countable here.
  */
 PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
@@ -87,6 +88,15 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
  * the write error (the file is then removed). @stats, if given, is filled.
  */
 PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats);
+/*
+ * perf record --switch-output: finish the file as close() does (@stats, if
+ * given, says what it got), rename it to @rename_to, and go on recording
+ * into a new file at the session's path, with the features and the state
+ * of what runs (and the workload's process) synthesized again. Not in pipe
+ * mode. 0 or -errno; after an error only abort() is left.
+ */
+PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
+				       struct pcl_session_stats *stats);
 /* Give up: remove the file and free. NULL-safe. */
 PCL_API void pcl_session__abort(struct pcl_session *s);
 

@@ -42,6 +42,11 @@ struct pcl_session {
 	struct pcl_session_stats st;
 	uint64_t first_time, last_time;
 	int max_rate;
+	/* what a new file after a switch needs: its name, the command line, the workload */
+	char *path;
+	int argc;
+	char *const *argv; /* borrowed: the caller's, as open() says */
+	pid_t wl_pid;
 };
 
 static void set_rate(struct pcl_session *s, struct perf_event_attr *a)
@@ -360,8 +365,34 @@ static void free_session(struct pcl_session *s)
 	free(s->ids);
 	free(s->index);
 	free(s->attrs);
+	free(s->path);
 	pcl_dso_hits__free(s->hits);
 	free(s);
+}
+
+/*
+ * Create the file at s->path with the attrs, features and the state of what
+ * runs. A file after a switch also gets the workload's process, which
+ * announced itself (exec) in the first file only.
+ */
+static int open_file(struct pcl_session *s, bool again)
+{
+	int ret;
+
+	s->w = pcl_data_writer__create(s->path, s->attrs, s->nev);
+	if (!s->w)
+		return -errno;
+	ret = pcl_data_writer__add_host_features(s->w, s->argc, s->argv);
+	ret = ret ? ret : add_tracing(s);
+	ret = ret ? ret : add_clockid(s);
+	ret = ret ? ret : add_clock_data(s);
+	if (!ret && again && s->wl_pid > 0)
+		ret = pcl_synthesize_process(s->wl_pid, &s->attrs[0].attr,
+					     s->attrs[0].nr_ids ? s->ids[0][0] : 0,
+					     s->attrs[0].attr.mmap_data, sink, s) == -EIO
+			      ? -EIO
+			      : 0;
+	return ret ? ret : synthesize_all(s);
 }
 
 /* Open the events, map the rings, create the file; 0 or -errno with a message. */
@@ -391,14 +422,13 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	ret = ret ? ret : build_index(s);
 	if (ret)
 		return ret;
-	s->w = pcl_data_writer__create(path, s->attrs, s->nev);
-	if (!s->w)
-		return -errno;
-	ret = pcl_data_writer__add_host_features(s->w, argc, argv);
-	ret = ret ? ret : add_tracing(s);
-	ret = ret ? ret : add_clockid(s);
-	ret = ret ? ret : add_clock_data(s);
-	return ret ? ret : synthesize_all(s);
+	s->path = strdup(path);
+	if (!s->path)
+		return -ENOMEM;
+	s->argc = argc;
+	s->argv = argv;
+	s->wl_pid = wl ? pcl_workload__pid(wl) : 0;
+	return open_file(s, false);
 }
 
 PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
@@ -490,18 +520,15 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 	}
 }
 
-PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats)
+/* Drain and finish the current file: build ids, sample times, features. */
+static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats)
 {
 	uint64_t times[2];
 	int ret;
 
-	if (!s)
-		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
 	ret = pcl_session__drain(s);
-	if (ret) {
-		pcl_session__abort(s);
+	if (ret)
 		return ret;
-	}
 	pcl_dso_hits__write_build_ids(s->hits, s->w);
 	times[0] = s->first_time;
 	times[1] = s->last_time;
@@ -510,8 +537,47 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 	pcl_session__stats(s, stats);
 	ret = pcl_data_writer__close(s->w);
 	s->w = NULL;
-	free_session(s);
 	return ret;
+}
+
+PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats)
+{
+	int ret;
+
+	if (!s)
+		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
+	ret = finish_file(s, stats);
+	if (ret) {
+		pcl_session__abort(s);
+		return ret;
+	}
+	free_session(s);
+	return 0;
+}
+
+PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
+				       struct pcl_session_stats *stats)
+{
+	int ret, e;
+
+	if (!s || !s->w || !rename_to || pcl_data_writer__is_pipe(s->w))
+		return pcl_err(EINVAL, "pcl_session__switch_output: invalid argument");
+	ret = finish_file(s, stats);
+	if (ret)
+		return ret;
+	if (rename(s->path, rename_to)) {
+		e = errno;
+		return pcl_err(e, "cannot rename '%s' to '%s': %s", s->path, rename_to,
+			       strerror(e));
+	}
+	/* the next file counts its own samples, times and the files they hit */
+	pcl_dso_hits__free(s->hits);
+	s->hits = pcl_dso_hits__new();
+	if (!s->hits)
+		return pcl_err(ENOMEM, "pcl_session__switch_output: out of memory");
+	memset(&s->st, 0, sizeof(s->st));
+	s->first_time = s->last_time = 0;
+	return open_file(s, true);
 }
 
 PCL_API void pcl_session__abort(struct pcl_session *s)
