@@ -92,7 +92,7 @@ else
 fi
 
 # --- bad values: a one-line error and the usage status, as perf refuses them ----------
-for v in 12 1x K; do
+for v in 12 1x 5q; do
 	run bad "$PCL" record --switch-output="$v" -o "$D/b.data" -- true
 	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && [ ! -e "$D/b.data" ] &&
 		! perf record --switch-output="$v" -o "$D/b.data" -- true >/dev/null 2>&1; then
