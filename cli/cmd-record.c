@@ -38,7 +38,88 @@ enum {
 	OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES,
 	OPT_TIMESTAMP_FILENAME,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_FILTER,
+	OPT_PER_THREAD,
+	OPT_USER_REGS,
+	OPT_MAX_SIZE,
 };
+
+/* x86_64 registers perf samples, by their bit in sample_regs_user/intr (asm/perf_regs.h) */
+static const struct {
+	const char *name;
+	int bit;
+} sample_regs[] = {
+	{ "AX", 0 },	{ "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
+	{ "DI", 5 },	{ "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
+	{ "CS", 10 },	{ "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
+	{ "R11", 19 },	{ "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
+};
+#define NR_SAMPLE_REGS (sizeof(sample_regs) / sizeof(sample_regs[0]))
+
+/*
+ * --user-regs / --intr-regs[=REG,...]: all of them without a list, as
+ * perf; '?' lists the names (on stdout, exit 0: a listing is no error).
+ */
+static int parse_regs(const char *opt, const char *arg, uint64_t *mask)
+{
+	char *copy, *tok, *save = NULL;
+
+	*mask = 0;
+	if (!arg || !*arg) {
+		for (size_t i = 0; i < NR_SAMPLE_REGS; i++)
+			*mask |= 1ull << sample_regs[i].bit;
+		return 0;
+	}
+	if (!strcmp(arg, "?")) {
+		printf("available registers:");
+		for (size_t i = 0; i < NR_SAMPLE_REGS; i++)
+			printf(" %s", sample_regs[i].name);
+		printf(" \n");
+		exit(0);
+	}
+	copy = strdup(arg);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < NR_SAMPLE_REGS && strcasecmp(tok, sample_regs[i].name); i++)
+			;
+		if (i == NR_SAMPLE_REGS) {
+			die_msg("unknown register '%s' ('pcl record %s=?' lists them)", tok, opt);
+			free(copy);
+			return -1;
+		}
+		*mask |= 1ull << sample_regs[i].bit;
+	}
+	free(copy);
+	if (!*mask) {
+		die_msg("no register in '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --filter: for the events of the -e before it, as perf's */
+static int add_filter(struct record_opts *o, const char *arg)
+{
+	struct record_filter *f;
+
+	if (!o->nr_events) {
+		die_msg("--filter must follow a -e tracepoint event it applies to");
+		return -1;
+	}
+	f = realloc(o->filters, (size_t)(o->nr_filters + 1) * sizeof(*f));
+	if (!f) {
+		die_msg("out of memory");
+		return -1;
+	}
+	o->filters = f;
+	f[o->nr_filters++] = (struct record_filter){ o->nr_events, arg };
+	return 0;
+}
 
 /* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
 #define FP_LEAF_DEFAULT 64
@@ -234,6 +315,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 		{ "timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME },
+		{ "all-user", no_argument, NULL, OPT_ALL_USER },
+		{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "no-buildid", no_argument, NULL, 'B' },
+		{ "user-regs", optional_argument, NULL, OPT_USER_REGS },
+		{ "intr-regs", optional_argument, NULL, 'I' },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -241,7 +330,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -291,6 +380,38 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		}
 		case OPT_TIMESTAMP_FILENAME:
 			o->timestamp_filename = true;
+			break;
+		case OPT_ALL_USER:
+			o->all_user = true;
+			break;
+		case OPT_ALL_KERNEL:
+			o->all_kernel = true;
+			break;
+		case OPT_FILTER:
+			if (add_filter(o, optarg))
+				return -1;
+			break;
+		case OPT_PER_THREAD:
+			o->per_thread = true;
+			break;
+		case 'B':
+			o->no_buildid = true;
+			break;
+		case OPT_USER_REGS:
+			if (parse_regs("--user-regs", optarg, &o->user_regs))
+				return -1;
+			break;
+		case 'I':
+			if (parse_regs("--intr-regs", optarg, &o->intr_regs))
+				return -1;
+			break;
+		case OPT_MAX_SIZE:
+			if (!parse_with_unit(optarg, size_units, &o->max_size) &&
+			    !parse_uint(optarg, 10, 0, UINT64_MAX, &o->max_size)) {
+				die_msg("bad --max-size '%s' (bytes, or a size with B, K, M or G)",
+					optarg);
+				return -1;
+			}
 			break;
 		case 's':
 			o->inherit_stat = true;
@@ -343,6 +464,10 @@ static int validate(struct record_opts *o)
 		print_usage("record", stderr);
 		return -1;
 	}
+	if (o->all_user && o->all_kernel) {
+		die_msg("give --all-user or --all-kernel, not both");
+		return -1;
+	}
 	if (o->period && (o->freq || o->freq_max)) {
 		die_msg("give a frequency (-F) or a period (-c), not both");
 		return -1;
@@ -371,9 +496,11 @@ int cmd_record(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
+		free(o.filters);
 		return EXIT_USAGE;
 	}
 	ret = record_run(&o, argc + 1, argv - 1);
 	free(o.events);
+	free(o.filters);
 	return ret;
 }

@@ -33,6 +33,8 @@ struct recorder {
 	unsigned int cur_kept;
 	char last_name[PATH_MAX];
 	uint64_t file_start_ns; /* when the current file began, for a switch by time */
+	bool size_stop; /* --max-size ended the recording */
+	int *ev_end; /* -e number i added the events up to (not including) ev_end[i] */
 };
 
 /* SIGUSR2 with --switch-output: finish this file and start the next, as perf */
@@ -148,6 +150,22 @@ static bool rename_last(struct recorder *rc, char *name)
 	return true;
 }
 
+/* --max-size: the file holds that many bytes; stop as perf stops, saying so. */
+static bool max_size_reached(struct recorder *rc)
+{
+	struct pcl_session_stats st;
+
+	if (!rc->o->max_size)
+		return false;
+	pcl_session__stats(rc->s, &st);
+	if (st.bytes < rc->o->max_size)
+		return false;
+	fprintf(stderr, "[ pcl record: pcl size limit reached (%llu KB), stopping session ]\n",
+		(unsigned long long)(st.bytes >> 10));
+	rc->size_stop = true;
+	return true;
+}
+
 /* Whether a switch is due: SIGUSR2, the file's size, or its age. */
 static bool switch_due(struct recorder *rc)
 {
@@ -178,11 +196,17 @@ static int add_events(struct recorder *rc)
 					  .exclude_kernel = 1 };
 	const char *def = "cycles";
 
+	rc->ev_end = calloc((size_t)o->nr_events + 1, sizeof(int));
+	if (!rc->ev_end) {
+		die_msg("out of memory");
+		return -1;
+	}
 	for (int i = 0; i < o->nr_events; i++) {
 		if (pcl_evlist__add(rc->el, o->events[i], &err) < 0) {
 			die_msg("%s", err.msg[0] ? err.msg : pcl_last_error());
 			return -1;
 		}
+		rc->ev_end[i] = pcl_evlist__nr(rc->el);
 	}
 	if (!o->nr_events) {
 		/* perf's default: cycles, or cpu-clock where there is no hardware PMU */
@@ -195,6 +219,13 @@ static int add_events(struct recorder *rc)
 			die_msg("%s", err.msg);
 			return -1;
 		}
+	}
+	/* perf's --all-user / --all-kernel: every event, whatever its modifiers said */
+	for (int i = 0; (o->all_user || o->all_kernel) && i < pcl_evlist__nr(rc->el); i++) {
+		struct perf_event_attr *a = pcl_evlist__attr(rc->el, i);
+
+		a->exclude_kernel = o->all_user;
+		a->exclude_user = o->all_kernel;
 	}
 	if (pcl_evlist__user_only_fallback(rc->el) > 0)
 		rc->notes[1] = "this user may not sample the kernel (perf_event_paranoid): "
@@ -214,6 +245,50 @@ static void rate_note(struct recorder *rc)
 			 caps.max_sample_rate);
 		rc->notes[2] = rc->rate_note;
 	}
+}
+
+/*
+ * --filter, after open and before enable: on each event of the -e it
+ * follows, several joined as perf joins them, "(first) && (second)".
+ */
+static int apply_filters(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+
+	for (int k = 1; k <= o->nr_events; k++) {
+		char *f = NULL, *next;
+
+		for (int j = 0; j < o->nr_filters; j++) {
+			if (o->filters[j].nr_events != k)
+				continue;
+			if (!f ? !(next = strdup(o->filters[j].filter))
+			       : asprintf(&next, "(%s) && (%s)", f, o->filters[j].filter) < 0) {
+				free(f);
+				die_msg("out of memory");
+				return -1;
+			}
+			free(f);
+			f = next;
+		}
+		for (int i = k > 1 ? rc->ev_end[k - 2] : 0; f && i < rc->ev_end[k - 1]; i++) {
+			const struct pcl_event *ev = pcl_evlist__event(rc->el, i);
+
+			if (ev->attr.type != PERF_TYPE_TRACEPOINT) {
+				die_msg("--filter: event '%s' is not a tracepoint (no address "
+					"filtering PMU here either)",
+					ev->name);
+				free(f);
+				return -1;
+			}
+			if (pcl_evlist__set_filter(rc->el, i, f)) {
+				die_msg("%s", pcl_last_error());
+				free(f);
+				return -1;
+			}
+		}
+		free(f);
+	}
+	return 0;
 }
 
 /* Sleep until a ring fills to its watermark, the target ends, or a signal; drain. */
@@ -239,6 +314,8 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		ret = pcl_session__drain(rc->s);
 		if (!ret && switch_due(rc))
 			ret = switch_output(rc);
+		if (!ret && max_size_reached(rc))
+			break;
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
 	}
@@ -329,6 +406,10 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.mmap_pages = (unsigned int)o->mmap_pages,
 		.clockid = o->clockid,
 		.leaf_stack_size = o->leaf_stack_size,
+		.per_thread = o->per_thread,
+		.no_buildid = o->no_buildid,
+		.sample_regs_user = o->user_regs,
+		.sample_regs_intr = o->intr_regs,
 	};
 
 	rc->el = pcl_evlist__new();
@@ -344,7 +425,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
-	return 0;
+	return apply_filters(rc) ? 1 : 0;
 }
 
 int record_run(struct record_opts *o, int argc, char **argv)
@@ -380,8 +461,8 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		goto out;
 	}
 	ret = record_loop(&rc, &r, &waitmask);
-	/* like perf record, a stop request ends the workload too */
-	if (got_signal && r.wl && !r.exited)
+	/* like perf record, a stop request (or --max-size) ends the workload too */
+	if ((got_signal || rc.size_stop) && r.wl && !r.exited)
 		kill(pcl_workload__pid(r.wl), SIGTERM);
 	pcl_evlist__disable(rc.el);
 	if (r.wl && !r.exited && !ret)
@@ -403,6 +484,7 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	ret = code;
 out:
 	free_kept(&rc);
+	free(rc.ev_end);
 	watch_close(&r.watch);
 	pcl_session__abort(rc.s);
 	pcl_workload__free(r.wl);

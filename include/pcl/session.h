@@ -52,6 +52,11 @@ struct pcl_session_opts {
 	 * plain frame-pointer ones (it unwinds only with the registers too).
 	 */
 	uint32_t leaf_stack_size;
+	/* perf record --per-thread: a counter and a ring per thread, children not followed */
+	bool per_thread;
+	bool no_buildid;	   /* no BUILD_ID feature (perf record -B) */
+	uint64_t sample_regs_user; /* these user registers in each sample (--user-regs) */
+	uint64_t sample_regs_intr; /* these registers at the interrupt (--intr-regs) */
 };
 
 struct pcl_session_stats {

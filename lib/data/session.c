@@ -96,6 +96,14 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = s->o.leaf_stack_size;
 	}
+	if (s->o.sample_regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= s->o.sample_regs_user;
+	}
+	if (s->o.sample_regs_intr) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = s->o.sample_regs_intr;
+	}
 	a->sample_id_all = 1;
 	a->inherit_stat = s->o.inherit_stat;
 	if (s->o.clockid >= 0) {
@@ -111,18 +119,24 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	}
 }
 
-/* One ring per CPU: the first fd on a CPU maps it, the others write into it. */
+/*
+ * One ring per CPU: the first fd on a CPU maps it, the others write into
+ * it. Counters on any CPU (--per-thread) cannot share a ring between tasks
+ * (the kernel refuses SET_OUTPUT across contexts): one ring per thread.
+ */
 static int map_rings(struct pcl_session *s)
 {
 	int ncpu = pcl_evlist__nr_cpus(s->el), nthr = pcl_evlist__nr_threads(s->el), ret;
+	bool by_thread = s->o.per_thread && !s->cpu_target;
+	int nr = by_thread ? nthr : ncpu;
 
-	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
-	s->fds = calloc((size_t)ncpu, sizeof(*s->fds));
+	s->rings = calloc((size_t)nr, sizeof(*s->rings));
+	s->fds = calloc((size_t)nr, sizeof(*s->fds));
 	s->ids = calloc((size_t)s->nev, sizeof(*s->ids));
 	s->attrs = calloc((size_t)s->nev, sizeof(*s->attrs));
 	if (!s->rings || !s->fds || !s->ids || !s->attrs)
 		return -ENOMEM;
-	s->nrings = ncpu;
+	s->nrings = nr;
 	for (int i = 0; i < s->nev; i++) {
 		const struct pcl_event *ev = pcl_evlist__event(s->el, i);
 
@@ -134,23 +148,23 @@ static int map_rings(struct pcl_session *s)
 		s->attrs[i].ids = s->ids[i];
 		for (int c = 0; c < ncpu; c++) {
 			for (int t = 0; t < nthr; t++) {
-				int fd = pcl_evlist__fd(s->el, i, c, t);
+				int fd = pcl_evlist__fd(s->el, i, c, t), r = by_thread ? t : c;
 				uint64_t id;
 
 				if (fd < 0)
 					continue;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					s->ids[i][s->attrs[i].nr_ids++] = id;
-				if (s->rings[c]) {
-					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[c]));
+				if (s->rings[r]) {
+					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[r]));
 					if (ret)
 						return pcl_err(-ret,
 							       "cannot share a ring buffer: %s",
 							       pcl_strerror(ret));
 					continue;
 				}
-				s->rings[c] = pcl_ring__mmap(fd, s->o.mmap_pages, false);
-				if (!s->rings[c])
+				s->rings[r] = pcl_ring__mmap(fd, s->o.mmap_pages, false);
+				if (!s->rings[r])
 					return pcl_err(
 						errno,
 						"cannot map a %u-page ring buffer: %s (a smaller "
@@ -402,7 +416,10 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	struct pcl_target t = *target;
 	int ret;
 
-	t.per_cpu = !s->cpu_target;
+	/* perf --per-thread: the kernel maps an inherited event per CPU only, so no children */
+	t.per_cpu = !s->cpu_target && !s->o.per_thread;
+	if (s->o.per_thread && !s->cpu_target)
+		t.no_inherit = true;
 	/* perf's read_format for sampling: ids (and lost counts); times only for -s */
 	pcl_evlist__set_read_format(s->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
 						   (s->o.inherit_stat
@@ -529,7 +546,8 @@ static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats)
 	ret = pcl_session__drain(s);
 	if (ret)
 		return ret;
-	pcl_dso_hits__write_build_ids(s->hits, s->w);
+	if (!s->o.no_buildid)
+		pcl_dso_hits__write_build_ids(s->hits, s->w);
 	times[0] = s->first_time;
 	times[1] = s->last_time;
 	if (s->st.samples)
