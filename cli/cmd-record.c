@@ -44,6 +44,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_USER_REGS,
 	OPT_MAX_SIZE,
+	OPT_NO_COMPRESSION,
 };
 
 /* x86_64 registers perf samples, by their bit in sample_regs_user/intr (asm/perf_regs.h) */
@@ -323,6 +324,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "user-regs", optional_argument, NULL, OPT_USER_REGS },
 		{ "intr-regs", optional_argument, NULL, 'I' },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "no-compression-level", no_argument, NULL, OPT_NO_COMPRESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -330,7 +333,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -404,6 +407,21 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'I':
 			if (parse_regs("--intr-regs", optarg, &o->intr_regs))
 				return -1;
+			break;
+		case 'z': {
+			uint64_t v = 1;
+
+			/* perf's: 0 means the default (1), above zstd's 22 means 22 */
+			if (optarg && !parse_uint(optarg, 10, 0, 1000000, &v)) {
+				die_msg("bad compression level '%s' (1 fastest .. 22 smallest)",
+					optarg);
+				return -1;
+			}
+			o->compression_level = v == 0 ? 1 : v > 22 ? 22 : (int)v;
+			break;
+		}
+		case OPT_NO_COMPRESSION:
+			o->compression_level = 0;
 			break;
 		case OPT_MAX_SIZE:
 			if (!parse_with_unit(optarg, size_units, &o->max_size) &&

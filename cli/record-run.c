@@ -34,6 +34,7 @@ struct recorder {
 	char last_name[PATH_MAX];
 	uint64_t file_start_ns; /* when the current file began, for a switch by time */
 	bool size_stop; /* --max-size ended the recording */
+	uint64_t ztransferred, zcompressed; /* -z: the last file's bytes before and after */
 	int *ev_end; /* -e number i added the events up to (not including) ev_end[i] */
 };
 
@@ -336,9 +337,14 @@ static void summary(struct recorder *rc, const struct pcl_session_stats *st, con
 		(unsigned long long)(st->wakeups ? st->wakeups : 1));
 	if (dumped)
 		fprintf(stderr, "[ pcl record: Dump %s ]\n", dumped);
-	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s%s (%llu samples) ]\n",
+	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s%s (%llu samples)",
 		(double)st->bytes / (1024.0 * 1024.0), rc->o->output,
 		dumped ? ".<timestamp>" : "", (unsigned long long)st->samples);
+	if (rc->zcompressed)
+		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+			(double)rc->ztransferred / (1024.0 * 1024.0),
+			(double)rc->ztransferred / (double)rc->zcompressed);
+	fprintf(stderr, " ]\n");
 }
 
 /*
@@ -410,6 +416,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.no_buildid = o->no_buildid,
 		.sample_regs_user = o->user_regs,
 		.sample_regs_intr = o->intr_regs,
+		.compression_level = o->compression_level,
 	};
 
 	rc->el = pcl_evlist__new();
@@ -467,6 +474,8 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	pcl_evlist__disable(rc.el);
 	if (r.wl && !r.exited && !ret)
 		reap(&r, 0);
+	if (!ret && o->compression_level && !(ret = pcl_session__drain(rc.s)))
+		pcl_session__compression(rc.s, &rc.ztransferred, &rc.zcompressed);
 	if (!ret) {
 		ret = pcl_session__close(rc.s, &st);
 		rc.s = NULL;

@@ -38,6 +38,7 @@ struct record_opts {
 	bool no_buildid;		/* -B: no BUILD_ID feature (and no build-id cache) */
 	uint64_t user_regs, intr_regs;	/* --user-regs / -I masks */
 	uint64_t max_size;		/* --max-size: stop when the file has this many bytes */
+	int compression_level;		/* -z[N]: zstd level; 0: none */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */

@@ -57,6 +57,7 @@ struct pcl_session_opts {
 	bool no_buildid;	   /* no BUILD_ID feature (perf record -B) */
 	uint64_t sample_regs_user; /* these user registers in each sample (--user-regs) */
 	uint64_t sample_regs_intr; /* these registers at the interrupt (--intr-regs) */
+	int compression_level;	   /* perf record -z: zstd level 1..22 for the ring's records; 0: none */
 };
 
 struct pcl_session_stats {
@@ -102,6 +103,13 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
  */
 PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
 				       struct pcl_session_stats *stats);
+/*
+ * With compression_level: the record bytes given to zstd so far and the
+ * COMPRESSED record bytes they became (0 and 0 without). Drain first for
+ * the whole of a recording.
+ */
+PCL_API void pcl_session__compression(const struct pcl_session *s, uint64_t *transferred,
+				      uint64_t *compressed);
 /* Give up: remove the file and free. NULL-safe. */
 PCL_API void pcl_session__abort(struct pcl_session *s);
 

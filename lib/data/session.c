@@ -406,7 +406,13 @@ static int open_file(struct pcl_session *s, bool again)
 					     s->attrs[0].attr.mmap_data, sink, s) == -EIO
 			      ? -EIO
 			      : 0;
-	return ret ? ret : synthesize_all(s);
+	ret = ret ? ret : synthesize_all(s);
+	/* as perf's, the synthesized state stays plain: only the rings' records are compressed */
+	if (!ret && s->o.compression_level)
+		ret = pcl_data_writer__set_compression(
+			s->w, s->o.compression_level,
+			(s->o.mmap_pages + 1) * (uint32_t)getpagesize());
+	return ret;
 }
 
 /* Open the events, map the rings, create the file; 0 or -errno with a message. */
@@ -517,6 +523,12 @@ PCL_API int pcl_session__nr_fds(const struct pcl_session *s)
 PCL_API int pcl_session__fd(const struct pcl_session *s, int i)
 {
 	return s && i >= 0 && i < s->nfds ? s->fds[i] : -1;
+}
+
+PCL_API void pcl_session__compression(const struct pcl_session *s, uint64_t *transferred,
+				      uint64_t *compressed)
+{
+	pcl_data_writer__compression(s ? s->w : NULL, transferred, compressed);
 }
 
 PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_stats *out)
