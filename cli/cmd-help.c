@@ -104,6 +104,8 @@ static const char usage_record[] =
 	"  -B, --no-buildid        no build ids in the file\n"
 	"      --user-regs[=REGS]  sample these user registers (all without REGS; '?' lists)\n"
 	"  -I, --intr-regs[=REGS]  sample these registers at the interrupt\n"
+	"      --overwrite         flight recorder: rings the kernel overwrites, the newest\n"
+	"                          samples written at the end (and on each --switch-output)\n"
 	"      --max-size SIZE     stop when the file reaches SIZE (bytes, or with B, K, M, G)\n"
 	"      --switch-output[=signal|SIZE|TIME]  finish the file as FILE.<timestamp> and\n"
 	"                          start a new one on SIGUSR2 (the default), at SIZE (B, K,\n"

@@ -45,6 +45,7 @@ enum {
 	OPT_USER_REGS,
 	OPT_MAX_SIZE,
 	OPT_NO_COMPRESSION,
+	OPT_OVERWRITE,
 };
 
 /* x86_64 registers perf samples, by their bit in sample_regs_user/intr (asm/perf_regs.h) */
@@ -325,6 +326,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "intr-regs", optional_argument, NULL, 'I' },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "no-compression-level", no_argument, NULL, OPT_NO_COMPRESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -420,6 +422,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->compression_level = v == 0 ? 1 : v > 22 ? 22 : (int)v;
 			break;
 		}
+		case OPT_OVERWRITE:
+			o->overwrite = true;
+			break;
 		case OPT_NO_COMPRESSION:
 			o->compression_level = 0;
 			break;

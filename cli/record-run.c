@@ -417,6 +417,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.sample_regs_user = o->user_regs,
 		.sample_regs_intr = o->intr_regs,
 		.compression_level = o->compression_level,
+		.overwrite = o->overwrite,
 	};
 
 	rc->el = pcl_evlist__new();

@@ -39,6 +39,7 @@ struct record_opts {
 	uint64_t user_regs, intr_regs;	/* --user-regs / -I masks */
 	uint64_t max_size;		/* --max-size: stop when the file has this many bytes */
 	int compression_level;		/* -z[N]: zstd level; 0: none */
+	bool overwrite;			/* --overwrite: a flight recorder, dumped at the end/switch */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */

@@ -58,6 +58,15 @@ struct pcl_session_opts {
 	uint64_t sample_regs_user; /* these user registers in each sample (--user-regs) */
 	uint64_t sample_regs_intr; /* these registers at the interrupt (--intr-regs) */
 	int compression_level;	   /* perf record -z: zstd level 1..22 for the ring's records; 0: none */
+	/*
+	 * perf record --overwrite, a flight recorder: the events write backward
+	 * into rings the kernel overwrites, and only the newest records (a
+	 * ring's worth per CPU) reach the file, when it is finished (close,
+	 * switch_output). The threads' maps and names come from a "dummy:u"
+	 * event added to the list, in forward rings, so that the samples of
+	 * the dump resolve (perf keeps those in the overwritten rings too).
+	 */
+	bool overwrite;
 };
 
 struct pcl_session_stats {

@@ -26,8 +26,9 @@ struct pcl_session {
 	struct pcl_evlist *el;
 	bool cpu_target, task_target, tid_target;
 	int nev;
-	struct pcl_ring **rings; /* one per CPU index */
+	struct pcl_ring **rings; /* one per CPU index (or thread); then the backward ones */
 	int nrings;
+	int nfwd; /* rings[0..nfwd) are read forward; the rest (--overwrite) only on a dump */
 	int *fds; /* the mapped rings' fds */
 	int nfds;
 	struct pcl_data_writer *w;
@@ -112,6 +113,12 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->o.mmap_pages * (unsigned int)getpagesize() / 4);
+	/* overwrite: every event but the tracking dummy (the last) writes backward */
+	if (s->o.overwrite && !first) {
+		a->write_backward = 1;
+		a->watermark = 0;
+		a->wakeup_events = 0;
+	}
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->mmap_data = s->o.data_addr || dwarf;
@@ -130,15 +137,18 @@ static int map_rings(struct pcl_session *s)
 	bool by_thread = s->o.per_thread && !s->cpu_target;
 	int nr = by_thread ? nthr : ncpu;
 
-	s->rings = calloc((size_t)nr, sizeof(*s->rings));
+	s->rings = calloc((size_t)nr * 2, sizeof(*s->rings));
 	s->fds = calloc((size_t)nr, sizeof(*s->fds));
 	s->ids = calloc((size_t)s->nev, sizeof(*s->ids));
 	s->attrs = calloc((size_t)s->nev, sizeof(*s->attrs));
 	if (!s->rings || !s->fds || !s->ids || !s->attrs)
 		return -ENOMEM;
-	s->nrings = nr;
+	s->nrings = s->o.overwrite ? 2 * nr : nr;
+	s->nfwd = nr;
 	for (int i = 0; i < s->nev; i++) {
 		const struct pcl_event *ev = pcl_evlist__event(s->el, i);
+		/* the kernel will not mix write directions in one ring */
+		bool bw = ev->attr.write_backward;
 
 		s->ids[i] = calloc((size_t)(ncpu * nthr), sizeof(uint64_t));
 		if (!s->ids[i])
@@ -148,7 +158,8 @@ static int map_rings(struct pcl_session *s)
 		s->attrs[i].ids = s->ids[i];
 		for (int c = 0; c < ncpu; c++) {
 			for (int t = 0; t < nthr; t++) {
-				int fd = pcl_evlist__fd(s->el, i, c, t), r = by_thread ? t : c;
+				int fd = pcl_evlist__fd(s->el, i, c, t),
+				    r = (by_thread ? t : c) + (bw ? nr : 0);
 				uint64_t id;
 
 				if (fd < 0)
@@ -163,14 +174,15 @@ static int map_rings(struct pcl_session *s)
 							       pcl_strerror(ret));
 					continue;
 				}
-				s->rings[r] = pcl_ring__mmap(fd, s->o.mmap_pages, false);
+				s->rings[r] = pcl_ring__mmap(fd, s->o.mmap_pages, bw);
 				if (!s->rings[r])
 					return pcl_err(
 						errno,
 						"cannot map a %u-page ring buffer: %s (a smaller "
 						"-m may fit perf_event_mlock_kb)",
 						s->o.mmap_pages, strerror(errno));
-				s->fds[s->nfds++] = fd;
+				if (!bw) /* a backward ring wakes no one: it is read on a dump */
+					s->fds[s->nfds++] = fd;
 			}
 		}
 	}
@@ -241,7 +253,7 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	if (!s)
 		return pcl_err(EINVAL, "pcl_session__drain: invalid argument");
 	before = pcl_data_writer__data_size(s->w);
-	for (int c = 0; c < s->nrings && !ret; c++) {
+	for (int c = 0; c < s->nfwd && !ret; c++) {
 		const struct perf_event_header *h;
 
 		if (!s->rings[c])
@@ -257,8 +269,64 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	}
 	if (!ret && pcl_data_writer__data_size(s->w) != before) {
 		s->st.wakeups++;
-		ret = pcl_data_writer__finish_round(s->w);
+		/*
+		 * overwrite: no round ends before the dump, so a reader sorts the
+		 * tracking records and the dumped samples, older ones too, as one
+		 */
+		if (!s->o.overwrite)
+			ret = pcl_data_writer__finish_round(s->w);
 	}
+	return ret;
+}
+
+/*
+ * --overwrite: pause each backward ring, take what it holds since the last
+ * dump (newest first) and write it oldest first, then end the round.
+ * @resume: let the kernel write again (a switch; not at the end).
+ */
+static int dump_backward(struct pcl_session *s, bool resume)
+{
+	uint8_t *buf = NULL;
+	size_t cap = (size_t)s->o.mmap_pages * (size_t)getpagesize();
+	int ret = 0;
+
+	if (!s->o.overwrite)
+		return 0;
+	buf = malloc(cap);
+	if (!buf)
+		return pcl_err(ENOMEM, "pcl_session: out of memory");
+	for (int c = s->nfwd; c < s->nrings && !ret; c++) {
+		const struct perf_event_header *h;
+		size_t used = 0, n = 0, *offs;
+
+		if (!s->rings[c])
+			continue;
+		pcl_ring__pause(s->rings[c], true);
+		if (pcl_ring__read_begin(s->rings[c]) == 0) {
+			while ((h = pcl_ring__next(s->rings[c])) && used + h->size <= cap) {
+				memcpy(buf + used, h, h->size);
+				used += h->size;
+				n++;
+			}
+		}
+		pcl_ring__read_end(s->rings[c]);
+		if (resume)
+			pcl_ring__pause(s->rings[c], false);
+		offs = malloc((n ? n : 1) * sizeof(*offs));
+		if (!offs) {
+			ret = pcl_err(ENOMEM, "pcl_session: out of memory");
+			break;
+		}
+		n = 0;
+		for (size_t off = 0; off < used; off += ((struct perf_event_header *)(buf + off))->size)
+			offs[n++] = off;
+		while (n && !ret)
+			ret = sink(s, (const struct perf_event_header *)(buf + offs[--n]));
+		free(offs);
+	}
+	free(buf);
+	if (!ret)
+		ret = pcl_data_writer__finish_round(s->w);
 	return ret;
 }
 
@@ -497,6 +565,12 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	if (!s->o.mmap_pages)
 		s->o.mmap_pages = DEFAULT_PAGES;
 	s->el = el;
+	/* overwrite: the maps and names go through a forward ring of their own */
+	if (o.overwrite && pcl_evlist__add(el, "dummy:u", NULL) < 0) {
+		free(s);
+		errno = EINVAL;
+		return NULL;
+	}
 	s->nev = pcl_evlist__nr(el);
 	s->cpu_target = target->system_wide || target->cpu_list || target->cgroup;
 	s->task_target = target->pid || target->tid;
@@ -505,7 +579,7 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	pcl_sys_probe(&caps);
 	s->max_rate = caps.max_sample_rate;
 	for (int i = 0; i < s->nev; i++)
-		setup_attr(s, pcl_evlist__attr(el, i), i == 0);
+		setup_attr(s, pcl_evlist__attr(el, i), i == (o.overwrite ? s->nev - 1 : 0));
 	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;
 	if (ret) {
 		pcl_session__abort(s);
@@ -550,12 +624,13 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 }
 
 /* Drain and finish the current file: build ids, sample times, features. */
-static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats)
+static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, bool resume)
 {
 	uint64_t times[2];
 	int ret;
 
 	ret = pcl_session__drain(s);
+	ret = ret ? ret : dump_backward(s, resume);
 	if (ret)
 		return ret;
 	if (!s->o.no_buildid)
@@ -576,7 +651,7 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 
 	if (!s)
 		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
-	ret = finish_file(s, stats);
+	ret = finish_file(s, stats, false);
 	if (ret) {
 		pcl_session__abort(s);
 		return ret;
@@ -592,7 +667,7 @@ PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename
 
 	if (!s || !s->w || !rename_to || pcl_data_writer__is_pipe(s->w))
 		return pcl_err(EINVAL, "pcl_session__switch_output: invalid argument");
-	ret = finish_file(s, stats);
+	ret = finish_file(s, stats, true);
 	if (ret)
 		return ret;
 	if (rename(s->path, rename_to)) {
