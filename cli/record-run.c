@@ -500,8 +500,8 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	/* a "stop" ended the command: its end is ours, not news (as perf) */
-	if (r.exited && !rc.ctl_stop)
+	/* after a --control "stop" too: perf's status is then the SIGTERM'ed command's */
+	if (r.exited)
 		code = run_exit_code(&r, o->argv[0]);
 	ret = code;
 out:

@@ -13,6 +13,10 @@
 #                        held the daemon's pid; each session's perf.data is
 #                        read by perf report;
 #   daemon-foreground    start -f serves in the foreground;
+#   daemon-record-control  pcl record --control=fifo:CTL,ACK answers ping,
+#                        enable, disable and stop with "ack" as perf record
+#                        does, and stops at "stop" with perf's exit status
+#                        (the SIGTERM'ed command's);
 #   daemon-signal        signal makes a --switch-output session start a new file;
 #   daemon-perf-test     perf's own tests/shell/daemon.sh with pcl as perf.
 # Every daemon and session is stopped, also when a check fails (trap).
@@ -189,12 +193,59 @@ else
 	not_ok daemon-foreground "start -f: no session answered" "$(show "$TMP/fg.out")"
 fi
 
+# record --control, the session side, for perf record and pcl record alike:
+# each command answered "ack", "stop" ends the recording at once, exit 0
+control_check() { # TOOL
+	local d=$TMP/ctl-$1 pid i acks rc
+	mkdir -p "$d"
+	mkfifo "$d/ctl" "$d/ack"
+	(cd "$d" && exec $2 record -q -e cpu-clock --control=fifo:ctl,ack -o rec.data -- sleep 30 \
+		>out 2>&1) &
+	pid=$!
+	exec 8<>"$d/ack"
+	acks=""
+	for c in ping disable enable ping stop; do
+		for i in $(seq 100); do
+			# opening the FIFO waits for record to open it: give it 0.5 s a try
+			timeout 0.5 bash -c 'printf "%s" "$1" >"$2"' - "$c" "$d/ctl" && break
+			sleep 0.05
+		done
+		read -r -t 5 -u 8 a && acks="$acks $a"
+		sleep 0.1
+	done
+	exec 8<&-
+	for i in $(seq 50); do [ -d /proc/$pid ] || break; sleep 0.1; done
+	[ -d /proc/$pid ] && { kill -9 $pid; wait $pid; CTL="$1: still running after stop"; return; }
+	wait $pid
+	rc=$?
+	CTL_RC=$rc
+	CTL="$1: exit $rc, answers:$acks; $(head -3 "$d/out" | tr '\n' ' ')"
+	[ "$acks" = " ack ack ack ack ack" ] && perf report -i "$d/rec.data" --stdio >/dev/null 2>&1
+}
+if control_check pcl "$PCL"; then
+	pcl_ctl=$CTL
+	pcl_rc=$CTL_RC
+	if control_check perf perf && [ "$CTL_RC" = "$pcl_rc" ]; then
+		ok daemon-record-control
+	else
+		not_ok daemon-record-control "perf record does not behave as assumed: $CTL" "$pcl_ctl"
+	fi
+else
+	not_ok daemon-record-control "$CTL"
+fi
+
 # perf's own test, with pcl as perf
 mkdir -p "$TMP/shim"
 ln -s "$PCL" "$TMP/shim/perf"
-perf_test() { # NAME SCRIPT
+perf_test() { # NAME SCRIPT NR-PARTS
+	local before rc n f
+	before=$(ls -d /tmp/perf.daemon.* 2>/dev/null)
 	PATH=$TMP/shim:$PATH timeout 300 bash "$2" >"$TMP/perf-test.out" 2>&1
-	local rc=$? n
+	rc=$?
+	# a part that fails exits without removing its config and base: ours only
+	for f in /tmp/perf.daemon.*; do
+		[ -e "$f" ] && ! grep -qxF "$f" <<<"$before" && rm -rf "$f"
+	done
 	n=$(grep -c '^test daemon' "$TMP/perf-test.out")
 	if [ $rc -eq 0 ] && ! grep -q FAILED "$TMP/perf-test.out" && [ "$n" -eq "$3" ]; then
 		ok "$1"
