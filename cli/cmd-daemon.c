@@ -48,10 +48,10 @@
 #include <unistd.h>
 #include "cli.h"
 
-#define SESSION_OUTPUT "output"
+#define SESSION_OUTPUT	"output"
 #define SESSION_CONTROL "control"
-#define SESSION_ACK "ack"
-#define SESSION_MAX 64 /* bytes of a session name in a command, NUL included */
+#define SESSION_ACK	"ack"
+#define SESSION_MAX	64 /* bytes of a session name in a command, NUL included */
 
 enum session_state { S_OK, S_RECONFIG, S_KILL };
 
@@ -567,9 +567,9 @@ static void srv_list(struct daemon *d, const union cmd *c, FILE *out)
 	time_t now = time(NULL);
 
 	if (sep) {
-		fprintf(out, "%d%c%s%c%s%c%s/%s%c%s/%s%c%" PRIu64 "\n", (int)getpid(), sep, "daemon",
-			sep, d->base, sep, d->base, SESSION_OUTPUT, sep, d->base, "lock", sep,
-			(uint64_t)(now - d->start) / 60);
+		fprintf(out, "%d%c%s%c%s%c%s/%s%c%s/%s%c%" PRIu64 "\n", (int)getpid(), sep,
+			"daemon", sep, d->base, sep, d->base, SESSION_OUTPUT, sep, d->base, "lock",
+			sep, (uint64_t)(now - d->start) / 60);
 	} else {
 		fprintf(out, "[%d:daemon] base: %s\n", (int)getpid(), d->base);
 		if (c->list.verbose) {

@@ -270,7 +270,8 @@ static int sample(struct convert *c, struct input *in)
 			struct pcl_frame f = { .ip = ip };
 
 			if (ip >= PERF_CONTEXT_MAX) {
-				/* like perf: user space until a marker says otherwise; guest ones are ignored */
+				/* as perf: user space until a marker says otherwise (guest:
+				 * ignored) */
 				if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_USER ||
 				    ip == PERF_CONTEXT_HV) {
 					kernel = ip == PERF_CONTEXT_KERNEL;
@@ -335,8 +336,9 @@ static int parse_opts(int argc, char **argv, struct convert_opts *o)
 			print_usage("data", stdout);
 			exit(0);
 		}
-		die_msg(argc < 2 ? "'pcl data' wants a subcommand: convert; see 'pcl data -h'"
-				 : "unknown 'pcl data' subcommand '%s' (convert); see 'pcl data -h'",
+		die_msg(argc < 2
+				? "'pcl data' wants a subcommand: convert; see 'pcl data -h'"
+				: "unknown 'pcl data' subcommand '%s' (convert); see 'pcl data -h'",
 			argc < 2 ? "" : argv[1]);
 		return -1;
 	}
@@ -386,7 +388,8 @@ static int parse_opts(int argc, char **argv, struct convert_opts *o)
 		return -1;
 	}
 	if (o->all || o->tod) {
-		die_msg("%s is not supported for JSON output (as perf)", o->all ? "--all" : "--tod");
+		die_msg("%s is not supported for JSON output (as perf)",
+			o->all ? "--all" : "--tod");
 		return -1;
 	}
 	return 0;
@@ -458,7 +461,8 @@ int cmd_data(int argc, char **argv)
 		goto out;
 	input_finish(&in);
 	if (c.skipped)
-		fprintf(stderr, "pcl: warning: skipped %" PRIu64 " samples of no event in the file\n",
+		fprintf(stderr,
+			"pcl: warning: skipped %" PRIu64 " samples of no event in the file\n",
 			c.skipped);
 	fprintf(stderr, "[ pcl data convert: Converted '%s' into JSON data '%s' ]\n", in.path,
 		o.to_json);

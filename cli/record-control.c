@@ -60,7 +60,8 @@ int record_control_open(struct record_control *c, const char *spec)
 	if (ack)
 		*ack++ = '\0';
 	if (fifo ? open_fifo(s, &c->ctl) : open_fd(s, &c->ctl)) {
-		die_msg("cannot open control '%s': %s", s, fifo ? strerror(errno) : "not an open fd");
+		die_msg("cannot open control '%s': %s", s,
+			fifo ? strerror(errno) : "not an open fd");
 		ret = -1;
 	} else if (ack && (fifo ? open_fifo(ack, &c->ack) : open_fd(ack, &c->ack))) {
 		die_msg("cannot open control ack '%s': %s", ack,
@@ -98,8 +99,9 @@ static int command(struct record_control *c, const char *cmd, struct pcl_evlist 
 		return 1;
 	} else {
 		if (!c->warned)
-			fprintf(stderr, "pcl: warning: control: '%.32s' is not a command pcl "
-					"record knows (enable, disable, ping, stop)\n",
+			fprintf(stderr,
+				"pcl: warning: control: '%.32s' is not a command pcl "
+				"record knows (enable, disable, ping, stop)\n",
 				cmd);
 		c->warned = true;
 		return 0;
