@@ -331,19 +331,17 @@ static int parse_opts(int argc, char **argv, struct convert_opts *o)
 	};
 	int c;
 
-	if (argc < 2 || strcmp(argv[1], "convert")) {
-		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			print_usage("data", stdout);
-			exit(0);
-		}
-		die_msg(argc < 2
-				? "'pcl data' wants a subcommand: convert; see 'pcl data -h'"
-				: "unknown 'pcl data' subcommand '%s' (convert); see 'pcl data -h'",
-			argc < 2 ? "" : argv[1]);
+	/* options alone (-h, --help, --list-opts) are answered without the subcommand */
+	bool convert = argc >= 2 && !strcmp(argv[1], "convert");
+
+	if (!convert && argc >= 2 && argv[1][0] != '-') {
+		die_msg("unknown 'pcl data' subcommand '%s' (convert); see 'pcl data -h'", argv[1]);
 		return -1;
 	}
-	argc--;
-	argv++;
+	if (convert) {
+		argc--;
+		argv++;
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:fvh", longopts, NULL)) != -1) {
@@ -377,6 +375,10 @@ static int parse_opts(int argc, char **argv, struct convert_opts *o)
 	}
 	if (optind < argc) {
 		die_msg("unexpected argument '%s'; see 'pcl data -h'", argv[optind]);
+		return -1;
+	}
+	if (!convert) {
+		die_msg("'pcl data' wants a subcommand: convert; see 'pcl data -h'");
 		return -1;
 	}
 	if (o->to_ctf) {

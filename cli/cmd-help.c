@@ -416,6 +416,7 @@ static const char usage_data[] =
 	"      --to-json OUT       write the JSON to OUT (refused if it exists)\n"
 	"  -f, --force             overwrite OUT; read a file another user owns\n"
 	"      --all               refused, as by perf: JSON has no non-sample records\n"
+	"      --tod               refused, as by perf for JSON\n"
 	"  -v, --verbose           accepted, as by perf\n"
 	"  -h, --help              show this text\n"
 	"\n"
