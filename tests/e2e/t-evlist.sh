@@ -2,7 +2,8 @@
 # pcl evlist prints what perf evlist prints, byte for byte, for the same
 # perf.data file: files recorded by perf and by pcl record, with several
 # events, a group, a tracepoint, a modifier, a period instead of a
-# frequency, and with each of no option, -v, -F, -g and --trace-fields.
+# frequency, a perf stat record file, and with each of no option, -v, -F,
+# -g and --trace-fields.
 # pcl runs through a link named perf, so that its tip line names perf as
 # perf's does. Streams (pipe mode), where perf 6.1 knows less than the
 # stream says (README: pcl evlist), are checked against what they carry:
@@ -38,6 +39,9 @@ rec perf-g perf -e cpu-clock -e task-clock -g && files+=(perf-g)
 rec perf-period perf -e dummy -e cpu-clock:k -c 100000 && files+=(perf-period)
 rec pcl-group "$PCL" -e '{cpu-clock,task-clock}' -e $TP -e page-faults:u -g && files+=(pcl-group)
 rec pcl-period "$PCL" -e cpu-clock:u -e task-clock -c 50000 && files+=(pcl-period)
+# a perf stat record file: counting events, no samples
+perf stat record -o "$TMP/perf-stat.data" -e task-clock,page-faults -- true >/dev/null 2>&1 &&
+	files+=(perf-stat)
 
 for f in "${files[@]}"; do
 	for opt in "" -v -F -g --trace-fields "-v --trace-fields" "-F --trace-fields"; do
