@@ -22,6 +22,11 @@ int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_evlist(int argc, char **argv);
+int cmd_data(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+/* perf's input when no -i: "-" when standard input is a pipe, else "perf.data" (cmd-evlist.c). */
+const char *default_input(void);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

@@ -32,6 +32,9 @@ static const char usage_main[] =
 	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
+	"   evlist    list the events of a perf.data file, like perf evlist\n"
+	"   data      convert a perf.data file to JSON, like perf data convert\n"
+	"   daemon    run record sessions in the background from a config file\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -108,6 +111,9 @@ static const char usage_record[] =
 	"  -F, --freq HZ|max       samples per second per event (default 4000, at most\n"
 	"                          perf_event_max_sample_rate)\n"
 	"  -c, --count N           a sample every N events instead of a frequency\n"
+	"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]  take perf's control commands\n"
+	"                          (enable, disable, ping, stop) from CTL, answer 'ack'\n"
+	"                          on ACK (pcl daemon runs its sessions so)\n"
 	"  -g                      call chains through frame pointers\n"
 	"      --call-graph fp|dwarf[,SIZE]  frame pointers, or user registers and SIZE\n"
 	"                          bytes of user stack (default 8192) for DWARF unwinding\n"
@@ -132,6 +138,23 @@ static const char usage_record[] =
 	"                          takes a pipe-mode stream (the command's stdout then\n"
 	"                          goes to stderr when it would mix into the stream)\n"
 	"  -q, --quiet             no notes and no summary\n"
+	"  -z, --compression-level[=N]  zstd-compress the recorded records (level 1 fastest,\n"
+	"                          the default, .. 22 smallest) as perf record -z\n"
+	"      --all-user / --all-kernel  sample every event in user / kernel space only\n"
+	"      --filter FILTER     tracepoint filter for the events of the -e before it\n"
+	"                          (tracefs syntax: 'prev_pid == 0 && next_pid != 1')\n"
+	"      --per-thread        a counter and a ring per thread; children not followed\n"
+	"  -B, --no-buildid        no build ids in the file\n"
+	"      --user-regs[=REGS]  sample these user registers (all without REGS; '?' lists)\n"
+	"  -I, --intr-regs[=REGS]  sample these registers at the interrupt\n"
+	"      --overwrite         flight recorder: rings the kernel overwrites, the newest\n"
+	"                          samples written at the end (and on each --switch-output)\n"
+	"      --max-size SIZE     stop when the file reaches SIZE (bytes, or with B, K, M, G)\n"
+	"      --switch-output[=signal|SIZE|TIME]  finish the file as FILE.<timestamp> and\n"
+	"                          start a new one on SIGUSR2 (the default), at SIZE (B, K,\n"
+	"                          M, G) or every TIME (s, m, h, d); the last one too\n"
+	"      --switch-max-files N  keep only the N newest of those files\n"
+	"      --timestamp-filename  name the file FILE.<timestamp>\n"
 	"\n"
 	"The exit status is the command's. Ctrl-C stops recording and leaves a complete\n"
 	"file. A recorder killed outright leaves a file that holds every round written.\n"
@@ -380,6 +403,77 @@ static const char usage_annotate[] =
 	"code no file holds (the kernel from kallsyms, JIT code) is skipped and counted\n"
 	"in one warning; an unknown SYMBOL, or a file without samples, is an error.\n";
 
+static const char usage_evlist[] =
+	"usage: pcl evlist [-i FILE|-] [-v | -F | -g] [--trace-fields] [-f]\n"
+	"\n"
+	"List the events of a perf.data file (pcl's or perf's, a file or a stream),\n"
+	"one a line, as perf evlist prints them.\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"  -v, --verbose           every attr field that is not zero\n"
+	"  -F, --freq              the sample frequency (sample_freq=) or period\n"
+	"                          (sample_period=) of each event\n"
+	"  -g, --group             groups on one line: {leader,member,...}\n"
+	"      --trace-fields      the fields of each tracepoint\n"
+	"  -f, --force             read a file another user owns\n"
+	"  -h, --help              show this text\n";
+
+static const char usage_data[] =
+	"usage: pcl data convert --to-json OUT [-i FILE|-] [--force]\n"
+	"\n"
+	"Convert a perf.data file (pcl's or perf's, a file or a stream) to the JSON\n"
+	"of perf data convert --to-json: the file's headers, then one object per\n"
+	"sample with its time, pid, tid, cpu (when recorded), command name and\n"
+	"call chain (address, and symbol and DSO where known), in time order.\n"
+	"Tracepoint payloads are not written (perf 6.1 writes none).\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"      --to-json OUT       write the JSON to OUT (refused if it exists)\n"
+	"  -f, --force             overwrite OUT; read a file another user owns\n"
+	"      --all               refused, as by perf: JSON has no non-sample records\n"
+	"      --tod               refused, as by perf for JSON\n"
+	"  -v, --verbose           accepted, as by perf\n"
+	"  -h, --help              show this text\n"
+	"\n"
+	"--to-ctf (perf's other format) is not supported.\n";
+
+static const char usage_daemon[] =
+	"usage: pcl daemon [--config FILE] [-v] [-x [SEP]]      (list the sessions)\n"
+	"       pcl daemon start [--config FILE] [-f]\n"
+	"       pcl daemon stop | ping [--session NAME] | signal [--session NAME]\n"
+	"                  [--config FILE]\n"
+	"\n"
+	"Run pcl record sessions in the background, as perf daemon does, from a\n"
+	"config file in perf's format:\n"
+	"\n"
+	"  [daemon]\n"
+	"  base = /var/lib/pcl-daemon\n"
+	"  [session-cycles]\n"
+	"  run = -m 10 -e cycles --switch-output\n"
+	"\n"
+	"Each session runs 'pcl record --control=fifo:control,ack RUN' in\n"
+	"BASE/session-NAME (its output, perf.data files, control and ack fifos).\n"
+	"The daemon writes its log to BASE/output, holds BASE/lock, answers on the\n"
+	"socket BASE/control, and restarts, starts or stops sessions when the\n"
+	"config file changes. pcl and perf daemons and clients understand each\n"
+	"other.\n"
+	"\n"
+	"  start                   start the daemon (in the background)\n"
+	"  stop                    stop the daemon and its sessions\n"
+	"  ping                    OK or FAIL for each session (or --session NAME)\n"
+	"  signal                  send SIGUSR2 to each session (or --session NAME): a\n"
+	"                          session with --switch-output starts a new file\n"
+	"      --config FILE       the config file (default /etc/perfconfig if readable,\n"
+	"                          else ~/.perfconfig)\n"
+	"      --base DIR          the base directory, instead of the config's\n"
+	"      --session NAME      one session (ping, signal); default all\n"
+	"  -x, --field-separator [SEP]  list as SEP-separated fields (default ',')\n"
+	"  -v, --verbose           list with each session's paths and up time\n"
+	"  -f, --foreground        start: stay in the foreground\n"
+	"  -h, --help              show this text\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -389,6 +483,9 @@ static const struct {
 	{ "script", usage_script },
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
+	{ "evlist", usage_evlist },
+	{ "data", usage_data },
+	{ "daemon", usage_daemon },
 	{ "events", usage_events }, { "help", usage_help },
 };
 
