@@ -56,8 +56,8 @@ done
 
 # --- --switch-output=SIZE and --switch-max-files: the newest N files stay ------------
 rm -f "$D"/*
-run_long sz 30 "$PCL" record -e cpu-clock -F 999 --switch-output=10K --switch-max-files 2 \
-	-o "$D/s.data" -- "$spin" 2000
+run_long sz 30 "$PCL" record -e cpu-clock -F 999 --switch-output=6K --switch-max-files 2 \
+	-o "$D/s.data" -- "$spin" 2500
 n_dump=$(dumped "$TMP/sz.err" | wc -l)
 left=$(ls "$D" | grep -c '^s\.data\.')
 newest=$(dumped "$TMP/sz.err" | tail -2 | xargs -n1 basename | sort | tr '\n' ' ')
@@ -74,9 +74,9 @@ small=
 for f in $(dumped "$TMP/sz.err" | head -n -1); do
 	[ -e "$f" ] || continue
 	sz=$(stat -c %s "$f")
-	[ "$sz" -ge 10240 ] || small="$small $f=$sz"
+	[ "$sz" -ge 6144 ] || small="$small $f=$sz"
 done
-[ -z "$small" ] && ok record-switch-output-size-big-enough || not_ok record-switch-output-size-big-enough "files below 10K:$small"
+[ -z "$small" ] && ok record-switch-output-size-big-enough || not_ok record-switch-output-size-big-enough "files below 6K:$small"
 
 # --- --switch-output=TIME: perf's and pcl's file counts for the same run --------------
 rm -f "$D"/*
@@ -329,3 +329,15 @@ if [ $# -eq 2 ]; then
 else
 	not_ok record-overwrite-switch "$# files dumped (want 2)" "$(show "$TMP/ows.err")"
 fi
+
+# --- -m SIZE (perf daemon configs write -m 20M): pages, up to a power of two -----------
+# perf says how it rounded (20M: 5120 pages, to 8192); pcl's ring shows in its
+# wakeup watermark, a quarter of the ring
+for m in 20M 64K; do
+	pages=$(perf record -m $m -e cpu-clock -o "$TMP/pm.data" -- true 2>&1 | sed -n 's/^rounding mmap pages size to .* (\([0-9]*\) pages)$/\1/p')
+	[ -n "$pages" ] || pages=$(( $(numfmt --from=iec "$m") / 4096 ))
+	"$PCL" record -q -m $m -e cpu-clock -o "$TMP/cm.data" -- true 2>/dev/null
+	wm=$(evlist_attr "$TMP/cm.data" | sed -n 's/^wakeup_watermark }=//p')
+	[ "$wm" = "$((pages * 4096 / 4))" ] && ok "record-mmap-size-$m" ||
+		not_ok "record-mmap-size-$m" "pcl's wakeup watermark '$wm' (want $((pages * 4096 / 4)): a quarter of perf's $pages pages)"
+done
