@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* pcl help [COMMAND]: usage of pcl and of each subcommand. */
+/*
+ * pcl help [COMMAND]: usage of pcl and of each subcommand, or its man page
+ * when installed; and the getopt_long wrapper behind every command's
+ * --help (man page) and --list-opts (shell completion).
+ */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 
+/* this file calls the real one */
+#undef getopt_long
+
+const char *cli_cmd;
+bool cli_list_opts;
+
 static const char usage_main[] =
-	"usage: pcl [--version] [--help] COMMAND [ARGS]\n"
+	"usage: pcl [--version] [--help] [--no-pager | --paginate] [--list-cmds] COMMAND [ARGS]\n"
 	"\n"
 	"pcl counts and explains what a program does to the machine, through\n"
 	"perf_event_open(2). Commands:\n"
@@ -17,10 +32,21 @@ static const char usage_main[] =
 	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
-	"   help      show this text, or a command's usage: pcl help stat\n"
+	"   help      show this text, or a command's manual: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
-	"Events are named as in perf: see 'pcl help events'.\n";
+	"  -v, --version           print pcl's version\n"
+	"  -h, --help              show this text\n"
+	"      --no-pager          do not page the output of report, script, list,\n"
+	"                          annotate, diff and help on a terminal\n"
+	"  -p, --paginate          page the output of any command on a terminal\n"
+	"      --list-cmds         the command names on one line (shell completion)\n"
+	"\n"
+	"'pcl CMD -h' prints CMD's options; 'pcl CMD --help' and 'pcl help CMD' show\n"
+	"its manual, pcl-CMD(1), when installed. 'pcl CMD --list-opts' prints CMD's\n"
+	"long options (shell completion). The pager is PCL_PAGER, else PERF_PAGER,\n"
+	"else PAGER, else less (with LESS=FRX when LESS is not set); empty or 'cat':\n"
+	"none. Events are named as in perf: see 'pcl help events'.\n";
 
 static const char usage_stat[] =
 	"usage: pcl stat [OPTIONS] [--] COMMAND [ARGS]\n"
@@ -291,6 +317,16 @@ static const char usage_list[] =
 	"GLOB filters names (e.g. 'sched:*'). Events this machine\n"
 	"cannot count are marked 'not supported'. --json prints one JSON array.\n";
 
+static const char usage_help[] =
+	"usage: pcl help [COMMAND|events]\n"
+	"\n"
+	"Without COMMAND, the list of commands and pcl's global options. With one,\n"
+	"its manual page, pcl-COMMAND(1), through man(1) when the page is installed\n"
+	"(beside pcl, PREFIX/share/man, or on MANPATH), else its usage text.\n"
+	"'pcl help events': the event syntax.\n"
+	"\n"
+	"  -h, --help              show this text (--help: the manual page, pcl-help(1))\n";
+
 static const char usage_events[] =
 	"Event syntax (as in perf):\n"
 	"  cycles, instructions, task-clock, page-faults ...  generic events ('pcl list')\n"
@@ -353,7 +389,7 @@ static const struct {
 	{ "script", usage_script },
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
-	{ "events", usage_events }, { "help", usage_main },
+	{ "events", usage_events }, { "help", usage_help },
 };
 
 int print_usage(const char *cmd, FILE *out)
@@ -371,12 +407,99 @@ int print_usage(const char *cmd, FILE *out)
 	return -1;
 }
 
+/* Whether @path is a readable file. */
+static bool readable(const char *path)
+{
+	return !access(path, R_OK);
+}
+
+/* Whether man(1) finds @page on its search path (MANPATH, man.conf). */
+static bool man_knows(const char *page)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execlp("man", "man", "-w", page, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+void show_man_page(const char *cmd)
+{
+	char exe[PATH_MAX], page[64], path[PATH_MAX + 128], *slash;
+	ssize_t n;
+
+	/* a command's name, not a path to some other file */
+	if (cmd && (!*cmd || strspn(cmd, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(cmd)))
+		return;
+	snprintf(page, sizeof(page), "pcl%s%s", cmd ? "-" : "", cmd ? cmd : "");
+	/* installed beside this pcl: PREFIX/bin/pcl -> PREFIX/share/man/man1 */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/../share/man/man1/%s.1", exe, page);
+			if (readable(path)) {
+				fflush(stdout);
+				execlp("man", "man", "-l", path, (char *)NULL);
+				return;
+			}
+		}
+	}
+	if (man_knows(page)) {
+		fflush(stdout);
+		execlp("man", "man", page, (char *)NULL);
+	}
+}
+
+int cli_getopt_long(int argc, char *const argv[], const char *optstring,
+		    const struct option *longopts, int *longindex)
+{
+	int idx = -1, c;
+
+	if (cli_list_opts) {
+		for (const struct option *o = longopts; o && o->name; o++)
+			printf("%s--%s", o == longopts ? "" : " ", o->name);
+		putchar('\n');
+		exit(stdout_finish(0));
+	}
+	c = getopt_long(argc, argv, optstring, longopts, &idx);
+	if (longindex)
+		*longindex = idx;
+	/* --help, not -h: the manual, as perf does; the usage when there is none */
+	if (cli_cmd && c != -1 && c != '?' && c != ':' && idx >= 0 &&
+	    !strcmp(longopts[idx].name, "help"))
+		show_man_page(cli_cmd);
+	return c;
+}
+
 int cmd_help(int argc, char **argv)
 {
-	if (argc < 2)
+	const char *cmd = argc < 2 ? NULL : argv[1];
+
+	/* pcl help -h: help's own usage; --help: its page */
+	if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")))
+		cmd = "help";
+	if (cmd)
+		show_man_page(cmd);
+	setup_pager();
+	if (!cmd)
 		return print_usage(NULL, stdout), 0;
-	if (print_usage(argv[1], stdout)) {
-		die_msg("no help for '%s'; see 'pcl help'", argv[1]);
+	if (print_usage(cmd, stdout)) {
+		die_msg("no help for '%s'; see 'pcl help'", cmd);
 		return EXIT_USAGE;
 	}
 	return 0;

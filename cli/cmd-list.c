@@ -229,6 +229,7 @@ int cmd_list(int argc, char **argv)
 	int c;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -238,7 +239,7 @@ int cmd_list(int argc, char **argv)
 			print_usage("list", stdout);
 			return 0;
 		default:
-			print_usage("list", stderr);
+			option_error("list", c, argv);
 			return EXIT_USAGE;
 		}
 	}

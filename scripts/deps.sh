@@ -69,6 +69,9 @@ pkgs=(
 	# Debian's debuginfod server, which tests/e2e/t-debuginfod.sh starts on
 	# a loopback port over a folder of unstripped builds.
 	libdebuginfod-dev debuginfod
+	# The man pages (docs/man/*.scd) are written in scdoc's markup; make
+	# builds them into build/man with it, and make install installs them.
+	scdoc
 )
 
 check_only=0
