@@ -455,7 +455,8 @@ static void free_session(struct pcl_session *s)
 /*
  * Create the file at s->path with the attrs, features and the state of what
  * runs. A file after a switch also gets the workload's process, which
- * announced itself (exec) in the first file only.
+ * announced itself (exec) in the first file only (a CPU target synthesizes
+ * every process anyway).
  */
 static int open_file(struct pcl_session *s, bool again)
 {
@@ -468,7 +469,7 @@ static int open_file(struct pcl_session *s, bool again)
 	ret = ret ? ret : add_tracing(s);
 	ret = ret ? ret : add_clockid(s);
 	ret = ret ? ret : add_clock_data(s);
-	if (!ret && again && s->wl_pid > 0)
+	if (!ret && again && s->wl_pid > 0 && !s->cpu_target && !s->task_target)
 		ret = pcl_synthesize_process(s->wl_pid, &s->attrs[0].attr,
 					     s->attrs[0].nr_ids ? s->ids[0][0] : 0,
 					     s->attrs[0].attr.mmap_data, sink, s) == -EIO
