@@ -228,13 +228,18 @@ static int parse_mmap_pages(struct record_opts *o, const char *arg)
 {
 	uint64_t max = UINT_MAX / (unsigned int)getpagesize(), bytes, psz = (uint64_t)getpagesize();
 
+	o->mmap_rounded = NULL;
+
 	/* a size (perf's -m 20M, as perf daemon configs write it): pages, up to a power of two */
 	if (parse_with_unit(arg, size_units, &bytes) && bytes && bytes <= max * psz) {
 		o->mmap_pages = (bytes + psz - 1) / psz;
 		while (o->mmap_pages & (o->mmap_pages - 1))
 			o->mmap_pages = (o->mmap_pages | (o->mmap_pages - 1)) + 1;
-		if (o->mmap_pages <= max)
+		if (o->mmap_pages <= max) {
+			/* said in validate() (unless -q), as perf says it */
+			o->mmap_rounded = o->mmap_pages * psz != bytes ? arg : NULL;
 			return 0;
+		}
 	}
 
 	if (!parse_uint(arg, 0, 1, max, &o->mmap_pages) ||
@@ -511,6 +516,11 @@ static int validate(struct record_opts *o)
 		o->output = "perf.data";
 	if (!o->mmap_pages)
 		o->mmap_pages = 128;
+	if (o->mmap_rounded && !o->quiet)
+		fprintf(stderr, "pcl: rounding mmap size '%s' up to %llu KiB (%llu pages)\n",
+			o->mmap_rounded,
+			(unsigned long long)(o->mmap_pages * (uint64_t)getpagesize() >> 10),
+			(unsigned long long)o->mmap_pages);
 	/* a stream has no file to rename (perf's switch fails on a pipe too) */
 	if (o->timestamp_filename && (!strcmp(o->output, "-") || !stat(o->output, &st)) &&
 	    (!strcmp(o->output, "-") || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
