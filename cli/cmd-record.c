@@ -53,10 +53,10 @@ static const struct {
 	const char *name;
 	int bit;
 } sample_regs[] = {
-	{ "AX", 0 },	{ "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
-	{ "DI", 5 },	{ "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
-	{ "CS", 10 },	{ "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
-	{ "R11", 19 },	{ "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
+	{ "AX", 0 },   { "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
+	{ "DI", 5 },   { "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
+	{ "CS", 10 },  { "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
+	{ "R11", 19 }, { "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
 };
 #define NR_SAMPLE_REGS (sizeof(sample_regs) / sizeof(sample_regs[0]))
 
@@ -246,8 +246,7 @@ static int parse_mmap_pages(struct record_opts *o, const char *arg)
 	    (o->mmap_pages & (o->mmap_pages - 1))) {
 		die_msg("bad mmap size '%s' (a power of two number of pages, at most %llu, or a "
 			"size with B, K, M or G)",
-			arg,
-			(unsigned long long)(max + 1) / 2);
+			arg, (unsigned long long)(max + 1) / 2);
 		return -1;
 	}
 	return 0;
@@ -352,8 +351,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))

@@ -318,7 +318,8 @@ static int dump_backward(struct pcl_session *s, bool resume)
 			break;
 		}
 		n = 0;
-		for (size_t off = 0; off < used; off += ((struct perf_event_header *)(buf + off))->size)
+		for (size_t off = 0; off < used;
+		     off += ((struct perf_event_header *)(buf + off))->size)
 			offs[n++] = off;
 		while (n && !ret)
 			ret = sink(s, (const struct perf_event_header *)(buf + offs[--n]));
@@ -478,9 +479,9 @@ static int open_file(struct pcl_session *s, bool again)
 	ret = ret ? ret : synthesize_all(s);
 	/* as perf's, the synthesized state stays plain: only the rings' records are compressed */
 	if (!ret && s->o.compression_level)
-		ret = pcl_data_writer__set_compression(
-			s->w, s->o.compression_level,
-			(s->o.mmap_pages + 1) * (uint32_t)getpagesize());
+		ret = pcl_data_writer__set_compression(s->w, s->o.compression_level,
+						       (s->o.mmap_pages + 1) *
+							       (uint32_t)getpagesize());
 	return ret;
 }
 
