@@ -41,6 +41,7 @@ struct pcl_session {
 	int nr_index;
 	struct pcl_dso_hits *hits;
 	struct pcl_session_stats st;
+	struct pcl_session_stats lost_base; /* the rings' lost counts when this file began */
 	uint64_t first_time, last_time;
 	int max_rate;
 	/* what a new file after a switch needs: its name, the command line, the workload */
@@ -623,6 +624,10 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 		out->lost_records += rs.lost_records;
 		out->lost_samples += rs.lost_samples;
 	}
+	/* the rings count from the start; a file after a switch says what it lost */
+	out->lost -= s->lost_base.lost;
+	out->lost_records -= s->lost_base.lost_records;
+	out->lost_samples -= s->lost_base.lost_samples;
 }
 
 /* Drain and finish the current file: build ids, sample times, features. */
@@ -665,6 +670,7 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
 				       struct pcl_session_stats *stats)
 {
+	struct pcl_session_stats base;
 	int ret, e;
 
 	if (!s || !s->w || !rename_to || pcl_data_writer__is_pipe(s->w))
@@ -683,6 +689,9 @@ PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename
 	if (!s->hits)
 		return pcl_err(ENOMEM, "pcl_session__switch_output: out of memory");
 	memset(&s->st, 0, sizeof(s->st));
+	memset(&s->lost_base, 0, sizeof(s->lost_base));
+	pcl_session__stats(s, &base); /* not into lost_base: stats() subtracts it */
+	s->lost_base = base;
 	s->first_time = s->last_time = 0;
 	return open_file(s, true);
 }
