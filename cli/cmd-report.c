@@ -41,6 +41,10 @@ enum {
 	OPT_FULL_SOURCE_PATH,
 	OPT_INLINE,
 	OPT_NO_INLINE,
+	/* issue 13 */
+	OPT_MAX_STACK,
+	OPT_TASKS,
+	OPT_MMAPS,
 };
 
 struct report_opts {
@@ -65,6 +69,13 @@ struct report_opts {
 	const char *format; /* --format: an export, or json */
 	struct export_req x;
 	bool full_source_path; /* srcline and srcfile keys: whole paths */
+	/* issue 13 */
+	bool show_nr_samples;	/* -n: a Samples column */
+	const char *fields;	/* -F: perf's output fields */
+	int max_stack;		/* --max-stack: frames of a chain used (-1: all) */
+	bool threads;		/* -T: the per-thread counters of pcl/perf record -s */
+	bool tasks, mmaps;	/* --tasks, --mmaps: the task tree instead of a report */
+	const char *parent;	/* -p: the parent regex of -s parent */
 };
 
 struct event_hist {
@@ -150,6 +161,13 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "mmaps", no_argument, NULL, OPT_MMAPS },
+		{ "parent", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,7 +175,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -280,6 +298,35 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'I':
 			o->show_info = true;
+			break;
+		case 'n':
+			o->show_nr_samples = true;
+			break;
+		case 'F':
+			o->fields = optarg;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > INT32_MAX) {
+				die_msg("bad --max-stack '%s' (expected a number of frames)", optarg);
+				return -1;
+			}
+			o->max_stack = (int)v;
+			break;
+		}
+		case 'T':
+			o->threads = true;
+			break;
+		case OPT_TASKS:
+			o->tasks = true;
+			break;
+		case OPT_MMAPS:
+			o->mmaps = true;
+			break;
+		case 'p':
+			o->parent = optarg;
 			break;
 		case 'h':
 			print_usage("report", stdout);
@@ -767,6 +814,46 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 	return ret;
 }
 
+/*
+ * --tasks, --mmaps: a machine of the file's COMM, FORK and EXIT records
+ * (and MMAP, MMAP2 for --mmaps), as perf builds its own for them: threads
+ * seen only in samples are not tasks.
+ */
+static int report_tasks(struct input *in, bool mmaps)
+{
+	struct pcl_machine *m = pcl_machine__new();
+	int ret = 1, r;
+
+	if (!m) {
+		die_msg("out of memory");
+		return 1;
+	}
+	while ((r = input_next(in)) > 0) {
+		uint32_t type = in->ev.hdr->type;
+
+		if (!in->ev.decoded)
+			continue;
+		if (type == PERF_RECORD_COMM || type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT ||
+		    (mmaps && (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2))) {
+			if (pcl_machine__process(m, &in->ev.rec)) {
+				die_msg("out of memory");
+				goto out;
+			}
+		}
+	}
+	if (r < 0)
+		goto out;
+	input_finish(in);
+	if (pcl_report__tasks(stdout, m, mmaps)) {
+		die_msg("%s", pcl_last_error());
+		goto out;
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	pcl_machine__free(m);
+	return ret;
+}
+
 static int report(struct report_opts *o)
 {
 	struct input in;
@@ -788,6 +875,10 @@ static int report(struct report_opts *o)
 			ret = 0;
 			goto out;
 		}
+	}
+	if (o->tasks || o->mmaps) {
+		ret = report_tasks(&in, o->mmaps);
+		goto out;
 	}
 	if (o->format && strcmp(o->format, "json")) {
 		o->x.format = o->format;
@@ -924,7 +1015,7 @@ static int validate(const struct report_opts *o)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .children = -1, .group = -1 };
+	struct report_opts o = { .children = -1, .group = -1, .max_stack = -1 };
 	int ret;
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {

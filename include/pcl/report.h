@@ -110,6 +110,17 @@ struct pcl_export_fact;
 PCL_API int pcl_report__json_header(FILE *fp, const struct pcl_export_fact *facts, size_t nr_facts,
 				    uint64_t lost_samples);
 
+/*
+ * perf report --tasks: every thread of @m (the idle task added if absent)
+ * as perf's tree by parent (pid, tid, ppid, comm); with @mmaps (perf's
+ * --mmaps), each followed by its process's maps. @m is fed the COMM, FORK,
+ * EXIT (and, for perf's --mmaps, MMAP and MMAP2) records only, as perf
+ * feeds its own. 0, -ENOENT (a thread whose parent is not known, as perf
+ * fails), -ENOMEM, or -EIO on a write error.
+ */
+struct pcl_machine;
+PCL_API int pcl_report__tasks(FILE *fp, struct pcl_machine *m, bool mmaps);
+
 #ifdef __cplusplus
 }
 #endif
