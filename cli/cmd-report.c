@@ -664,6 +664,21 @@ static int setup_groups(struct input *in, struct event_hist **eh, int *nr, bool 
 	return 0;
 }
 
+/*
+ * --max-stack N: perf uses N frames of a chain in the order it shows them:
+ * the innermost N (the sample's ip first) in callee order, the outermost N
+ * in caller order (children's default).
+ */
+static void cap_chain(const struct report_opts *o, bool caller_order, struct pcl_resolved *rs)
+{
+	if (o->max_stack >= 0 && rs->nr_chain > (size_t)o->max_stack) {
+		if (caller_order)
+			rs->chain += rs->nr_chain - (size_t)o->max_stack;
+		rs->nr_chain = (size_t)o->max_stack;
+		rs->chain_id = 0; /* another chain than the resolver's id stands for */
+	}
+}
+
 static int read_samples(struct input *in, const struct report_opts *o, struct event_hist **eh,
 			int *nr, const struct pcl_hist_opts *ho)
 {
@@ -686,6 +701,7 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 			e = event_hist(eh, nr, e->leader, ho);
 			if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
 				goto oom;
+			cap_chain(o, ho->caller_order, &rs);
 			e->member_totals[member] += ev->rec.sample.period;
 			cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu
 									  : UINT32_MAX;
@@ -696,6 +712,7 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 		}
 		if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
 			goto oom;
+		cap_chain(o, ho->caller_order, &rs);
 		if (o->group && e->nr_members > 1)
 			e->member_totals[0] += ev->rec.sample.period;
 		cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu : UINT32_MAX;
