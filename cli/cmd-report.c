@@ -551,30 +551,168 @@ body:
 	return 0;
 }
 
-/* Columns: the sort keys, without those a one-item filter pins down (as perf elides them). */
-static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
-		      struct pcl_report_opts *ro)
+/* A comma-separated list of perf's field names into @v (*@n of them so far). */
+static int parse_fields(const char *s, const char *what, struct pcl_field *v, int *n)
 {
-	int n = pcl_sort_keys_parse(o->sort ? o->sort : "comm,dso,sym", ho->keys, PCL_SORT_MAX);
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		struct pcl_field f;
 
-	if (n < 0) {
-		die_msg("%s", pcl_last_error());
+		if (len && pcl_field_parse(s, len, &f)) {
+			die_msg("unknown %s key '%.*s' (overhead, overhead_sys, overhead_us, "
+				"overhead_guest_sys, overhead_guest_us, overhead_children, sample, "
+				"period, comm, dso, sym, pid, tid, cpu, srcline, srcfile)",
+				what, (int)len, s);
+			return -1;
+		}
+		if (len) {
+			if (*n >= PCL_FIELDS_MAX) {
+				die_msg("too many %s keys", what);
+				return -1;
+			}
+			v[(*n)++] = f;
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+static bool field_in(const struct pcl_field *v, int n, struct pcl_field f)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].hpp == f.hpp && (f.hpp != PCL_HPP_KEY || v[i].key == f.key))
+			return true;
+	return false;
+}
+
+static void field_add(struct pcl_field *v, int *n, struct pcl_field f)
+{
+	if (*n < PCL_FIELDS_MAX && !field_in(v, *n, f))
+		v[(*n)++] = f;
+}
+
+static bool elided(const struct report_opts *o, enum pcl_sort_key k)
+{
+	return (k == PCL_SORT_COMM && o->lists.comm.n == 1) ||
+	       (k == PCL_SORT_DSO && o->lists.dso.n == 1) ||
+	       (k == PCL_SORT_SYM && o->lists.symbols.n == 1);
+}
+
+/*
+ * perf's sort list and output fields from --sort, -F and -n. The sort list
+ * is --sort's (comm,dso,sym if not given; "+KEYS" adds to those), with
+ * overhead (and overhead_children in children mode) in front unless -F
+ * names the fields (a list not starting with '+'), then the output fields
+ * it lacks. The output fields are -F's; without it (or with "+FIELDS"),
+ * [Children,] Overhead/Self[, Samples with -n][, the '+' ones]; then the
+ * sort keys they lack. An entry is one per value of the sort list's keys.
+ */
+static int setup_order(const struct report_opts *o, bool children, struct pcl_field *order,
+		       int *nr_order, struct pcl_field *fields, int *nr_fields)
+{
+	bool strict = o->fields && o->fields[0] != '+';
+	struct pcl_field sort[PCL_FIELDS_MAX], head[2];
+	int ns = 0, nh = 0;
+
+	*nr_order = *nr_fields = 0;
+	if (!o->sort && !strict) {
+		if (parse_fields("comm,dso,sym", "--sort", sort, &ns))
+			return -1;
+	} else if (o->sort && o->sort[0] == '+') {
+		if (parse_fields("comm,dso,sym", "--sort", sort, &ns) ||
+		    parse_fields(o->sort + 1, "--sort", sort, &ns))
+			return -1;
+	} else if (o->sort && parse_fields(o->sort, "--sort", sort, &ns)) {
 		return -1;
 	}
+	if (!strict) {
+		/* perf's setup_overhead: each put in front if the list lacks it */
+		if (children && !field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 }))
+			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 };
+		if (!field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 }))
+			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD, 0 };
+	}
+	for (int i = 0; i < nh; i++)
+		field_add(order, nr_order, head[i]);
+	for (int i = 0; i < ns; i++)
+		field_add(order, nr_order, sort[i]);
+	if (strict) {
+		if (parse_fields(o->fields, "--fields", fields, nr_fields))
+			return -1;
+	} else {
+		struct pcl_field plus[PCL_FIELDS_MAX];
+		int np = 0;
+
+		if (children)
+			field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 });
+		field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 });
+		if (o->show_nr_samples)
+			field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_SAMPLE, 0 });
+		if (o->fields && parse_fields(o->fields + 1, "--fields", plus, &np))
+			return -1;
+		for (int i = 0; i < np; i++)
+			field_add(fields, nr_fields, plus[i]);
+	}
+	for (int i = 0; i < *nr_order; i++)
+		field_add(fields, nr_fields, order[i]);
+	for (int i = 0; i < *nr_fields; i++)
+		field_add(order, nr_order, fields[i]);
+	return 0;
+}
+
+/*
+ * The columns and the entries' keys and order. A key that a one-item
+ * filter pins down is not shown (as perf elides it), unless that leaves
+ * no key column.
+ */
+static int setup_keys(const struct report_opts *o, bool children, struct pcl_hist_opts *ho,
+		      struct pcl_report_opts *ro)
+{
+	struct pcl_field order[PCL_FIELDS_MAX], fields[PCL_FIELDS_MAX];
+	int no, nf, n = 0, shown_keys = 0;
+	bool custom = o->fields || o->show_nr_samples;
+
+	if (setup_order(o, children, order, &no, fields, &nf))
+		return -1;
+	for (int i = 0; i < no; i++) {
+		if (order[i].hpp != PCL_HPP_KEY) {
+			custom |= order[i].hpp != PCL_HPP_OVERHEAD &&
+				  order[i].hpp != PCL_HPP_OVERHEAD_CHILDREN;
+			continue;
+		}
+		ho->keys[n++] = order[i].key;
+	}
+	/* the default order (perf's overhead first, then the keys) is the histogram's own */
+	custom |= no < 1 || order[0].hpp != (children ? PCL_HPP_OVERHEAD_CHILDREN : PCL_HPP_OVERHEAD);
+	custom |= !n; /* no key: one entry of everything (perf's -s overhead) */
 	ho->nr_keys = n;
 	ro->nr_keys = 0;
-	for (int i = 0; i < n; i++) {
-		if ((ho->keys[i] == PCL_SORT_COMM && o->lists.comm.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_DSO && o->lists.dso.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
-			continue;
-		ro->keys[ro->nr_keys++] = ho->keys[i];
-	}
+	for (int i = 0; i < n; i++)
+		if (!elided(o, ho->keys[i]))
+			ro->keys[ro->nr_keys++] = ho->keys[i];
 	if (!ro->nr_keys) { /* perf: eliding every column makes no sense, it shows them all */
 		memcpy(ro->keys, ho->keys, sizeof(ro->keys));
 		ro->nr_keys = n;
 	}
-	ro->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
+	/* and it sorts the entries without the keys it elides */
+	custom |= ro->nr_keys != n;
+	if (custom) {
+		ho->nr_order = 0;
+		for (int i = 0; i < no; i++)
+			if (order[i].hpp != PCL_HPP_KEY || ro->nr_keys == n || !elided(o, order[i].key))
+				ho->order[ho->nr_order++] = order[i];
+	}
+	for (int i = 0; i < nf; i++)
+		shown_keys += fields[i].hpp == PCL_HPP_KEY && !elided(o, fields[i].key);
+	ro->nr_fields = 0;
+	for (int i = 0; i < nf; i++)
+		if (fields[i].hpp != PCL_HPP_KEY || !elided(o, fields[i].key) || !shown_keys)
+			ro->fields[ro->nr_fields++] = fields[i];
+	ro->self_title = children && !(o->fields && o->fields[0] != '+');
+	/* perf: only without -F, and by --sort's text */
+	ro->sort_sym_first = !o->fields && o->sort && !strncmp(o->sort, "sym", 3);
 	return 0;
 }
 
@@ -919,7 +1057,7 @@ static int report(struct report_opts *o)
 		goto out;
 	if (o->has_percent_limit && o->limit_after_graph)
 		ro.graph_min_percent = o->percent_limit;
-	if (setup_keys(o, &ho, &ro))
+	if (setup_keys(o, o->children && chains, &ho, &ro))
 		goto out;
 	if (json) {
 		/* data, not columns: a key one filter pins down is still a field */
@@ -1018,15 +1156,14 @@ out:
 /* Bad --sort and -g values are usage errors, found before the file is read. */
 static int validate(const struct report_opts *o)
 {
-	enum pcl_sort_key keys[PCL_SORT_MAX];
+	struct pcl_field order[PCL_FIELDS_MAX], fields[PCL_FIELDS_MAX];
 	struct pcl_report_opts ro = { 0 };
 	struct pcl_hist_opts ho = { 0 };
+	int no, nf;
 	bool off;
 
-	if (o->sort && pcl_sort_keys_parse(o->sort, keys, PCL_SORT_MAX) < 0) {
-		die_msg("%s", pcl_last_error());
+	if (setup_order(o, false, order, &no, fields, &nf))
 		return -1;
-	}
 	return o->graph ? parse_graph(o->graph, &ro, &ho, &off) : 0;
 }
 

@@ -162,6 +162,36 @@ struct pcl_callnode {
 	struct pcl_callnode *hint;		    /* the child found last (building only) */
 };
 
+/*
+ * What perf's output fields (report -F) and sort order are made of: a
+ * column of numbers (perf's "hpp" fields) or a sort key's column.
+ */
+enum pcl_hpp {
+	PCL_HPP_KEY,		   /* not a number: the column of sort key @key */
+	PCL_HPP_OVERHEAD,	   /* "overhead": self period, in percent */
+	PCL_HPP_OVERHEAD_SYS,	   /* "overhead_sys": of kernel-mode samples */
+	PCL_HPP_OVERHEAD_US,	   /* "overhead_us": of user-mode samples */
+	PCL_HPP_OVERHEAD_GUEST_SYS, /* "overhead_guest_sys" (pcl has no guests: 0) */
+	PCL_HPP_OVERHEAD_GUEST_US,  /* "overhead_guest_us" (likewise) */
+	PCL_HPP_OVERHEAD_CHILDREN, /* "overhead_children": children period, in percent */
+	PCL_HPP_SAMPLE,		   /* "sample": the number of samples */
+	PCL_HPP_PERIOD,		   /* "period": self period */
+	PCL_HPP__NR,
+};
+
+struct pcl_field {
+	enum pcl_hpp hpp;
+	enum pcl_sort_key key; /* with PCL_HPP_KEY */
+};
+
+#define PCL_FIELDS_MAX 32
+
+/*
+ * One of perf's field names ("overhead", "sample", ..., or a sort key's)
+ * into @f. 0, or -EINVAL.
+ */
+PCL_API int pcl_field_parse(const char *name, size_t len, struct pcl_field *f);
+
 struct pcl_hist_opts {
 	size_t sz; /* sizeof(struct pcl_hist_opts) */
 	enum pcl_sort_key keys[PCL_SORT_MAX];
@@ -184,6 +214,13 @@ struct pcl_hist_opts {
 	 */
 	struct pcl_symbols *symbols;
 	bool full_source_path;
+	/*
+	 * The order pcl_hists__finish sorts entries in (perf's sort list:
+	 * numbers heaviest first, keys as perf orders them); 0 items:
+	 * children (with opts.children), self, then the keys.
+	 */
+	struct pcl_field order[PCL_FIELDS_MAX];
+	int nr_order;
 };
 
 struct pcl_hist_entry {
@@ -207,6 +244,8 @@ struct pcl_hist_entry {
 	 * lib/output/report.c), which changes the column's width.
 	 */
 	bool srcline_lazy;
+	/* self period by the samples' mode: kernel, user (perf's overhead_sys, overhead_us) */
+	uint64_t period_sys, period_us;
 };
 
 struct pcl_hists;

@@ -60,6 +60,15 @@ struct pcl_report_opts {
 	 * widens the Shared Object column to 16 (a raw address's digits).
 	 */
 	bool dso_filter;
+	/*
+	 * The columns, in order (perf's output fields, report -F): numbers
+	 * (pcl_hpp) and sort keys. 0: perf's default, Overhead (or Children
+	 * and Self) then @keys. A key among them is printed as its column,
+	 * whatever @keys holds; @keys stays the sort keys' order.
+	 */
+	struct pcl_field fields[PCL_FIELDS_MAX];
+	int nr_fields;
+	bool self_title; /* the overhead field is titled "Self" (perf's in children mode) */
 };
 
 /*

@@ -94,7 +94,7 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 		free(h);
 		return pcl_err_null(-ret, NULL);
 	}
-	if (!h->opts.nr_keys) {
+	if (!h->opts.nr_keys && !h->opts.nr_order) {
 		h->opts.keys[0] = PCL_SORT_COMM;
 		h->opts.keys[1] = PCL_SORT_DSO;
 		h->opts.keys[2] = PCL_SORT_SYM;
@@ -495,6 +495,10 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 		return pcl_err(ENOMEM, "pcl_hists__add: out of memory");
 	self->e.self += period;
 	self->e.nr_samples++;
+	if (s->ip.level == 'k')
+		self->e.period_sys += period;
+	else if (s->ip.level == '.')
+		self->e.period_us += period;
 	if (self->e.member_self)
 		self->e.member_self[0] += period;
 	h->total_period += period;
@@ -988,11 +992,69 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k);
+
+/* perf's sort of a number column: heaviest first */
+static int hpp_cmp(const struct pcl_hists *h, const struct hentry *a, const struct hentry *b,
+		   enum pcl_hpp f)
+{
+	int c;
+
+	switch (f) {
+	case PCL_HPP_OVERHEAD:
+	case PCL_HPP_PERIOD:
+		if ((c = cmp_u64_desc(a->e.self, b->e.self)))
+			return c;
+		for (int i = 1; a->e.member_self && i < h->opts.nr_members; i++)
+			if ((c = cmp_u64_desc(a->e.member_self[i], b->e.member_self[i])))
+				return c;
+		return 0;
+	case PCL_HPP_OVERHEAD_SYS:
+		return cmp_u64_desc(a->e.period_sys, b->e.period_sys);
+	case PCL_HPP_OVERHEAD_US:
+		return cmp_u64_desc(a->e.period_us, b->e.period_us);
+	case PCL_HPP_SAMPLE:
+		return cmp_u64_desc(a->e.nr_samples, b->e.nr_samples);
+	case PCL_HPP_OVERHEAD_CHILDREN:
+		if (!h->opts.children)
+			return 0;
+		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
+			return c;
+		/* perf puts callers above their callees: deeper trees first (caller order) */
+		if (h->opts.callchain && a->e.max_depth != b->e.max_depth) {
+			c = a->e.max_depth > b->e.max_depth ? -1 : 1;
+			return h->opts.caller_order ? c : -c;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* -F / --sort with numbers: the order given */
+static int entry_cmp_order(const struct hentry *a, const struct hentry *b,
+			   const struct pcl_hists *h)
+{
+	int c;
+
+	for (int i = 0; i < h->opts.nr_order; i++) {
+		const struct pcl_field *f = &h->opts.order[i];
+
+		c = f->hpp == PCL_HPP_KEY ? key_cmp(a, b, f->key) : hpp_cmp(h, a, b, f->hpp);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
 static int entry_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct hentry *a = *(struct hentry *const *)pa, *b = *(struct hentry *const *)pb;
 	const struct pcl_hists *h = arg;
 	int c;
+
+	if (h->opts.nr_order)
+		return entry_cmp_order(a, b, h);
 
 	if (h->opts.children) {
 		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
@@ -1008,46 +1070,53 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	for (int i = 1; a->e.member_self && i < h->opts.nr_members; i++)
 		if ((c = cmp_u64_desc(a->e.member_self[i], b->e.member_self[i])))
 			return c;
-	for (int i = 0; i < h->opts.nr_keys; i++) {
-		switch (h->opts.keys[i]) {
-		case PCL_SORT_COMM:
-			c = cmp_str(a->e.comm, b->e.comm);
-			break;
-		case PCL_SORT_DSO:
-			/* perf's cmp_null: an address in no map ([unknown]) after the DSOs */
-			if (!a->key.dso || !b->key.dso)
-				c = (a->key.dso == NULL) - (b->key.dso == NULL);
-			else
-				c = strcmp(a->key.dso, b->key.dso);
-			break;
-		case PCL_SORT_SYM:
-			if (a->e.frame.sym && b->e.frame.sym)
-				c = strcmp(a->e.frame.sym->name, b->e.frame.sym->name);
-			else if (a->e.frame.sym || b->e.frame.sym)
-				c = a->e.frame.sym ? -1 : 1;
-			else
-				c = a->key.addr < b->key.addr ? -1 : a->key.addr > b->key.addr;
-			break;
-		case PCL_SORT_PID:
-		case PCL_SORT_TID:
-			c = a->e.tid - b->e.tid;
-			break;
-		case PCL_SORT_CPU:
-			c = a->e.cpu - b->e.cpu;
-			break;
-		case PCL_SORT_SRCLINE:
-			c = cmp_str(a->e.srcline, b->e.srcline);
-			break;
-		case PCL_SORT_SRCFILE:
-			c = cmp_str(a->e.srcfile, b->e.srcfile);
-			break;
-		default:
-			c = 0;
-		}
-		if (c)
+	for (int i = 0; i < h->opts.nr_keys; i++)
+		if ((c = key_cmp(a, b, h->opts.keys[i])))
 			return c;
-	}
 	return 0;
+}
+
+static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k)
+{
+	int c;
+
+	switch (k) {
+	case PCL_SORT_COMM:
+		c = cmp_str(a->e.comm, b->e.comm);
+		break;
+	case PCL_SORT_DSO:
+		/* perf's cmp_null: an address in no map ([unknown]) after the DSOs */
+		if (!a->key.dso || !b->key.dso)
+			c = (a->key.dso == NULL) - (b->key.dso == NULL);
+		else
+			c = strcmp(a->key.dso, b->key.dso);
+		break;
+	case PCL_SORT_SYM:
+		if (a->e.frame.sym && b->e.frame.sym)
+			c = strcmp(a->e.frame.sym->name, b->e.frame.sym->name);
+		else if (a->e.frame.sym || b->e.frame.sym)
+			c = a->e.frame.sym ? -1 : 1;
+		else
+			c = a->key.addr < b->key.addr ? -1 : a->key.addr > b->key.addr;
+		break;
+	case PCL_SORT_PID:
+	case PCL_SORT_TID:
+		c = a->e.tid - b->e.tid;
+		break;
+	case PCL_SORT_CPU:
+		c = a->e.cpu - b->e.cpu;
+		break;
+	case PCL_SORT_SRCLINE:
+		c = cmp_str(a->e.srcline, b->e.srcline);
+		break;
+	case PCL_SORT_SRCFILE:
+		c = cmp_str(a->e.srcfile, b->e.srcfile);
+		break;
+	default:
+		c = 0;
+	}
+
+	return c;
 }
 
 /*
@@ -1231,6 +1300,37 @@ static const struct {
 	{ "cpu", PCL_SORT_CPU },	 { "srcline", PCL_SORT_SRCLINE },
 	{ "srcfile", PCL_SORT_SRCFILE },
 };
+
+static const struct {
+	const char *name;
+	enum pcl_hpp hpp;
+} hpp_names[] = {
+	{ "overhead", PCL_HPP_OVERHEAD },
+	{ "overhead_sys", PCL_HPP_OVERHEAD_SYS },
+	{ "overhead_us", PCL_HPP_OVERHEAD_US },
+	{ "overhead_guest_sys", PCL_HPP_OVERHEAD_GUEST_SYS },
+	{ "overhead_guest_us", PCL_HPP_OVERHEAD_GUEST_US },
+	{ "overhead_children", PCL_HPP_OVERHEAD_CHILDREN },
+	{ "sample", PCL_HPP_SAMPLE },
+	{ "period", PCL_HPP_PERIOD },
+};
+
+PCL_API int pcl_field_parse(const char *name, size_t len, struct pcl_field *f)
+{
+	if (!name || !f)
+		return pcl_err(EINVAL, "pcl_field_parse: invalid argument");
+	for (size_t i = 0; i < ARRAY_SIZE(hpp_names); i++)
+		if (strlen(hpp_names[i].name) == len && !strncmp(name, hpp_names[i].name, len)) {
+			*f = (struct pcl_field){ hpp_names[i].hpp, 0 };
+			return 0;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(sort_names); i++)
+		if (strlen(sort_names[i].name) == len && !strncmp(name, sort_names[i].name, len)) {
+			*f = (struct pcl_field){ PCL_HPP_KEY, sort_names[i].key };
+			return 0;
+		}
+	return pcl_err(EINVAL, "unknown field '%.*s'", (int)len, name);
+}
 
 PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 {
