@@ -817,8 +817,117 @@ static void cap_chain(const struct report_opts *o, bool caller_order, struct pcl
 	}
 }
 
+/*
+ * -T: the counts of PERF_RECORD_READ records (pcl record -s, perf record
+ * -s: each thread's counters when it exits), per thread and event, summed,
+ * in the order first seen, as perf's read values table.
+ */
+struct thread_values {
+	struct { int32_t pid, tid; } *thr;
+	int *ctr;	  /* the events' indexes */
+	uint64_t *value;  /* [thread * MAX_COUNTERS + counter] */
+	int nr_thr, nr_ctr, alloc_thr;
+};
+
+#define MAX_COUNTERS 64
+
+static int values_add(struct thread_values *tv, const struct input *in,
+		      const struct pcl_data_event *ev)
+{
+	int idx = ev->attr_idx < 0 ? 0 : ev->attr_idx, t, c;
+	uint64_t rf = pcl_data_reader__nr_attrs(in->reader) > idx
+			      ? pcl_data_reader__attr(in->reader, idx)->attr.read_format
+			      : 0;
+
+	for (t = 0; t < tv->nr_thr; t++)
+		if (tv->thr[t].pid == (int32_t)ev->rec.read.pid &&
+		    tv->thr[t].tid == (int32_t)ev->rec.read.tid)
+			break;
+	if (t == tv->nr_thr) {
+		if (t == tv->alloc_thr) {
+			int na = tv->alloc_thr ? tv->alloc_thr * 2 : 16;
+			void *nt = realloc(tv->thr, (size_t)na * sizeof(*tv->thr));
+			uint64_t *nv;
+
+			if (!nt)
+				return -ENOMEM;
+			tv->thr = nt;
+			nv = realloc(tv->value, (size_t)na * MAX_COUNTERS * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			tv->value = nv;
+			tv->alloc_thr = na;
+		}
+		tv->thr[t].pid = (int32_t)ev->rec.read.pid;
+		tv->thr[t].tid = (int32_t)ev->rec.read.tid;
+		memset(&tv->value[(size_t)t * MAX_COUNTERS], 0, MAX_COUNTERS * sizeof(uint64_t));
+		tv->nr_thr++;
+	}
+	for (c = 0; c < tv->nr_ctr; c++)
+		if (tv->ctr[c] == idx)
+			break;
+	if (c == tv->nr_ctr) {
+		int *nc;
+
+		if (c == MAX_COUNTERS)
+			return 0; /* more events than any recording has */
+		if (!(nc = realloc(tv->ctr, (size_t)(c + 1) * sizeof(*nc))))
+			return -ENOMEM;
+		tv->ctr = nc;
+		tv->ctr[tv->nr_ctr++] = idx;
+	}
+	if (ev->rec.read.values.nr)
+		tv->value[(size_t)t * MAX_COUNTERS + (size_t)c] +=
+			pcl_read__value(&ev->rec.read.values, 0, rf).value;
+	return 0;
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int sdigits(int32_t v)
+{
+	return v < 0 ? 1 + digits((uint64_t)-(int64_t)v) : digits((uint64_t)v);
+}
+
+/* perf's read values table: "# PID  TID  EVENT...", columns as wide as their widest cell */
+static void values_print(const struct thread_values *tv, const struct input *in)
+{
+	int pw = 3, tw = 3, cw[MAX_COUNTERS];
+
+	for (int c = 0; c < tv->nr_ctr; c++)
+		cw[c] = (int)strlen(pcl_data_reader__attr(in->reader, tv->ctr[c])->name);
+	for (int t = 0; t < tv->nr_thr; t++) {
+		if (sdigits(tv->thr[t].pid) > pw)
+			pw = sdigits(tv->thr[t].pid);
+		if (sdigits(tv->thr[t].tid) > tw)
+			tw = sdigits(tv->thr[t].tid);
+		for (int c = 0; c < tv->nr_ctr; c++)
+			if (digits(tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]) > cw[c])
+				cw[c] = digits(tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
+	}
+	printf("# %*s  %*s", pw, "PID", tw, "TID");
+	for (int c = 0; c < tv->nr_ctr; c++)
+		printf("  %*s", cw[c], pcl_data_reader__attr(in->reader, tv->ctr[c])->name);
+	printf("\n");
+	for (int t = 0; t < tv->nr_thr; t++) {
+		printf("  %*d  %*d", pw, tv->thr[t].pid, tw, tv->thr[t].tid);
+		for (int c = 0; c < tv->nr_ctr; c++)
+			printf("  %*" PRIu64, cw[c], tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
+		printf("\n");
+	}
+}
+
 static int read_samples(struct input *in, const struct report_opts *o, struct event_hist **eh,
-			int *nr, const struct pcl_hist_opts *ho)
+			int *nr, const struct pcl_hist_opts *ho, struct thread_values *tv)
 {
 	int ret;
 
@@ -827,6 +936,10 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 		struct pcl_resolved rs;
 		struct event_hist *e;
 		uint32_t cpu;
+
+		if (o->threads && ev->decoded && ev->hdr->type == PERF_RECORD_READ &&
+		    values_add(tv, in, ev))
+			goto oom;
 
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
@@ -1016,6 +1129,7 @@ static int report(struct report_opts *o)
 	struct pcl_report_opts ro = { .sz = sizeof(ro), .graph = PCL_GRAPH_ABS,
 				      .graph_min_percent = 0.5 };
 	struct event_hist *eh = NULL;
+	struct thread_values tv = { 0 };
 	bool chains, graph_off = false, any = false;
 	bool json = o->format && !strcmp(o->format, "json");
 	int nr = 0, ret = 1;
@@ -1095,7 +1209,7 @@ static int report(struct report_opts *o)
 	if (setup_groups(&in, &eh, &nr, o->group))
 		goto oom;
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
-	if (read_samples(&in, o, &eh, &nr, &ho) < 0)
+	if (read_samples(&in, o, &eh, &nr, &ho, &tv) < 0)
 		goto out;
 	in.unwind_shown = o->stats || (!json && !o->quiet); /* in the header */
 	input_finish(&in);
@@ -1139,6 +1253,8 @@ sections:
 		if (print_section(&in, &eh[i], i, &ro, nr_shown))
 			goto out;
 	}
+	if (o->threads)
+		values_print(&tv, &in);
 	ret = fflush(stdout) ? 1 : 0;
 	goto out;
 oom:
@@ -1149,6 +1265,9 @@ out:
 		free(eh[i].group_name);
 	}
 	free(eh);
+	free(tv.thr);
+	free(tv.ctr);
+	free(tv.value);
 	input_close(&in);
 	return ret;
 }
