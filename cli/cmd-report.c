@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -638,6 +639,9 @@ static int setup_order(const struct report_opts *o, bool children, struct pcl_fi
 		field_add(order, nr_order, head[i]);
 	for (int i = 0; i < ns; i++)
 		field_add(order, nr_order, sort[i]);
+	/* -p: perf adds the parent key after the others */
+	if (o->parent)
+		field_add(order, nr_order, (struct pcl_field){ PCL_HPP_KEY, PCL_SORT_PARENT });
 	if (strict) {
 		if (parse_fields(o->fields, "--fields", fields, nr_fields))
 			return -1;
@@ -1183,6 +1187,11 @@ static int report(struct report_opts *o)
 	ho.callchain = chains && !graph_off;
 	ho.symbols = in.symbols;
 	ho.full_source_path = o->full_source_path;
+	ho.parent_regex = o->parent;
+	if (has_key(&ho, PCL_SORT_PARENT) && !chains) {
+		die_msg("--sort parent needs call chains: '%s' has none (record with -g)", in.path);
+		goto out;
+	}
 	ro.children = ho.children;
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;
@@ -1283,6 +1292,15 @@ static int validate(const struct report_opts *o)
 
 	if (setup_order(o, false, order, &no, fields, &nf))
 		return -1;
+	if (o->parent) {
+		regex_t re;
+
+		if (regcomp(&re, o->parent, REG_EXTENDED | REG_NOSUB)) {
+			die_msg("bad --parent regex '%s'", o->parent);
+			return -1;
+		}
+		regfree(&re);
+	}
 	return o->graph ? parse_graph(o->graph, &ro, &ho, &off) : 0;
 }
 

@@ -146,6 +146,12 @@ enum pcl_sort_key {
 	PCL_SORT_CPU,
 	PCL_SORT_SRCLINE, /* perf's "srcline": FILE:LINE of the address (opts.symbols) */
 	PCL_SORT_SRCFILE, /* perf's "srcfile": its source file */
+	/*
+	 * perf's "parent": the first function of the chain (in the order
+	 * shown) whose name matches opts.parent_regex; "[other]" if none. Not
+	 * taken by pcl_sort_keys_parse (pcl_field_parse takes it).
+	 */
+	PCL_SORT_PARENT,
 	PCL_SORT_MAX,
 };
 
@@ -221,6 +227,8 @@ struct pcl_hist_opts {
 	 */
 	struct pcl_field order[PCL_FIELDS_MAX];
 	int nr_order;
+	/* The parent key's POSIX extended regex; NULL: perf's "^sys_|^do_page_fault". */
+	const char *parent_regex;
 };
 
 struct pcl_hist_entry {
@@ -246,6 +254,7 @@ struct pcl_hist_entry {
 	bool srcline_lazy;
 	/* self period by the samples' mode: kernel, user (perf's overhead_sys, overhead_us) */
 	uint64_t period_sys, period_us;
+	const struct pcl_symbol *parent; /* with the parent key: the entry's parent, NULL: [other] */
 };
 
 struct pcl_hists;

@@ -17,6 +17,7 @@
  * children mode, by merging each sampled entry's chains first: see
  * grow_children_trees).
  */
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -30,6 +31,7 @@ struct hkey {
 	bool has_sym;
 	const struct pcl_symbol *inlined; /* an inline frame's own symbol (made per function) */
 	const char *srcline, *srcfile;	  /* interned by the srcpos cache */
+	const struct pcl_symbol *parent;  /* the parent key's */
 };
 
 struct hentry {
@@ -79,6 +81,9 @@ struct pcl_hists {
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
 	bool from_chain; /* entries made now come from a chain's frames */
 	struct srcpos_cache *srcpos; /* with the srcline or srcfile key */
+	regex_t parent_re;	     /* with the parent key */
+	bool has_parent_re;
+	const struct pcl_symbol *cur_parent; /* the parent of the sample whose entries are made */
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -105,6 +110,15 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 			h->key_on[h->opts.keys[i]] = true;
 	if (h->key_on[PCL_SORT_TID])
 		h->key_on[PCL_SORT_PID] = true;
+	if (h->key_on[PCL_SORT_PARENT]) {
+		const char *re = h->opts.parent_regex ? h->opts.parent_regex : "^sys_|^do_page_fault";
+
+		if (regcomp(&h->parent_re, re, REG_EXTENDED | REG_NOSUB)) {
+			free(h);
+			return pcl_err_null(EINVAL, "bad parent regex '%s'", re);
+		}
+		h->has_parent_re = true;
+	}
 	if ((h->key_on[PCL_SORT_SRCLINE] || h->key_on[PCL_SORT_SRCFILE]) &&
 	    !(h->srcpos = srcpos_cache__new(h->opts.symbols, h->opts.full_source_path))) {
 		free(h);
@@ -190,6 +204,8 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 	free(h->entries);
 	free(h->table);
 	srcpos_cache__free(h->srcpos);
+	if (h->has_parent_re)
+		regfree(&h->parent_re);
 	free(h);
 }
 
@@ -221,6 +237,8 @@ static void make_key(const struct pcl_hists *h, const struct pcl_thread *t, uint
 		k->srcline = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_LINE);
 	if (h->key_on[PCL_SORT_SRCFILE])
 		k->srcfile = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_FILE);
+	if (h->key_on[PCL_SORT_PARENT])
+		k->parent = h->cur_parent;
 }
 
 static uint64_t key_hash(const struct hkey *k)
@@ -230,7 +248,8 @@ static uint64_t key_hash(const struct hkey *k)
 	x = hash_mix(x, (uintptr_t)k->dso);
 	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
 	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
-	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile);
+	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile ^
+			(uintptr_t)k->parent);
 	return hash_mix(x, k->sym_end);
 }
 
@@ -239,7 +258,7 @@ static bool key_eq(const struct hkey *a, const struct hkey *b)
 	return a->comm == b->comm && a->dso == b->dso && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->has_sym == b->has_sym && a->sym_start == b->sym_start &&
 	       a->sym_end == b->sym_end && a->addr == b->addr && a->inlined == b->inlined &&
-	       a->srcline == b->srcline && a->srcfile == b->srcfile;
+	       a->srcline == b->srcline && a->srcfile == b->srcfile && a->parent == b->parent;
 }
 
 static int table_grow(struct pcl_hists *h)
@@ -303,6 +322,7 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	e->e.tid = t->tid;
 	e->e.cpu = (int32_t)cpu;
 	e->e.frame = *f;
+	e->e.parent = k.parent;
 	e->e.srcline = k.srcline;
 	e->e.srcfile = k.srcfile;
 	e->e.srcline_lazy = h->from_chain && !f->inline_level;
@@ -470,6 +490,18 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 	return 0;
 }
 
+/* perf's parent: the first symbol of the chain, in the order shown, that the regex matches */
+static const struct pcl_symbol *find_parent(const struct pcl_hists *h, const struct pcl_resolved *s)
+{
+	for (size_t i = 0; i < s->nr_chain; i++) {
+		const struct pcl_frame *f = &s->chain[h->opts.caller_order ? s->nr_chain - 1 - i : i];
+
+		if (f->sym && !regexec(&h->parent_re, f->sym->name, 0, NULL, 0))
+			return f->sym;
+	}
+	return NULL;
+}
+
 PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved *s,
 				  uint32_t cpu, uint64_t period)
 {
@@ -490,6 +522,8 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 
 	if (!h || !s)
 		return pcl_err(EINVAL, "pcl_hists__add: invalid argument");
+	if (h->has_parent_re)
+		h->cur_parent = find_parent(h, s);
 	self = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!self)
 		return pcl_err(ENOMEM, "pcl_hists__add: out of memory");
@@ -521,6 +555,8 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 		return pcl_err(EINVAL, "pcl_hists__add_member: invalid argument");
 	if (!member)
 		return pcl_hists__add(h, s, cpu, period);
+	if (h->has_parent_re)
+		h->cur_parent = find_parent(h, s);
 	e = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!e)
 		return pcl_err(ENOMEM, "pcl_hists__add_member: out of memory");
@@ -674,6 +710,7 @@ static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self
 		raw.level = level;
 	/* and those of a sample the filters left out stay hidden */
 	h->hiding = self->e.hidden;
+	h->cur_parent = self->e.parent; /* perf: a chain's entries are the sample's parent's */
 	h->from_chain = true;
 	e = entry_findnew(h, &t, (uint32_t)self->e.cpu, &raw, self->e.thread);
 	h->hiding = false;
@@ -1112,6 +1149,13 @@ static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort
 	case PCL_SORT_SRCFILE:
 		c = cmp_str(a->e.srcfile, b->e.srcfile);
 		break;
+	case PCL_SORT_PARENT:
+		/* perf's cmp_null: [other] after the named ones */
+		if (!a->e.parent || !b->e.parent)
+			c = (a->e.parent == NULL) - (b->e.parent == NULL);
+		else
+			c = strcmp(a->e.parent->name, b->e.parent->name);
+		break;
 	default:
 		c = 0;
 	}
@@ -1329,6 +1373,10 @@ PCL_API int pcl_field_parse(const char *name, size_t len, struct pcl_field *f)
 			*f = (struct pcl_field){ PCL_HPP_KEY, sort_names[i].key };
 			return 0;
 		}
+	if (len == 6 && !strncmp(name, "parent", 6)) {
+		*f = (struct pcl_field){ PCL_HPP_KEY, PCL_SORT_PARENT };
+		return 0;
+	}
 	return pcl_err(EINVAL, "unknown field '%.*s'", (int)len, name);
 }
 

@@ -77,6 +77,8 @@ const char *pcl_report__key_title(enum pcl_sort_key k)
 		return "Source:Line";
 	case PCL_SORT_SRCFILE:
 		return "Source File";
+	case PCL_SORT_PARENT:
+		return "Parent symbol";
 	default:
 		return "?";
 	}
@@ -117,6 +119,8 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		return e->srcline ? e->srcline : "";
 	case PCL_SORT_SRCFILE:
 		return e->srcfile ? e->srcfile : "";
+	case PCL_SORT_PARENT:
+		return e->parent ? e->parent->name : "[other]";
 	default:
 		return "";
 	}
@@ -575,6 +579,8 @@ static uint64_t prefix_val(const struct pcl_hist_entry *e, enum pcl_sort_key k)
 		return (uint32_t)e->cpu;
 	case PCL_SORT_SRCLINE:
 		return (uintptr_t)e->srcline;
+	case PCL_SORT_PARENT:
+		return (uintptr_t)e->parent;
 	default:
 		return 0;
 	}
