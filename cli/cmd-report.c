@@ -46,6 +46,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_TASKS,
 	OPT_MMAPS,
+	OPT_STDIO_COLOR,
 };
 
 struct report_opts {
@@ -77,6 +78,7 @@ struct report_opts {
 	bool threads;		/* -T: the per-thread counters of pcl/perf record -s */
 	bool tasks, mmaps;	/* --tasks, --mmaps: the task tree instead of a report */
 	const char *parent;	/* -p: the parent regex of -s parent */
+	int color;		/* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 };
 
 struct event_hist {
@@ -169,6 +171,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "tasks", no_argument, NULL, OPT_TASKS },
 		{ "mmaps", no_argument, NULL, OPT_MMAPS },
 		{ "parent", required_argument, NULL, 'p' },
+		{ "stdio-color", required_argument, NULL, OPT_STDIO_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -328,6 +331,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'p':
 			o->parent = optarg;
+			break;
+		case OPT_STDIO_COLOR:
+			if (cli_color_mode(optarg, &o->color))
+				return -1;
 			break;
 		case 'h':
 			print_usage("report", stdout);
@@ -1250,6 +1257,7 @@ static int report(struct report_opts *o)
 	unwind_print_header(stdout, &in);
 sections:
 	ro.quiet = o->quiet;
+	ro.color = cli_color(o->color);
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
 			continue;
@@ -1306,7 +1314,7 @@ static int validate(const struct report_opts *o)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .children = -1, .group = -1, .max_stack = -1 };
+	struct report_opts o = { .children = -1, .group = -1, .max_stack = -1, .color = -1 };
 	int ret;
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {

@@ -69,7 +69,25 @@ struct pcl_report_opts {
 	struct pcl_field fields[PCL_FIELDS_MAX];
 	int nr_fields;
 	bool self_title; /* the overhead field is titled "Self" (perf's in children mode) */
+	/*
+	 * Percentages in perf's colours (pcl_percent_color): the entries'
+	 * and the call graphs'. For a terminal; the caller decides.
+	 */
+	bool color;
 };
+
+/*
+ * perf's colour of a percentage on a terminal: red from 5% (either sign),
+ * green above 0.5%, else none: "\033[31m", "\033[32m" or "".
+ */
+PCL_API const char *pcl_percent_color(double percent);
+
+/*
+ * Print @fmt (one double: @percent, with its width and precision in the
+ * format) to @fp, wrapped in pcl_percent_color(@percent) and perf's reset
+ * "\033[m" when @color and the colour is not "". Returns what fprintf returns.
+ */
+PCL_API int pcl_percent_fprintf(FILE *fp, bool color, const char *fmt, double percent);
 
 /*
  * Print the column header lines and the entries of @h (finished) to @fp.

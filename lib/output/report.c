@@ -126,6 +126,25 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 	}
 }
 
+PCL_API const char *pcl_percent_color(double percent)
+{
+	/* perf's MIN_RED and MIN_GREEN */
+	if (fabs(percent) >= 5.0)
+		return "\033[31m";
+	if (fabs(percent) > 0.5)
+		return "\033[32m";
+	return "";
+}
+
+PCL_API int pcl_percent_fprintf(FILE *fp, bool color, const char *fmt, double percent)
+{
+	const char *c = color ? pcl_percent_color(percent) : "";
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), fmt, percent);
+	return *c ? fprintf(fp, "%s%s\033[m", c, buf) : fputs(buf, fp) < 0 ? -1 : (int)strlen(buf);
+}
+
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
@@ -254,7 +273,7 @@ static void print_value(struct printer *p, uint64_t period, uint64_t count, uint
 		fprintf(p->fp, "%" PRIu64, count);
 		break;
 	default:
-		fprintf(p->fp, "%.2f%%", pct(period, total));
+		pcl_percent_fprintf(p->fp, p->o->color, "%.2f%%", pct(period, total));
 	}
 }
 
@@ -503,8 +522,9 @@ static void print_hpp(struct printer *p, const struct pcl_hist_entry *e, enum pc
 
 	if (f == PCL_HPP_OVERHEAD && group_mode(p)) {
 		for (int i = 0; i < p->o->nr_members; i++)
-			fprintf(fp, "%7.2f%%", pct(e->member_self ? e->member_self[i] : 0,
-						   p->o->member_totals[i]));
+			pcl_percent_fprintf(fp, p->o->color, "%7.2f%%",
+					    pct(e->member_self ? e->member_self[i] : 0,
+						p->o->member_totals[i]));
 	} else if (f == PCL_HPP_SAMPLE) {
 		fprintf(fp, " %11" PRIu64, e->nr_samples);
 	} else if (f == PCL_HPP_PERIOD) {
@@ -512,7 +532,10 @@ static void print_hpp(struct printer *p, const struct pcl_hist_entry *e, enum pc
 	} else if (f == PCL_HPP_OVERHEAD_CHILDREN && !p->o->children) {
 		fprintf(fp, " %7s", "N/A"); /* perf: no children without a call graph */
 	} else {
-		fprintf(fp, " %*.2f%%", hpp_width(p, f) - 2, hpp_pct(p, e, f));
+		char fmt[16];
+
+		snprintf(fmt, sizeof(fmt), " %%%d.2f%%%%", hpp_width(p, f) - 2);
+		pcl_percent_fprintf(fp, p->o->color, fmt, hpp_pct(p, e, f));
 	}
 }
 
