@@ -119,7 +119,7 @@ int stdout_finish(int ret);
 /*
  * Whether stdout gets perf's colours (report, annotate, diff): not when
  * NO_COLOR is set to anything but "" (no-color.org), else when stdout is a
- * terminal. Commands with perf's --stdio-color always|never|auto ask this
+ * terminal or goes through the pager. Commands with perf's --stdio-color always|never|auto ask this
  * for auto (and without the option).
  */
 bool cli_use_color(void);

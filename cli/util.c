@@ -66,7 +66,8 @@ bool cli_use_color(void)
 
 	if (nc && nc[0])
 		return false;
-	return isatty(STDOUT_FILENO);
+	/* a pager on a terminal shows them too, as perf's */
+	return pager_active() || isatty(STDOUT_FILENO);
 }
 
 int cli_color_mode(const char *arg, int *out)
