@@ -255,6 +255,11 @@ struct pcl_hist_entry {
 	/* self period by the samples' mode: kernel, user (perf's overhead_sys, overhead_us) */
 	uint64_t period_sys, period_us;
 	const struct pcl_symbol *parent; /* with the parent key: the entry's parent, NULL: [other] */
+	/*
+	 * With opts.nr_members > 1, beside member_self (the same block): each
+	 * member's samples, and its self period of kernel- and user-mode ones.
+	 */
+	uint64_t *member_samples, *member_sys, *member_us;
 };
 
 struct pcl_hists;

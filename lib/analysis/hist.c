@@ -309,9 +309,14 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	if (!e)
 		return NULL;
 	if (h->opts.nr_members > 1 &&
-	    !(e->e.member_self = calloc((size_t)h->opts.nr_members, sizeof(uint64_t)))) {
+	    !(e->e.member_self = calloc((size_t)h->opts.nr_members * 4, sizeof(uint64_t)))) {
 		free(e);
 		return NULL;
+	}
+	if (e->e.member_self) {
+		e->e.member_samples = e->e.member_self + h->opts.nr_members;
+		e->e.member_sys = e->e.member_samples + h->opts.nr_members;
+		e->e.member_us = e->e.member_sys + h->opts.nr_members;
 	}
 	e->key = k;
 	e->hash = hash;
@@ -515,6 +520,17 @@ PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved
 	return ret;
 }
 
+static void member_add(struct pcl_hist_entry *e, int m, const struct pcl_resolved *s,
+		       uint64_t period)
+{
+	e->member_self[m] += period;
+	e->member_samples[m]++;
+	if (s->ip.level == 'k')
+		e->member_sys[m] += period;
+	else if (s->ip.level == '.')
+		e->member_us[m] += period;
+}
+
 PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, uint32_t cpu,
 			   uint64_t period)
 {
@@ -534,7 +550,7 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 	else if (s->ip.level == '.')
 		self->e.period_us += period;
 	if (self->e.member_self)
-		self->e.member_self[0] += period;
+		member_add(&self->e, 0, s, period);
 	h->total_period += period;
 	h->nr_samples++;
 	if (!h->opts.children && !h->opts.callchain)
@@ -560,7 +576,7 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 	e = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!e)
 		return pcl_err(ENOMEM, "pcl_hists__add_member: out of memory");
-	e->e.member_self[member] += period;
+	member_add(&e->e, member, s, period);
 	return 0;
 }
 
@@ -1031,6 +1047,17 @@ static int cmp_str(const char *a, const char *b)
 
 static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k);
 
+/* the leader's value, then (a group) the other members' */
+static int members_cmp(const struct pcl_hists *h, uint64_t a, uint64_t b, const uint64_t *ma,
+		       const uint64_t *mb)
+{
+	int c = cmp_u64_desc(a, b);
+
+	for (int i = 1; !c && ma && mb && i < h->opts.nr_members; i++)
+		c = cmp_u64_desc(ma[i], mb[i]);
+	return c;
+}
+
 /* perf's sort of a number column: heaviest first */
 static int hpp_cmp(const struct pcl_hists *h, const struct hentry *a, const struct hentry *b,
 		   enum pcl_hpp f)
@@ -1047,11 +1074,14 @@ static int hpp_cmp(const struct pcl_hists *h, const struct hentry *a, const stru
 				return c;
 		return 0;
 	case PCL_HPP_OVERHEAD_SYS:
-		return cmp_u64_desc(a->e.period_sys, b->e.period_sys);
+		return members_cmp(h, a->e.period_sys, b->e.period_sys, a->e.member_sys,
+				   b->e.member_sys);
 	case PCL_HPP_OVERHEAD_US:
-		return cmp_u64_desc(a->e.period_us, b->e.period_us);
+		return members_cmp(h, a->e.period_us, b->e.period_us, a->e.member_us,
+				   b->e.member_us);
 	case PCL_HPP_SAMPLE:
-		return cmp_u64_desc(a->e.nr_samples, b->e.nr_samples);
+		return members_cmp(h, a->e.nr_samples, b->e.nr_samples, a->e.member_samples,
+				   b->e.member_samples);
 	case PCL_HPP_OVERHEAD_CHILDREN:
 		if (!h->opts.children)
 			return 0;

@@ -181,7 +181,7 @@ static int hpp_width(const struct printer *p, enum pcl_hpp f)
 		: f == PCL_HPP_SAMPLE || f == PCL_HPP_PERIOD			  ? 12
 										  : 8;
 
-	if (group_mode(p) && f == PCL_HPP_OVERHEAD)
+	if (group_mode(p) && f != PCL_HPP_OVERHEAD_CHILDREN)
 		w *= p->o->nr_members;
 	return w;
 }
@@ -516,15 +516,37 @@ static double hpp_pct(const struct printer *p, const struct pcl_hist_entry *e, e
 	}
 }
 
+/* --group: each member's value in turn, at the field's own width */
+static void print_members(struct printer *p, const struct pcl_hist_entry *e, enum pcl_hpp f)
+{
+	int w = hpp_width(p, f) / p->o->nr_members;
+
+	for (int i = 0; i < p->o->nr_members; i++) {
+		const uint64_t *v = f == PCL_HPP_SAMPLE		 ? e->member_samples
+				    : f == PCL_HPP_OVERHEAD_SYS	 ? e->member_sys
+				    : f == PCL_HPP_OVERHEAD_US	 ? e->member_us
+				    : f == PCL_HPP_OVERHEAD_GUEST_SYS ||
+					      f == PCL_HPP_OVERHEAD_GUEST_US
+					      ? NULL
+					      : e->member_self;
+		uint64_t x = v ? v[i] : 0;
+		char fmt[16];
+
+		if (f == PCL_HPP_SAMPLE || f == PCL_HPP_PERIOD) {
+			fprintf(p->fp, " %*" PRIu64, w - 1, x);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), " %%%d.2f%%%%", w - 2);
+		pcl_percent_fprintf(p->fp, p->o->color, fmt, pct(x, p->o->member_totals[i]));
+	}
+}
+
 static void print_hpp(struct printer *p, const struct pcl_hist_entry *e, enum pcl_hpp f)
 {
 	FILE *fp = p->fp;
 
-	if (f == PCL_HPP_OVERHEAD && group_mode(p)) {
-		for (int i = 0; i < p->o->nr_members; i++)
-			pcl_percent_fprintf(fp, p->o->color, "%7.2f%%",
-					    pct(e->member_self ? e->member_self[i] : 0,
-						p->o->member_totals[i]));
+	if (group_mode(p) && f != PCL_HPP_OVERHEAD_CHILDREN) {
+		print_members(p, e, f);
 	} else if (f == PCL_HPP_SAMPLE) {
 		fprintf(fp, " %11" PRIu64, e->nr_samples);
 	} else if (f == PCL_HPP_PERIOD) {

@@ -4,8 +4,8 @@
 # it is; where that differs, the entries of equal overhead and the call
 # graph branches of equal percentage may come in another order, as
 # report-lib.sh's canon.pl allows). Files: frame-pointer -g recordings of
-# hot (by perf and by pcl record), two-thread recordings without -g, and
-# record -s recordings (per-thread counts in READ records).
+# hot (by perf and by pcl record), two-thread recordings without -g, an
+# event group, and record -s recordings (per-thread counts in READ records).
 #   -n / --show-nr-samples, -F / --fields (numbers, keys, '+FIELDS',
 #   with --sort), --sort with numbers, --max-stack N (callee and caller
 #   order), -T / --threads, -s parent and -p REGEX, --tasks, --mmaps, and
@@ -101,6 +101,16 @@ for id in "${files[@]}"; do
 		cmp_report "$id-$m-F-dso-filter" "$F" $mode -F overhead,dso,sym --dso "$(basename "$hotfp")"
 	done
 	cmp_report "$id-T" "$F" -T
+done
+
+# --- an event group (--group, perf's default for it): each number per member ---------------------
+for by in perf pcl; do
+	record $by grp-$by -e '{cpu-clock,task-clock}' -F 4000 -o "$TMP/grp-$by.data" -- "$threads" 2 100 || continue
+	F=$TMP/grp-$by.data
+	cmp_report "grp-$by-n" "$F" --no-children -n
+	cmp_report "grp-$by-F" "$F" --no-children -F overhead,sample,comm
+	cmp_report "grp-$by-F-sys-us" "$F" --no-children -F overhead_sys,overhead_us,period,comm
+	cmp_report "grp-$by-sort-period" "$F" --no-children -s sym,period
 done
 
 # --- call chains: --max-stack, -s parent, -p --------------------------------------------------
