@@ -123,7 +123,7 @@ int stdout_finish(int ret);
  * for auto (and without the option).
  */
 bool cli_use_color(void);
-/* --stdio-color's MODE (NULL: perf's default, always) into *@out: 0, or -1 with the error printed. */
+/* --stdio-color's MODE (NULL: always, perf's default) into *@out: 0, or -1 with the error said. */
 int cli_color_mode(const char *arg, int *out);
 /* The colour decision for a mode from cli_color_mode (-1: auto). */
 bool cli_color(int mode);

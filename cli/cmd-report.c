@@ -72,13 +72,13 @@ struct report_opts {
 	struct export_req x;
 	bool full_source_path; /* srcline and srcfile keys: whole paths */
 	/* issue 13 */
-	bool show_nr_samples;	/* -n: a Samples column */
-	const char *fields;	/* -F: perf's output fields */
-	int max_stack;		/* --max-stack: frames of a chain used (-1: all) */
-	bool threads;		/* -T: the per-thread counters of pcl/perf record -s */
-	bool tasks, mmaps;	/* --tasks, --mmaps: the task tree instead of a report */
-	const char *parent;	/* -p: the parent regex of -s parent */
-	int color;		/* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
+	bool show_nr_samples; /* -n: a Samples column */
+	const char *fields;   /* -F: perf's output fields */
+	int max_stack;	      /* --max-stack: frames of a chain used (-1: all) */
+	bool threads;	      /* -T: the per-thread counters of pcl/perf record -s */
+	bool tasks, mmaps;    /* --tasks, --mmaps: the task tree instead of a report */
+	const char *parent;   /* -p: the parent regex of -s parent */
+	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 };
 
 struct event_hist {
@@ -314,7 +314,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || end == optarg || v < 0 || v > INT32_MAX) {
-				die_msg("bad --max-stack '%s' (expected a number of frames)", optarg);
+				die_msg("bad --max-stack '%s' (expected a number of frames)",
+					optarg);
 				return -1;
 			}
 			o->max_stack = (int)v;
@@ -637,7 +638,8 @@ static int setup_order(const struct report_opts *o, bool children, struct pcl_fi
 	}
 	if (!strict) {
 		/* perf's setup_overhead: each put in front if the list lacks it */
-		if (children && !field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 }))
+		if (children &&
+		    !field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 }))
 			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 };
 		if (!field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 }))
 			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD, 0 };
@@ -657,7 +659,8 @@ static int setup_order(const struct report_opts *o, bool children, struct pcl_fi
 		int np = 0;
 
 		if (children)
-			field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 });
+			field_add(fields, nr_fields,
+				  (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 });
 		field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 });
 		if (o->show_nr_samples)
 			field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_SAMPLE, 0 });
@@ -696,7 +699,8 @@ static int setup_keys(const struct report_opts *o, bool children, struct pcl_his
 		ho->keys[n++] = order[i].key;
 	}
 	/* the default order (perf's overhead first, then the keys) is the histogram's own */
-	custom |= no < 1 || order[0].hpp != (children ? PCL_HPP_OVERHEAD_CHILDREN : PCL_HPP_OVERHEAD);
+	custom |=
+		no < 1 || order[0].hpp != (children ? PCL_HPP_OVERHEAD_CHILDREN : PCL_HPP_OVERHEAD);
 	custom |= !n; /* no key: one entry of everything (perf's -s overhead) */
 	ho->nr_keys = n;
 	ro->nr_keys = 0;
@@ -712,7 +716,8 @@ static int setup_keys(const struct report_opts *o, bool children, struct pcl_his
 	if (custom) {
 		ho->nr_order = 0;
 		for (int i = 0; i < no; i++)
-			if (order[i].hpp != PCL_HPP_KEY || ro->nr_keys == n || !elided(o, order[i].key))
+			if (order[i].hpp != PCL_HPP_KEY || ro->nr_keys == n ||
+			    !elided(o, order[i].key))
 				ho->order[ho->nr_order++] = order[i];
 	}
 	for (int i = 0; i < nf; i++)
@@ -833,10 +838,14 @@ static void cap_chain(const struct report_opts *o, bool caller_order, struct pcl
  * -s: each thread's counters when it exits), per thread and event, summed,
  * in the order first seen, as perf's read values table.
  */
+struct thread_id {
+	int32_t pid, tid;
+};
+
 struct thread_values {
-	struct { int32_t pid, tid; } *thr;
-	int *ctr;	  /* the events' indexes */
-	uint64_t *value;  /* [thread * MAX_COUNTERS + counter] */
+	struct thread_id *thr;
+	int *ctr;	 /* the events' indexes */
+	uint64_t *value; /* [thread * MAX_COUNTERS + counter] */
 	int nr_thr, nr_ctr, alloc_thr;
 };
 
@@ -906,7 +915,9 @@ static int digits(uint64_t v)
 
 static int sdigits(int32_t v)
 {
-	return v < 0 ? 1 + digits((uint64_t)-(int64_t)v) : digits((uint64_t)v);
+	int64_t x = v;
+
+	return x < 0 ? 1 + digits((uint64_t)(-x)) : digits((uint64_t)x);
 }
 
 /* perf's read values table: "# PID  TID  EVENT...", columns as wide as their widest cell */
@@ -932,7 +943,8 @@ static void values_print(const struct thread_values *tv, const struct input *in)
 	for (int t = 0; t < tv->nr_thr; t++) {
 		printf("  %*d  %*d", pw, tv->thr[t].pid, tw, tv->thr[t].tid);
 		for (int c = 0; c < tv->nr_ctr; c++)
-			printf("  %*" PRIu64, cw[c], tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
+			printf("  %*" PRIu64, cw[c],
+			       tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
 		printf("\n");
 	}
 }
@@ -1112,7 +1124,8 @@ static int report_tasks(struct input *in, bool mmaps)
 
 		if (!in->ev.decoded)
 			continue;
-		if (type == PERF_RECORD_COMM || type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT ||
+		if (type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
+		    type == PERF_RECORD_EXIT ||
 		    (mmaps && (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2))) {
 			if (pcl_machine__process(m, &in->ev.rec)) {
 				die_msg("out of memory");

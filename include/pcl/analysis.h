@@ -173,15 +173,15 @@ struct pcl_callnode {
  * column of numbers (perf's "hpp" fields) or a sort key's column.
  */
 enum pcl_hpp {
-	PCL_HPP_KEY,		   /* not a number: the column of sort key @key */
-	PCL_HPP_OVERHEAD,	   /* "overhead": self period, in percent */
-	PCL_HPP_OVERHEAD_SYS,	   /* "overhead_sys": of kernel-mode samples */
-	PCL_HPP_OVERHEAD_US,	   /* "overhead_us": of user-mode samples */
+	PCL_HPP_KEY,		    /* not a number: the column of sort key @key */
+	PCL_HPP_OVERHEAD,	    /* "overhead": self period, in percent */
+	PCL_HPP_OVERHEAD_SYS,	    /* "overhead_sys": of kernel-mode samples */
+	PCL_HPP_OVERHEAD_US,	    /* "overhead_us": of user-mode samples */
 	PCL_HPP_OVERHEAD_GUEST_SYS, /* "overhead_guest_sys" (pcl has no guests: 0) */
 	PCL_HPP_OVERHEAD_GUEST_US,  /* "overhead_guest_us" (likewise) */
-	PCL_HPP_OVERHEAD_CHILDREN, /* "overhead_children": children period, in percent */
-	PCL_HPP_SAMPLE,		   /* "sample": the number of samples */
-	PCL_HPP_PERIOD,		   /* "period": self period */
+	PCL_HPP_OVERHEAD_CHILDREN,  /* "overhead_children": children period, in percent */
+	PCL_HPP_SAMPLE,		    /* "sample": the number of samples */
+	PCL_HPP_PERIOD,		    /* "period": self period */
 	PCL_HPP__NR,
 };
 
@@ -254,7 +254,8 @@ struct pcl_hist_entry {
 	bool srcline_lazy;
 	/* self period by the samples' mode: kernel, user (perf's overhead_sys, overhead_us) */
 	uint64_t period_sys, period_us;
-	const struct pcl_symbol *parent; /* with the parent key: the entry's parent, NULL: [other] */
+	const struct pcl_symbol
+		*parent; /* with the parent key: the entry's parent, NULL: [other] */
 	/*
 	 * With opts.nr_members > 1, beside member_self (the same block): each
 	 * member's samples, and its self period of kernel- and user-mode ones.

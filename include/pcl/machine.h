@@ -78,7 +78,7 @@ struct pcl_thread {
 	bool comm_exec; /* comm set by an exec (COMM with PERF_RECORD_MISC_COMM_EXEC) */
 	bool comm_set;	/* comm came from a COMM record (or a parent's); else ":TID" */
 	struct pcl_maps *maps; /* shared by the threads of a process */
-	int32_t ppid; /* the tid of the thread it was forked from (FORK); -1: not known */
+	int32_t ppid;	       /* the tid of the thread it was forked from (FORK); -1: not known */
 };
 
 struct pcl_machine;
@@ -130,8 +130,7 @@ PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, 
  * particular order) in @out and returns how many it put.
  */
 PCL_API size_t pcl_machine__nr_threads(const struct pcl_machine *m);
-PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out,
-				    size_t n);
+PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out, size_t n);
 /* Number of maps of @t's process, and map @i of them, by start address. */
 PCL_API int pcl_thread__nr_maps(const struct pcl_thread *t);
 PCL_API const struct pcl_map *pcl_thread__map(const struct pcl_thread *t, int i);

@@ -111,7 +111,8 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 	if (h->key_on[PCL_SORT_TID])
 		h->key_on[PCL_SORT_PID] = true;
 	if (h->key_on[PCL_SORT_PARENT]) {
-		const char *re = h->opts.parent_regex ? h->opts.parent_regex : "^sys_|^do_page_fault";
+		const char *re =
+			h->opts.parent_regex ? h->opts.parent_regex : "^sys_|^do_page_fault";
 
 		if (regcomp(&h->parent_re, re, REG_EXTENDED | REG_NOSUB)) {
 			free(h);
@@ -249,7 +250,7 @@ static uint64_t key_hash(const struct hkey *k)
 	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
 	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
 	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile ^
-			(uintptr_t)k->parent);
+				(uintptr_t)k->parent);
 	return hash_mix(x, k->sym_end);
 }
 
@@ -499,7 +500,8 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 static const struct pcl_symbol *find_parent(const struct pcl_hists *h, const struct pcl_resolved *s)
 {
 	for (size_t i = 0; i < s->nr_chain; i++) {
-		const struct pcl_frame *f = &s->chain[h->opts.caller_order ? s->nr_chain - 1 - i : i];
+		const struct pcl_frame *f =
+			&s->chain[h->opts.caller_order ? s->nr_chain - 1 - i : i];
 
 		if (f->sym && !regexec(&h->parent_re, f->sym->name, 0, NULL, 0))
 			return f->sym;

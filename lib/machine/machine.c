@@ -720,8 +720,7 @@ PCL_API size_t pcl_machine__nr_threads(const struct pcl_machine *m)
 	return m ? m->nr_threads : 0;
 }
 
-PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out,
-				    size_t n)
+PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out, size_t n)
 {
 	size_t got = 0;
 

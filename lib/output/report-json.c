@@ -214,8 +214,9 @@ static void put_entry(struct jwriter *w, const struct pcl_hist_entry *e)
 static const char *key_name(enum pcl_sort_key k)
 {
 	static const char *const names[PCL_SORT_MAX] = {
-		[PCL_SORT_COMM] = "comm", [PCL_SORT_DSO] = "dso", [PCL_SORT_SYM] = "sym",
-		[PCL_SORT_PID] = "pid",	  [PCL_SORT_TID] = "tid", [PCL_SORT_CPU] = "cpu",
+		[PCL_SORT_COMM] = "comm",	[PCL_SORT_DSO] = "dso",
+		[PCL_SORT_SYM] = "sym",		[PCL_SORT_PID] = "pid",
+		[PCL_SORT_TID] = "tid",		[PCL_SORT_CPU] = "cpu",
 		[PCL_SORT_SRCLINE] = "srcline", [PCL_SORT_SRCFILE] = "srcfile",
 		[PCL_SORT_PARENT] = "parent",
 	};

@@ -190,7 +190,8 @@ static const char *hpp_title(const struct printer *p, enum pcl_hpp f)
 {
 	switch (f) {
 	case PCL_HPP_OVERHEAD:
-		return p->o->self_title || (!p->o->nr_fields && p->o->children) ? "Self" : "Overhead";
+		return p->o->self_title || (!p->o->nr_fields && p->o->children) ? "Self"
+										: "Overhead";
 	case PCL_HPP_OVERHEAD_SYS:
 		return "sys";
 	case PCL_HPP_OVERHEAD_US:
@@ -522,13 +523,13 @@ static void print_members(struct printer *p, const struct pcl_hist_entry *e, enu
 	int w = hpp_width(p, f) / p->o->nr_members;
 
 	for (int i = 0; i < p->o->nr_members; i++) {
-		const uint64_t *v = f == PCL_HPP_SAMPLE		 ? e->member_samples
-				    : f == PCL_HPP_OVERHEAD_SYS	 ? e->member_sys
-				    : f == PCL_HPP_OVERHEAD_US	 ? e->member_us
-				    : f == PCL_HPP_OVERHEAD_GUEST_SYS ||
-					      f == PCL_HPP_OVERHEAD_GUEST_US
-					      ? NULL
-					      : e->member_self;
+		const uint64_t *v =
+			f == PCL_HPP_SAMPLE	    ? e->member_samples
+			: f == PCL_HPP_OVERHEAD_SYS ? e->member_sys
+			: f == PCL_HPP_OVERHEAD_US  ? e->member_us
+			: f == PCL_HPP_OVERHEAD_GUEST_SYS || f == PCL_HPP_OVERHEAD_GUEST_US
+				? NULL
+				: e->member_self;
 		uint64_t x = v ? v[i] : 0;
 		char fmt[16];
 
@@ -759,8 +760,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 
 			if (p.cols[c].f.hpp != PCL_HPP_KEY)
 				continue;
-			if (k == PCL_SORT_CPU ||
-			    (k == PCL_SORT_SRCFILE && known && !known[i]) ||
+			if (k == PCL_SORT_CPU || (k == PCL_SORT_SRCFILE && known && !known[i]) ||
 			    (k == PCL_SORT_SRCLINE && known_line && !known_line[i]))
 				continue; /* 3 wide, always; a string perf has not made yet */
 			if (k == PCL_SORT_PID || k == PCL_SORT_TID)
@@ -786,8 +786,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	}
 	/* perf's hists__set_unres_dso_col_len */
 	for (int c = 0; c < p.nr_cols; c++)
-		if (p.cols[c].f.hpp == PCL_HPP_KEY && p.cols[c].f.key == PCL_SORT_DSO && unresolved &&
-		    !o.dso_filter && p.cols[c].width < 16)
+		if (p.cols[c].f.hpp == PCL_HPP_KEY && p.cols[c].f.key == PCL_SORT_DSO &&
+		    unresolved && !o.dso_filter && p.cols[c].width < 16)
 			p.cols[c].width = 16;
 	if (!o.quiet)
 		print_header(&p);

@@ -64,9 +64,10 @@ static void print_task(FILE *fp, const struct task *k, int level, bool mmaps)
 		uint64_t pgoff = m->pgoff == UINT64_MAX ? m->start >> 12 : m->pgoff;
 
 		fprintf(fp, "%*s  %" PRIx64 "-%" PRIx64 " %c%c%c%c %08" PRIx64 " %" PRIu64 " %s\n",
-			indent < 0 ? 0 : indent, "", m->start, m->end, m->prot & PROT_READ ? 'r' : '-',
-			m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-',
-			m->flags & MAP_SHARED ? 's' : 'p', pgoff, m->dso->ino, m->dso->name);
+			indent < 0 ? 0 : indent, "", m->start, m->end,
+			m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
+			m->prot & PROT_EXEC ? 'x' : '-', m->flags & MAP_SHARED ? 's' : 'p', pgoff,
+			m->dso->ino, m->dso->name);
 	}
 	for (const struct task *c = k->first; c; c = c->next)
 		print_task(fp, c, level + 1, mmaps);
