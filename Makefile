@@ -33,7 +33,9 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
 # capstone: the disassembly annotate shows (lib/symbol/disasm.c).
 # bzip2: pcl archive writes perf archive's .tar.bz2 (cli/cmd-archive.c).
-LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz -lbz2 $(TEP_LIBS) -lm -lpthread
+# libpfm4: the core PMU events of each CPU model by name, encoded into
+# perf_event_attr (lib/event/pfm.c: metric events, named raw events).
+LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz -lbz2 $(TEP_LIBS) -lpfm -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))

@@ -30,6 +30,9 @@ static const struct cmd commands[] = {
 	{ "script", cmd_script, PAGED },
 	{ "diff", cmd_diff, PAGED },
 	{ "annotate", cmd_annotate, PAGED },
+	{ "evlist", cmd_evlist },
+	{ "data", cmd_data },
+	{ "daemon", cmd_daemon },
 	{ "help", cmd_help }, /* pages its own text; man(1) pages the manual */
 	{ "version", cmd_version },
 	{ "buildid-list", cmd_buildid_list, PAGED },

@@ -19,9 +19,29 @@ struct record_opts {
 	uint32_t leaf_stack_size;	/* fp: stack bytes for the leaf repair (0: none) */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
 	uint64_t mmap_pages;		/* data pages per CPU ring (fits: -m checks) */
+	const char *mmap_rounded;	/* -m SIZE that was rounded up to mmap_pages, or NULL */
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */
+	const char *control;		/* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	/* --switch-output: rotate the file on SIGUSR2, at a size or every so often */
+	bool switch_output, switch_signal;
+	uint64_t switch_size;		/* bytes; 0: not by size */
+	uint64_t switch_secs;		/* seconds; 0: not by time */
+	unsigned int switch_max_files;	/* keep the newest N rotated files; 0: all */
+	bool timestamp_filename;	/* name the final file FILE.<timestamp> */
+	bool all_user, all_kernel;	/* --all-user / --all-kernel: every event's exclude bits */
+	struct record_filter {
+		int nr_events;		/* given after this many -e: applies to the last one's events */
+		const char *filter;
+	} *filters;			/* --filter, in command-line order */
+	int nr_filters;
+	bool per_thread;		/* --per-thread */
+	bool no_buildid;		/* -B: no BUILD_ID feature (and no build-id cache) */
+	uint64_t user_regs, intr_regs;	/* --user-regs / -I masks */
+	uint64_t max_size;		/* --max-size: stop when the file has this many bytes */
+	int compression_level;		/* -z[N]: zstd level; 0: none */
+	bool overwrite;			/* --overwrite: a flight recorder, dumped at the end/switch */
 	bool buildid_all, no_buildid_cache; /* --buildid-all, -N */
 };
 

@@ -29,6 +29,11 @@ PCL_API void pcl_dso_hits__set_all(struct pcl_dso_hits *h, bool all);
  */
 PCL_API void pcl_dso_hits__set_files_only(struct pcl_dso_hits *h, bool files_only);
 /*
+ * Start over for a new file (perf record --switch-output): no file hit and
+ * no entry written, the maps kept (they still hold in the next file).
+ */
+PCL_API void pcl_dso_hits__reset(struct pcl_dso_hits *h);
+/*
  * Whether files became hit, with build ids not written yet, since the last
  * write_new: after a record, the caller writes them before it (perf inject
  * -b puts each build id ahead of the first sample in its file).

@@ -265,6 +265,22 @@ PCL_API void pcl_dso_hits__set_files_only(struct pcl_dso_hits *h, bool files_onl
 		h->files_only = files_only;
 }
 
+PCL_API void pcl_dso_hits__reset(struct pcl_dso_hits *h)
+{
+	if (!h)
+		return;
+	h->kernel_hit = h->kernel_written = false;
+	h->pending = false;
+	for (int i = 0; i < h->nr_dsos; i++) {
+		/* what --buildid-all and the vDSO rule count as hit, they count again */
+		h->dsos[i].hit = h->all || !strcmp(h->dsos[i].name, "[vdso]");
+		h->dsos[i].written = false;
+		h->pending |= h->dsos[i].hit;
+	}
+	if (h->all && h->nr_dsos)
+		h->kernel_hit = true;
+}
+
 PCL_API bool pcl_dso_hits__pending(const struct pcl_dso_hits *h)
 {
 	return h && h->pending;

@@ -178,6 +178,24 @@ if [ $rc -eq 0 ] && [ ! -e "$TMP/r-fifo" ] && [ -s "$TMP/fifo.stream" ]; then
 else
 	not_ok buildid-record-fifo "pcl record -o FIFO: exit $rc (124: hung), want 0 and no cache" "$(show "$TMP/fifo.err")"
 fi
+# --switch-output: each file names the files its own samples hit, also those
+# mapped before it began
+mkdir -p "$TMP/sw"
+(cd "$TMP/sw" && timeout 60 "$PCL" record -q -N --switch-output=1s -o s.data -- "$bin" 2500 >/dev/null 2>&1)
+nf=0 nbad=0
+for f in "$TMP"/sw/s.data.*; do
+	[ -e "$f" ] || continue
+	nf=$((nf + 1))
+	if perf report -i "$f" --stdio --no-children 2>/dev/null | grep -q '\[\.\] hot_leaf' &&
+		! perf buildid-list -i "$f" 2>/dev/null | grep -q "^$id $bin\$"; then
+		nbad=$((nbad + 1))
+	fi
+done
+if [ $nf -ge 2 ] && [ $nbad -eq 0 ]; then
+	ok buildid-record-switch-output
+else
+	not_ok buildid-record-switch-output "$nf files (want 2 or more), $nbad with hot_leaf samples but not its build id" "$(ls "$TMP/sw")"
+fi
 # the default cache is ~/.debug (HOME is under $TMP here)
 "$PCL" record -q -o "$TMP/rh.data" -- "$bin" 50 >/dev/null 2>&1
 if [ -L "$HOME/.debug/.build-id/${id:0:2}/${id:2}" ]; then ok buildid-record-home-cache; else not_ok buildid-record-home-cache "want $HOME/.debug to hold $bin"; fi
