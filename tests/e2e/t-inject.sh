@@ -167,3 +167,15 @@ if [ $rc -eq 0 ] && [ "$n" -eq 3 ] && [ "$(grep -c '^+ perf inject' "$TMP/pt.out
 else
 	not_ok inject-perf-pipe-test "pipe_test.sh's inject parts with pcl as perf: exit $rc, $n of 3 noploop lines" "$(tail -15 "$TMP/pt.out")"
 fi
+
+# perf's record+zstd_comp_decomp.sh with pcl as perf: pcl record -z, then
+# pcl inject expands it and pcl report says the same of both
+(cd "$TMP" && PATH="$TMP/shim:$PATH" bash /usr/lib/perf-core/tests/shell/record+zstd_comp_decomp.sh) >"$TMP/z.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then
+	skip inject-perf-zstd-test "pcl record has no -z here"
+elif [ $rc -eq 0 ] && grep -q '# compressed : Zstd' "$TMP/z.out" && grep -q 'COMPRESSED events' "$TMP/z.out"; then
+	ok inject-perf-zstd-test
+else
+	not_ok inject-perf-zstd-test "record+zstd_comp_decomp.sh with pcl as perf: exit $rc" "$(tail -15 "$TMP/z.out")"
+fi
