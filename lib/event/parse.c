@@ -242,7 +242,8 @@ static int resolve_spec(struct parser *p, struct pcl_event *ev, const char *spec
  * of its '|'-separated specs this machine can use; else any event libpfm4
  * knows for this CPU ("RETIRED_INSTRUCTIONS").
  */
-static int resolve_named(struct parser *p, struct pcl_event *ev, const char *name)
+static int resolve_named(struct parser *p, struct pcl_event *ev, const char *name,
+			 const char *tok)
 {
 	const struct metric_event *me = metric_event_find(name);
 	bool absent_pmu = false;
@@ -251,7 +252,7 @@ static int resolve_named(struct parser *p, struct pcl_event *ev, const char *nam
 	if (!me) {
 		ret = named_core(ev, name);
 		if (ret && ret != -ENOENT)
-			return perr(p, -ret, name, strlen(name), "%s", pcl_last_error());
+			return perr(p, -ret, tok, strlen(name), "%s", pcl_last_error());
 		return ret;
 	}
 	for (const char *spec = me->spec; *spec;) {
@@ -263,7 +264,7 @@ static int resolve_named(struct parser *p, struct pcl_event *ev, const char *nam
 		spec += len + (spec[len] == '|');
 	}
 	if (!absent_pmu)
-		return perr(p, EINVAL, name, strlen(name),
+		return perr(p, EINVAL, tok, strlen(name),
 			    "event '%s' has no encoding libpfm4 knows on this CPU ('%s')", name,
 			    me->spec);
 	/*
@@ -318,7 +319,8 @@ static int resolve_name(struct parser *p, struct pcl_event *ev, const char *s, s
 	pmu = pmu_find_alias_anywhere(name, &alias);
 	if (pmu)
 		return -EAGAIN; /* caller re-parses as pmu/alias/ */
-	return resolve_named(p, ev, name);
+	/* errors point at the name in the spec, not at this copy of it */
+	return resolve_named(p, ev, name, s);
 }
 
 static int parse_u64(const char *s, size_t len, uint64_t *v)

@@ -33,6 +33,9 @@ int pfm_encode(const char *spec, uint32_t *type, uint64_t config[3])
 	pthread_once(&pfm_once, pfm_init);
 	if (pfm_state)
 		return -ENOENT;
+	/* not a libpfm name ("c cyles"): not found, not libpfm's "invalid parameters" */
+	if (spec[strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:=-")])
+		return -ENOENT;
 	memset(&a, 0, sizeof(a));
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
