@@ -24,7 +24,10 @@
  *     never returns a record that is not in the file);
  *   - the read ends with errno 0 or EBADMSG, and EBADMSG comes with a
  *     message that names the offset;
- *   - attr_by_id() finds an attr holding the id it was asked for.
+ *   - attr_by_id() finds an attr holding the id it was asked for;
+ *   - the build-id table (what buildid-list, buildid-cache and inject
+ *     read) walks forward inside its section, ends with 0 or -EBADMSG,
+ *     and each entry's name is a NUL-terminated string inside it.
  * At most MAX_RECORDS records per input are read.
  */
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <pcl/common.h>
+#include <pcl/buildid.h>
 #include <pcl/data.h>
 #include <pcl/record.h>
 
@@ -94,6 +98,25 @@ static void check_attrs(const struct pcl_data_reader *r)
 	}
 }
 
+static void check_build_ids(const uint8_t *tab, size_t len)
+{
+	struct pcl_build_id_entry e;
+	size_t off = 0, prev = 0;
+	char hex[41];
+	int ret;
+
+	while ((ret = pcl_build_id_table__next(tab, len, &off, &e)) > 0) {
+		require(off > prev && off <= len);
+		require(e.size <= sizeof(e.id));
+		require(e.name >= (const char *)tab && e.name < (const char *)tab + len);
+		require(memchr(e.name, '\0', len - (size_t)(e.name - (const char *)tab)));
+		pcl_build_id_hex(e.id, e.size, hex);
+		touch(hex, strlen(hex) + 1);
+		prev = off;
+	}
+	require(ret == 0 || ret == -EBADMSG);
+}
+
 static void check_features(const struct pcl_data_reader *r)
 {
 	for (int f = 0; f < PCL_FEAT_MAX; f++) {
@@ -103,6 +126,8 @@ static void check_features(const struct pcl_data_reader *r)
 		if (!p)
 			continue;
 		touch(p, len);
+		if (f == PCL_FEAT_BUILD_ID)
+			check_build_ids(p, len);
 		if (f == PCL_FEAT_CMDLINE || f == PCL_FEAT_CPU_TOPOLOGY) {
 			char **v = NULL;
 			int k = pcl_feature_parse_strings(p, len, &v);
