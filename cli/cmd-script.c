@@ -506,6 +506,7 @@ int cmd_script(int argc, char **argv)
 	tp = load_tracepoints(&in);
 	pcl_script__set_tracepoints(s, tp);
 	pcl_script__set_symbols(s, in.symbols);
+	pcl_script__set_resolver(s, in.resolver);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);

@@ -57,6 +57,20 @@ extern "C" {
 #define PCL_SCRIPT_PERIOD  0x1000u /* period */
 #define PCL_SCRIPT_MISC	   0x2000u /* misc: the record's cpumode and flags as letters */
 #define PCL_SCRIPT_SRCLINE 0x4000u /* srcline: FILE:LINE of the ip and of each frame */
+#define PCL_SCRIPT_IREGS	  0x8000u     /* iregs: PERF_SAMPLE_REGS_INTR */
+#define PCL_SCRIPT_UREGS	  0x10000u    /* uregs: PERF_SAMPLE_REGS_USER */
+#define PCL_SCRIPT_BRSTACK	  0x20000u    /* brstack: FROM/TO/flags of the branch stack */
+#define PCL_SCRIPT_BRSTACKSYM	  0x40000u    /* brstacksym: as symbols */
+#define PCL_SCRIPT_BRSTACKOFF	  0x80000u    /* brstackoff: as offsets in their DSOs */
+#define PCL_SCRIPT_WEIGHT	  0x100000u   /* weight */
+#define PCL_SCRIPT_PHYS_ADDR	  0x200000u   /* phys_addr */
+#define PCL_SCRIPT_DATA_PAGE_SIZE 0x400000u   /* data_page_size */
+#define PCL_SCRIPT_CODE_PAGE_SIZE 0x800000u   /* code_page_size */
+#define PCL_SCRIPT_INS_LAT	  0x1000000u  /* ins_lat: PERF_SAMPLE_WEIGHT_STRUCT's var2 */
+#define PCL_SCRIPT_CALLINDENT	  0x2000000u  /* callindent (branch-trace events only) */
+#define PCL_SCRIPT_MACHINE_PID	  0x4000000u  /* machine_pid: guest samples only */
+#define PCL_SCRIPT_VCPU		  0x8000000u  /* vcpu: guest samples only */
+#define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
 
 /* perf script's classes of events, the TYPE of "-F TYPE:fields". */
 enum pcl_script_class {
@@ -106,12 +120,20 @@ PCL_API void pcl_script__set_tracepoints(struct pcl_script *s, const struct pcl_
 PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *symbols);
 
 /*
+ * The resolver that finds the maps and symbols of the addresses a sample
+ * carries besides its ip (brstack, brstacksym, brstackoff, and addr for
+ * page faults and branch events), borrowed; without one they show as
+ * unknown. Call before the first line.
+ */
+PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver *r);
+
+/*
  * Apply one -F argument, as perf does: "f1,f2" sets the fields of every
  * class (a field a class cannot show is skipped with a warning to @warn,
  * which may be NULL), "class:f1,f2" one class's, "+f" and "-f" add to and
  * remove from the current ones. Repeatable; later ones override. 0, or
  * -EINVAL with pcl_last_error() naming the bad field, class or mix; a
- * field perf has and pcl does not print (brstack, iregs, ...)
+ * field perf has and pcl does not print (brstackinsn, srccode, metric, ...)
  * is -ENOTSUP.
  */
 PCL_API int pcl_script__parse_fields(struct pcl_script *s, const char *spec, FILE *warn);

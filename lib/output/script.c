@@ -27,6 +27,12 @@
 
 #define DEFAULT_MAX_STACK 127 /* perf's PERF_MAX_STACK_DEPTH */
 
+/*
+ * perf's "flags" is no field of a class: it turns the column on or off for
+ * every event, whatever its class, and no check of the samples applies.
+ */
+#define FIELD_FLAGS 0x80000000u
+
 /* Fields of perf 6.1 that pcl knows. */
 static const struct {
 	const char *name;
@@ -47,31 +53,31 @@ static const struct {
 	{ "period", PCL_SCRIPT_PERIOD },
 	{ "misc", PCL_SCRIPT_MISC },
 	{ "srcline", PCL_SCRIPT_SRCLINE },
-	{ "iregs", 0 },
-	{ "uregs", 0 },
-	{ "brstack", 0 },
-	{ "brstacksym", 0 },
-	{ "flags", 0 },
-	{ "data_src", 0 },
-	{ "weight", 0 },
+	{ "iregs", PCL_SCRIPT_IREGS },
+	{ "uregs", PCL_SCRIPT_UREGS },
+	{ "brstack", PCL_SCRIPT_BRSTACK },
+	{ "brstacksym", PCL_SCRIPT_BRSTACKSYM },
+	{ "flags", FIELD_FLAGS },
+	{ "data_src", PCL_SCRIPT_DATA_SRC },
+	{ "weight", PCL_SCRIPT_WEIGHT },
 	{ "bpf-output", 0 },
 	{ "brstackinsn", 0 },
 	{ "brstackinsnlen", 0 },
-	{ "brstackoff", 0 },
-	{ "callindent", 0 },
+	{ "brstackoff", PCL_SCRIPT_BRSTACKOFF },
+	{ "callindent", PCL_SCRIPT_CALLINDENT },
 	{ "insn", 0 },
 	{ "insnlen", 0 },
 	{ "synth", 0 },
-	{ "phys_addr", 0 },
+	{ "phys_addr", PCL_SCRIPT_PHYS_ADDR },
 	{ "metric", 0 },
 	{ "srccode", 0 },
 	{ "ipc", 0 },
 	{ "tod", 0 },
-	{ "data_page_size", 0 },
-	{ "code_page_size", 0 },
-	{ "ins_lat", 0 },
-	{ "machine_pid", 0 },
-	{ "vcpu", 0 },
+	{ "data_page_size", PCL_SCRIPT_DATA_PAGE_SIZE },
+	{ "code_page_size", PCL_SCRIPT_CODE_PAGE_SIZE },
+	{ "ins_lat", PCL_SCRIPT_INS_LAT },
+	{ "machine_pid", PCL_SCRIPT_MACHINE_PID },
+	{ "vcpu", PCL_SCRIPT_VCPU },
 };
 
 #define F_SAMPLE_DEFAULT                                                                           \
@@ -93,7 +99,11 @@ static const struct {
 				 0 },
 	[PCL_SCRIPT_HW_CACHE] = { NULL, "hardware-cache", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
 				  PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_RAW] = { "raw", "raw", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR,
+	[PCL_SCRIPT_RAW] = { "raw", "raw",
+			     F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR |
+				     PCL_SCRIPT_DATA_SRC | PCL_SCRIPT_WEIGHT | PCL_SCRIPT_PHYS_ADDR |
+				     PCL_SCRIPT_DATA_PAGE_SIZE | PCL_SCRIPT_CODE_PAGE_SIZE |
+				     PCL_SCRIPT_INS_LAT,
 			     PCL_SCRIPT_TRACE },
 	[PCL_SCRIPT_BREAK] = { "break", "breakpoint", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
 			       PCL_SCRIPT_TRACE },
@@ -132,7 +142,11 @@ struct pcl_script {
 	int last; /* index of the attr looked up last */
 	uint64_t initial_time, previous_time;
 	struct pcl_symbols *symbols;
+	struct pcl_resolver *resolver; /* for the addresses besides the ip */
 	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
+	bool print_flags;	     /* perf's "flags" column */
+	int data_src_width;	     /* perf pads data_src to the widest one so far */
+	int indent_spacing;	     /* callindent's column, as perf keeps it */
 };
 
 PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
@@ -177,6 +191,12 @@ PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *s
 {
 	if (s)
 		s->symbols = symbols;
+}
+
+PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver *r)
+{
+	if (s)
+		s->resolver = r;
 }
 
 PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr)
@@ -225,6 +245,10 @@ static int apply_field(struct pcl_script *s, int cls, const char *tok, enum chan
 			break;
 	if (i == ARRAY_SIZE(field_names))
 		return pcl_err(EINVAL, "invalid field '%s' in -F", tok);
+	if (field_names[i].bit == FIELD_FLAGS) {
+		s->print_flags = ch != CH_REMOVE;
+		return 0;
+	}
 	if (!field_names[i].bit) {
 		if (ch == CH_REMOVE)
 			return 0; /* removing what pcl never prints is no error */
@@ -441,7 +465,7 @@ PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
 		}
 		break;
 	case PERF_TYPE_RAW:
-		snprintf(buf, size, "r%" PRIx64, (uint64_t)at->config);
+		snprintf(buf, size, "raw 0x%" PRIx64, (uint64_t)at->config);
 		break;
 	case PERF_TYPE_BREAKPOINT:
 		snprintf(buf, size, "mem:0x%" PRIx64, (uint64_t)at->bp_addr);
@@ -497,7 +521,11 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 	int ret;
 
 	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_IP, "IP", PCL_SCRIPT_IP)) ||
-	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_ADDR, "ADDR", PCL_SCRIPT_ADDR)))
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_ADDR, "ADDR", PCL_SCRIPT_ADDR)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_DATA_SRC, "DATA_SRC",
+			       PCL_SCRIPT_DATA_SRC)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,
+			       "WEIGHT", PCL_SCRIPT_WEIGHT)))
 		return ret;
 	f = s->cls[cls].fields;
 	if ((f & PCL_SCRIPT_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
@@ -518,7 +546,17 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TID, "TID",
 			       PCL_SCRIPT_TID | PCL_SCRIPT_PID)) ||
 	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TIME, "TIME", PCL_SCRIPT_TIME)) ||
-	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CPU, "CPU", PCL_SCRIPT_CPU)))
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CPU, "CPU", PCL_SCRIPT_CPU)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_REGS_INTR, "IREGS", PCL_SCRIPT_IREGS)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_REGS_USER, "UREGS", PCL_SCRIPT_UREGS)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR",
+			       PCL_SCRIPT_PHYS_ADDR)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE",
+			       PCL_SCRIPT_DATA_PAGE_SIZE)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE",
+			       PCL_SCRIPT_CODE_PAGE_SIZE)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT",
+			       PCL_SCRIPT_INS_LAT)))
 		return ret;
 	return 0;
 }
@@ -1069,6 +1107,383 @@ static int print_trace(struct pcl_script *s, FILE *out, const struct pcl_data_at
 	return ret == -ENOENT ? pcl_tp_format__fprint(fmt, sm->raw, sm->raw_size, out) : ret;
 }
 
+/* ---- what a sample carries besides its ip ---- */
+
+#define KERNEL_START 0xffff800000000000ull /* x86-64's kernel half */
+
+static bool kernel_mode(uint16_t misc)
+{
+	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/* perf's thread__find_map_fb: in the sample's space, else in the address's own. */
+static void resolve_addr(struct pcl_script *s, struct pcl_thread *t, uint16_t misc, uint64_t addr,
+			 struct pcl_frame *fr)
+{
+	bool k = kernel_mode(misc), ak = addr >= KERNEL_START;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->ip = fr->addr = addr;
+	if (!s->resolver)
+		return;
+	pcl_resolver__frame(s->resolver, t, k, addr, fr);
+	if (!fr->map && ak != k)
+		pcl_resolver__frame(s->resolver, t, ak, addr, fr);
+}
+
+/* perf's sample_addr_correlates_sym: the addr is a code or data address worth a name. */
+static bool addr_has_sym(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_SOFTWARE)
+		return a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+	/* perf's is_bts_event: every branch instruction, its target in addr */
+	return a->type == PERF_TYPE_HARDWARE && (a->config & PERF_COUNT_HW_BRANCH_INSTRUCTIONS) &&
+	       a->sample_period == 1;
+}
+
+static bool is_bts(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE && addr_has_sym(a);
+}
+
+/* The addr field: "%16llx", then its symbol and DSO where perf names them. */
+static void print_addr(struct pcl_script *s, struct sbuf *b, unsigned int f,
+		       const struct pcl_data_attr *attr, const struct pcl_record *rec,
+		       const struct pcl_resolved *res)
+{
+	struct pcl_frame fr;
+
+	sb_hex(b, rec->sample.addr, 16);
+	if (!addr_has_sym(&attr->attr))
+		return;
+	resolve_addr(s, res->thread, rec->misc, rec->sample.addr, &fr);
+	if (f & PCL_SCRIPT_SYM) {
+		sb_putc(b, ' ');
+		print_sym(b, &fr, f);
+	}
+	if (f & PCL_SCRIPT_DSO)
+		print_dso(b, fr.map);
+}
+
+/* The names of perf_branch_entry's type and new_type (perf 6.1's branch.c). */
+static const char *const branch_type_names[16] = {
+	"",	    "COND",	 "UNCOND",   "IND",  "CALL", "IND_CALL", "RET",	   "SYSCALL",
+	"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ",	 "SERROR",   "NO_TX", "",
+};
+static const char *const branch_new_type_names[16] = {
+	"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5",
+};
+
+/* "/M/X/A/CYCLES/TYPE " after a branch's FROM/TO. */
+static void print_branch_flags(struct sbuf *b, const struct perf_branch_entry *e)
+{
+	const char *type = e->type == PERF_BR_EXTEND_ABI ? branch_new_type_names[e->new_type]
+							  : branch_type_names[e->type];
+
+	sb_putc(b, '/');
+	sb_putc(b, !(e->mispred || e->predicted) ? '-' : e->predicted ? 'P' : 'M');
+	sb_putc(b, '/');
+	sb_putc(b, e->in_tx ? 'X' : '-');
+	sb_putc(b, '/');
+	sb_putc(b, e->abort ? 'A' : '-');
+	sb_putc(b, '/');
+	sb_u64(b, e->cycles, 0);
+	sb_putc(b, '/');
+	/* glibc's printf of a NULL %s, for the new types perf 6.1 has no name for */
+	sb_puts(b, type ? type : "(null)");
+	sb_putc(b, ' ');
+}
+
+static void print_paren_dso(struct sbuf *b, const struct pcl_frame *fr)
+{
+	sb_putc(b, '(');
+	sb_puts(b, dso_name(fr->map));
+	sb_putc(b, ')');
+}
+
+/*
+ * An address of a branch as brstackoff shows it. perf 6.1 maps it into its
+ * DSO only where the DSO's symbols need no adjusting, which since it marks
+ * every user-space ELF file as adjusted leaves the kernel and its
+ * modules: there the offset from the map's start, elsewhere the address.
+ */
+static uint64_t branch_off(const struct pcl_frame *fr)
+{
+	const struct pcl_dso *d = fr->map ? fr->map->dso : NULL;
+
+	return d && (d->kind == PCL_DSO_MODULE || d->kind == PCL_DSO_KERNEL) ? fr->ip - fr->map->start
+									      : fr->ip;
+}
+
+/* brstack, brstacksym or brstackoff (@which), one " FROM/TO/flags " per entry. */
+static void print_brstack(struct pcl_script *s, struct sbuf *b, unsigned int f,
+			  unsigned int which, const struct pcl_record *rec,
+			  const struct pcl_resolved *res)
+{
+	const struct pcl_sample *sm = &rec->sample;
+
+	if (!(sm->sample_type & PERF_SAMPLE_BRANCH_STACK) || !sm->branches)
+		return;
+	for (uint64_t i = 0; i < sm->nr_branches; i++) {
+		const struct perf_branch_entry *e = &sm->branches[i];
+		struct pcl_frame from, to;
+
+		if (which != PCL_SCRIPT_BRSTACK || (f & PCL_SCRIPT_DSO)) {
+			resolve_addr(s, res->thread, rec->misc, e->from, &from);
+			resolve_addr(s, res->thread, rec->misc, e->to, &to);
+		}
+		if (which == PCL_SCRIPT_BRSTACKSYM) {
+			print_sym(b, &from, PCL_SCRIPT_SYMOFF);
+		} else {
+			sb_put(b, " 0x", 3);
+			sb_hex(b, which == PCL_SCRIPT_BRSTACKOFF ? branch_off(&from) : e->from, 0);
+		}
+		if (f & PCL_SCRIPT_DSO)
+			print_paren_dso(b, &from);
+		sb_putc(b, '/');
+		if (which == PCL_SCRIPT_BRSTACKSYM) {
+			print_sym(b, &to, PCL_SCRIPT_SYMOFF);
+		} else {
+			sb_put(b, "0x", 2);
+			sb_hex(b, which == PCL_SCRIPT_BRSTACKOFF ? branch_off(&to) : e->to, 0);
+		}
+		if (f & PCL_SCRIPT_DSO)
+			print_paren_dso(b, &to);
+		print_branch_flags(b, e);
+	}
+}
+
+/* perf's names of the x86-64 registers of sample_regs_user/_intr (perf_regs.h). */
+static const char *reg_name(unsigned int r)
+{
+	static const char *const names[] = {
+		"AX", "BX", "CX", "DX", "SI", "DI", "BP",  "SP",  "IP",	 "FLAGS", "CS",	 "SS",
+		"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13",	  "R14", "R15",
+	};
+	static const char *const xmm[] = {
+		"XMM0", "XMM1", "XMM2",	 "XMM3",  "XMM4",  "XMM5",  "XMM6",  "XMM7",
+		"XMM8", "XMM9", "XMM10", "XMM11", "XMM12", "XMM13", "XMM14", "XMM15",
+	};
+
+	if (r < ARRAY_SIZE(names))
+		return names[r];
+	if (r >= 32 && r < 64 && !(r & 1))
+		return xmm[(r - 32) / 2];
+	return "unknown";
+}
+
+/* " ABI:N " and "%5s:0x%llx " per register, nothing for a sample without registers. */
+static void print_regs(struct sbuf *b, uint64_t abi, const uint64_t *regs, uint64_t mask)
+{
+	unsigned int i = 0;
+
+	if (!abi || !regs)
+		return;
+	sb_put(b, " ABI:", 5);
+	sb_u64(b, abi, 0);
+	sb_putc(b, ' ');
+	for (unsigned int r = 0; r < 64; r++) {
+		if (!(mask & (1ull << r)))
+			continue;
+		sb_rjust(b, reg_name(r), 5);
+		sb_put(b, ":0x", 3);
+		sb_hex(b, regs[i++], 0);
+		sb_putc(b, ' ');
+	}
+}
+
+/* perf's get_page_size_name: "4K", "2M", "1024M" ("N/A" for 0). */
+static void print_page_size(struct sbuf *b, uint64_t size)
+{
+	static const char unit[] = "BKMG";
+	int i = 0;
+
+	sb_putc(b, ' ');
+	if (!size) {
+		sb_put(b, "N/A", 3);
+		return;
+	}
+	while (size / 1024 > 1 && i < 3) {
+		size /= 1024;
+		i++;
+	}
+	sb_u64(b, size, 0);
+	sb_putc(b, unit[i]);
+}
+
+/* ---- data_src, decoded as perf 6.1's mem-events.c decodes it ---- */
+
+/* A string being built into a fixed buffer, cut as perf's scnprintf cuts it. */
+struct dbuf {
+	char *p;
+	size_t len, cap; /* cap counts the NUL */
+};
+
+static void db_puts(struct dbuf *d, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (d->len + 1 >= d->cap)
+		return;
+	if (n > d->cap - 1 - d->len)
+		n = d->cap - 1 - d->len;
+	memcpy(d->p + d->len, s, n);
+	d->len += n;
+	d->p[d->len] = '\0';
+}
+
+/* The names of the set bits of @m (bit i: names[i]), joined with " or ". */
+static int db_bits(struct dbuf *d, uint64_t m, const char *const *names, size_t n, int printed)
+{
+	for (size_t i = 0; m && i < n; i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (printed++)
+			db_puts(d, " or ");
+		db_puts(d, names[i]);
+	}
+	return printed;
+}
+
+static void decode_data_src(uint64_t v, struct dbuf *d)
+{
+	const size_t sizeof_decode = d->cap;
+	static const char *const tlb[] = { "N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault" };
+	static const char *const lvl[] = {
+		"N/A",		 "HIT",			 "MISS",	     "L1",
+		"LFB/MAB",	 "L2",			 "L3",		     "Local RAM",
+		"Remote RAM (1 hop)", "Remote RAM (2 hops)", "Remote Cache (1 hop)",
+		"Remote Cache (2 hops)", "I/O", "Uncached",
+	};
+	static const char *const lvlnum[16] = {
+		[0x09] = "CXL", [0x0a] = "I/O",	 [0x0b] = "Any cache", [0x0c] = "LFB/MAB",
+		[0x0d] = "RAM", [0x0e] = "PMEM", [0x0f] = "N/A",
+	};
+	static const char *const hops[8] = {
+		"N/A", "core, same node", "node, same socket", "socket, same board", "board",
+	};
+	static const char *const snoop[] = { "N/A", "None", "Hit", "Miss", "HitM" };
+	static const char *const snoopx[] = { "Fwd", "Peer" };
+	union perf_mem_data_src ds = { .val = v };
+	uint64_t m = ds.mem_lvl & ~(uint64_t)(PERF_MEM_LVL_HIT | PERF_MEM_LVL_MISS);
+	size_t start;
+	int printed = 0;
+	char tmp[16];
+
+	db_puts(d, "|OP ");
+	db_puts(d, ds.mem_op & PERF_MEM_OP_NA	   ? "N/A"
+		   : ds.mem_op & PERF_MEM_OP_LOAD   ? "LOAD"
+		   : ds.mem_op & PERF_MEM_OP_STORE  ? "STORE"
+		   : ds.mem_op & PERF_MEM_OP_PFETCH ? "PFETCH"
+		   : ds.mem_op & PERF_MEM_OP_EXEC   ? "EXEC"
+						    : "No");
+	db_puts(d, "|LVL ");
+	start = d->len;
+	if (ds.mem_remote)
+		db_puts(d, "Remote ");
+	if (ds.mem_hops) {
+		db_puts(d, hops[ds.mem_hops] ? hops[ds.mem_hops] : "(null)");
+		db_puts(d, " ");
+	} else {
+		printed = db_bits(d, m, lvl, ARRAY_SIZE(lvl), 0);
+	}
+	if (ds.mem_lvl_num) {
+		if (printed++)
+			db_puts(d, " or ");
+		if (lvlnum[ds.mem_lvl_num]) {
+			db_puts(d, lvlnum[ds.mem_lvl_num]);
+		} else {
+			snprintf(tmp, sizeof(tmp), "L%d", (int)ds.mem_lvl_num);
+			db_puts(d, tmp);
+		}
+	}
+	if (d->len == start)
+		db_puts(d, "N/A");
+	if (ds.mem_lvl & PERF_MEM_LVL_HIT)
+		db_puts(d, " hit");
+	if (ds.mem_lvl & PERF_MEM_LVL_MISS)
+		db_puts(d, " miss");
+	db_puts(d, "|SNP ");
+	/* perf's snoop, TLB and BLK printers keep one byte more than they need */
+	d->cap = sizeof_decode - 1;
+	start = d->len;
+	printed = db_bits(d, ds.mem_snoop, snoop, ARRAY_SIZE(snoop), 0);
+	db_bits(d, ds.mem_snoopx, snoopx, ARRAY_SIZE(snoopx), printed);
+	if (d->len == start)
+		db_puts(d, "N/A");
+	db_puts(d, "|TLB ");
+	start = d->len;
+	db_bits(d, ds.mem_dtlb & ~(uint64_t)(PERF_MEM_TLB_HIT | PERF_MEM_TLB_MISS), tlb,
+		ARRAY_SIZE(tlb), 0);
+	if (d->len == start)
+		db_puts(d, "N/A");
+	if (ds.mem_dtlb & PERF_MEM_TLB_HIT)
+		db_puts(d, " hit");
+	if (ds.mem_dtlb & PERF_MEM_TLB_MISS)
+		db_puts(d, " miss");
+	d->cap = sizeof_decode;
+	db_puts(d, "|LCK ");
+	db_puts(d, ds.mem_lock & PERF_MEM_LOCK_NA	  ? "N/A"
+		   : ds.mem_lock & PERF_MEM_LOCK_LOCKED ? "Yes"
+							: "No");
+	db_puts(d, "|BLK ");
+	d->cap = sizeof_decode - 1;
+	if (!ds.mem_blk || (ds.mem_blk & PERF_MEM_BLK_NA)) {
+		db_puts(d, " N/A");
+		return;
+	}
+	if (ds.mem_blk & PERF_MEM_BLK_DATA)
+		db_puts(d, " Data");
+	if (ds.mem_blk & PERF_MEM_BLK_ADDR)
+		db_puts(d, " Addr");
+}
+
+/* "%16llx DECODED", left-justified to the widest such column so far (perf's static maxlen). */
+static void print_data_src(struct pcl_script *s, struct sbuf *b, uint64_t v)
+{
+	char decode[100], out[100];
+	struct dbuf d = { decode, 0, sizeof(decode) };
+	int len;
+
+	decode[0] = '\0';
+	decode_data_src(v, &d);
+	len = snprintf(out, sizeof(out), "%16" PRIx64 " %s", v, decode);
+	if (len >= (int)sizeof(out))
+		len = (int)sizeof(out) - 1;
+	if (len > s->data_src_width)
+		s->data_src_width = len;
+	sb_put(b, out, (size_t)len);
+	sb_spaces(b, (size_t)(s->data_src_width - len));
+}
+
+/* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
+static void print_bts(struct pcl_script *s, struct sbuf *b, unsigned int f,
+		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
+		      const struct pcl_resolved *res, bool chain)
+{
+	unsigned int cls = pcl_script_class_of(&attr->attr);
+
+	/* no thread stack without a decoder's call/return flags: only the DSO */
+	if ((f & PCL_SCRIPT_CALLINDENT) && (f & PCL_SCRIPT_DSO) &&
+	    !(f & (PCL_SCRIPT_IP | PCL_SCRIPT_ADDR))) {
+		print_paren_dso(b, &res->ip);
+		sb_putc(b, '\t');
+	}
+	if (f & PCL_SCRIPT_IP)
+		print_ip(s, b, f & ~PCL_SCRIPT_SRCLINE, rec, res, chain);
+	if ((f & PCL_SCRIPT_ADDR) ||
+	    ((rec->sample.sample_type & PERF_SAMPLE_ADDR) && !s->cls[cls].user_set)) {
+		sb_put(b, " => ", 4);
+		print_addr(s, b, f, attr, rec, res);
+	}
+	if ((f & PCL_SCRIPT_IP) && (f & PCL_SCRIPT_SRCLINE) && !chain)
+		print_srcline(s, b, &res->ip);
+}
+
 PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
 			       const struct pcl_record *rec, const struct pcl_resolved *res)
 {
@@ -1116,13 +1531,43 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 		sb_rjust(b, attr_name(s, attr), s->name_width);
 		sb_put(b, ": ", 2);
 	}
+	if (s->print_flags)
+		sb_spaces(b, 24); /* "  %-21s " of no flags: files carry none */
+	chain = chain && (sm->sample_type & PERF_SAMPLE_CALLCHAIN);
+	if (is_bts(&attr->attr)) {
+		print_bts(s, b, f, attr, rec, res, chain);
+		goto end;
+	}
 	if ((f & PCL_SCRIPT_TRACE) && (sm->sample_type & PERF_SAMPLE_RAW) && sm->raw &&
 	    attr->attr.type == PERF_TYPE_TRACEPOINT)
 		ret = print_trace(s, out, attr, sm);
 	if (f & PCL_SCRIPT_ADDR)
-		sb_hex(b, sm->addr, 16);
+		print_addr(s, b, f, attr, rec, res);
+	if (f & PCL_SCRIPT_DATA_SRC)
+		print_data_src(s, b, sm->data_src);
+	if (f & PCL_SCRIPT_WEIGHT)
+		sb_u64(b, sm->weight, 16);
+	if (f & PCL_SCRIPT_INS_LAT)
+		sb_u64(b, (uint16_t)sm->weight_var2, 16);
 	if (f & PCL_SCRIPT_IP)
-		print_ip(s, b, f, rec, res, chain && (sm->sample_type & PERF_SAMPLE_CALLCHAIN));
+		print_ip(s, b, f, rec, res, chain);
+	if (f & PCL_SCRIPT_IREGS)
+		print_regs(b, sm->intr_abi, sm->intr_regs, attr->attr.sample_regs_intr);
+	if (f & PCL_SCRIPT_UREGS)
+		print_regs(b, sm->user_abi, sm->user_regs, attr->attr.sample_regs_user);
+	if (f & PCL_SCRIPT_BRSTACK)
+		print_brstack(s, b, f, PCL_SCRIPT_BRSTACK, rec, res);
+	else if (f & PCL_SCRIPT_BRSTACKSYM)
+		print_brstack(s, b, f, PCL_SCRIPT_BRSTACKSYM, rec, res);
+	else if (f & PCL_SCRIPT_BRSTACKOFF)
+		print_brstack(s, b, f, PCL_SCRIPT_BRSTACKOFF, rec, res);
+	if (f & PCL_SCRIPT_PHYS_ADDR)
+		sb_hex(b, sm->phys_addr, 16);
+	if (f & PCL_SCRIPT_DATA_PAGE_SIZE)
+		print_page_size(b, sm->data_page_size);
+	if (f & PCL_SCRIPT_CODE_PAGE_SIZE)
+		print_page_size(b, sm->code_page_size);
+end:
 	sb_putc(b, '\n');
 	if (!ret)
 		ret = sb_flush(b, out);

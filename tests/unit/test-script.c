@@ -1121,7 +1121,7 @@ static void test_event_names(void **state)
 		  "instructions:kpH" },
 		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, 0, 0, 1,
 		  "instructions:G" },
-		{ PERF_TYPE_RAW, 0x1a8, 0, 0, 0, 0, 1, 0, "r1a8" },
+		{ PERF_TYPE_RAW, 0x1a8, 0, 0, 0, 0, 1, 0, "raw 0x1a8" },
 		{ 42, 7, 0, 0, 0, 0, 0, 0, "unknown attr type: 42" },
 	};
 	int bad = 0;
