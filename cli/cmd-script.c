@@ -42,6 +42,8 @@ enum {
 	OPT_FULL_SOURCE_PATH,
 	OPT_INLINE,
 	OPT_NO_INLINE,
+	OPT_HEADER,
+	OPT_HEADER_ONLY,
 };
 
 struct script_opts {
@@ -51,6 +53,8 @@ struct script_opts {
 	struct pcl_script_opts so;
 	struct pcl_symbol_opts sym;
 	const char *cpu_list, *comm_list, *pid_list, *tid_list;
+	const char *sym_list; /* -S */
+	bool header, header_only, dump;
 	bool force; /* -f: read a file, and trust JIT maps, another user owns */
 };
 
@@ -81,6 +85,10 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "dump-raw-trace", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,7 +97,7 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:F:Gk:C:c:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:F:Gk:C:c:fhS:D", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -172,6 +180,18 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 		case 'f':
 			o->force = true;
 			break;
+		case OPT_HEADER:
+			o->header = true;
+			break;
+		case OPT_HEADER_ONLY:
+			o->header_only = true;
+			break;
+		case 'S':
+			o->sym_list = optarg;
+			break;
+		case 'D':
+			o->dump = true;
+			break;
 		case 'h':
 			print_usage("script", stdout);
 			exit(0);
@@ -205,6 +225,8 @@ static int parse_opts(int argc, char **argv, struct script_opts *o)
 struct filter {
 	char *comms; /* a copy of the list, its commas NULs */
 	int nr_comms;
+	char *syms; /* -S, likewise */
+	int nr_syms;
 	int *pids, nr_pids;
 	int *tids, nr_tids;
 	bool *cpus;
@@ -214,6 +236,7 @@ struct filter {
 static void filter_free(struct filter *f)
 {
 	free(f->comms);
+	free(f->syms);
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
@@ -245,19 +268,35 @@ static int parse_ints(const char *opt, const char *list, int **v, int *n)
 	return 0;
 }
 
+/* A comma list into NUL-separated names; 0 or -1 (printed). */
+static int split_list(const char *list, char **names, int *n)
+{
+	*names = strdup(list);
+	if (!*names) {
+		die_msg("out of memory");
+		return -1;
+	}
+	*n = 1;
+	for (char *p = *names; *p; p++)
+		if (*p == ',')
+			*p = '\0', (*n)++;
+	return 0;
+}
+
+static bool in_list(const char *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++, names += strlen(names) + 1)
+		if (!strcmp(names, s))
+			return true;
+	return false;
+}
+
 static int filter_parse(const struct script_opts *o, struct filter *f)
 {
-	if (o->comm_list) {
-		f->comms = strdup(o->comm_list);
-		if (!f->comms) {
-			die_msg("out of memory");
-			return -1;
-		}
-		f->nr_comms = 1;
-		for (char *p = f->comms; *p; p++)
-			if (*p == ',')
-				*p = '\0', f->nr_comms++;
-	}
+	if (o->comm_list && split_list(o->comm_list, &f->comms, &f->nr_comms))
+		return -1;
+	if (o->sym_list && split_list(o->sym_list, &f->syms, &f->nr_syms))
+		return -1;
 	if ((o->pid_list && parse_ints("--pid", o->pid_list, &f->pids, &f->nr_pids)) ||
 	    (o->tid_list && parse_ints("--tid", o->tid_list, &f->tids, &f->nr_tids)))
 		return -1;
@@ -292,18 +331,17 @@ static bool has_int(const int *v, int n, int x)
 	return false;
 }
 
+/* perf 6.1's -S: the sample's symbol is named in the list; one without a symbol is dropped. */
+static bool sym_filtered(const struct filter *f, const struct pcl_frame *ip)
+{
+	return f->syms && (!ip->sym || !in_list(f->syms, f->nr_syms, ip->sym->name));
+}
+
 /* perf's thread__is_filtered. */
 static bool filtered(const struct filter *f, const struct pcl_thread *t)
 {
-	if (f->comms) {
-		const char *c = f->comms;
-		bool hit = false;
-
-		for (int i = 0; i < f->nr_comms && !hit; i++, c += strlen(c) + 1)
-			hit = t && !strcmp(c, t->comm);
-		if (!hit)
-			return true;
-	}
+	if (f->comms && (!t || !in_list(f->comms, f->nr_comms, t->comm)))
+		return true;
 	if (f->pids && (!t || !has_int(f->pids, f->nr_pids, t->pid)))
 		return true;
 	if (f->tids && (!t || !has_int(f->tids, f->nr_tids, t->tid)))
@@ -409,7 +447,7 @@ static int one_event(struct pcl_script *s, struct input *in, const struct filter
 		die_msg("out of memory");
 		return -1;
 	}
-	if (filtered(f, res.thread))
+	if (filtered(f, res.thread) || sym_filtered(f, &res.ip))
 		return 0;
 	ret = pcl_script__sample(s, stdout, ev->attr, &ev->rec, &res);
 	return ret < 0;
@@ -503,6 +541,19 @@ int cmd_script(int argc, char **argv)
 	ret = 1;
 	if (input_open(&in, o.input, &o.sym, o.force))
 		goto out;
+	/* as perf script: the header of perf report --header-only, then the lines */
+	if (o.header || o.header_only) {
+		if (pcl_header__print(stdout, in.reader, in.path,
+				      o.header_only ? PCL_HEADER_READ_STREAM : 0)) {
+			die_msg("%s", pcl_last_error()[0] ? pcl_last_error()
+							   : "cannot describe the file");
+			goto out;
+		}
+		if (o.header_only) {
+			ret = 0;
+			goto out;
+		}
+	}
 	tp = load_tracepoints(&in);
 	pcl_script__set_tracepoints(s, tp);
 	pcl_script__set_symbols(s, in.symbols);
