@@ -453,6 +453,94 @@ static int one_event(struct pcl_script *s, struct input *in, const struct filter
 	return ret < 0;
 }
 
+/* The attr of a record read in file order: by its id where the file has several. */
+static const struct pcl_data_attr *record_attr(struct pcl_data_reader *r,
+					       const struct perf_event_header *h, int n)
+{
+	const struct pcl_data_attr *a0 = pcl_data_reader__attr(r, 0), *a;
+	struct pcl_record rec;
+	uint64_t id;
+
+	if (n == 1 || !a0)
+		return a0;
+	id = pcl_record_identifier(h, h->size, a0->attr.sample_id_all);
+	if (!id && !pcl_record_decode(h, h->size, &a0->attr, &rec))
+		id = h->type == PERF_RECORD_SAMPLE ? rec.sample.id : rec.has_id ? rec.id.id : 0;
+	a = id ? pcl_data_reader__attr_by_id(r, id) : NULL;
+	return a ? a : a0;
+}
+
+/*
+ * perf's -D: every record in file order, dumped (pcl_dump__record), the
+ * samples' thread and DSO, and with @s (pcl script) the sample's line
+ * after its dump. The exit status.
+ */
+int dump_raw_trace(struct input *in, struct pcl_script *s)
+{
+	struct pcl_data_reader *r = in->reader;
+	const struct perf_event_header *h;
+	struct filter f = { 0 };
+	uint64_t st = 0;
+	bool id_all = false;
+	int nr = -1, n = -1;
+
+	while ((h = pcl_data_reader__next(r))) {
+		struct pcl_dump_record d = { in->path, pcl_data_reader__offset(r), h, NULL, NULL, 0, 0 };
+		const struct pcl_data_attr *a = NULL;
+		struct pcl_resolved res;
+		struct pcl_record rec;
+
+		if (n != pcl_data_reader__nr_attrs(r)) {
+			n = pcl_data_reader__nr_attrs(r);
+			st = 0;
+			for (int i = 0; i < n; i++)
+				st |= pcl_data_reader__attr(r, i)->attr.sample_type;
+			id_all = n && pcl_data_reader__attr(r, 0)->attr.sample_id_all;
+			if (s && setup_events(s, in, &f, &nr))
+				return 1;
+		}
+		d.sample_type = st;
+		d.sample_id_all = id_all;
+		if (h->type < PCL_RECORD_USER_TYPE_START && n > 0 && (a = record_attr(r, h, n)) &&
+		    !pcl_record_decode(h, h->size, &a->attr, &rec)) {
+			d.rec = &rec;
+			d.attr = a;
+		}
+		if (pcl_dump__record(stdout, &d))
+			break;
+		if (!d.rec)
+			continue;
+		if (rec.type != PERF_RECORD_SAMPLE) {
+			if (pcl_machine__process(in->machine, &rec)) {
+				die_msg("out of memory");
+				return 1;
+			}
+			continue;
+		}
+		if (pcl_resolver__sample(in->resolver, &rec, &res)) {
+			die_msg("out of memory");
+			return 1;
+		}
+		if (res.thread)
+			printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
+		printf(" ...... dso: %s\n", res.ip.map && res.ip.map->dso ? res.ip.map->dso->name
+									 : "<not found>");
+		if (s && pcl_script__sample(s, stdout, a, &rec, &res) < 0)
+			break;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return 0;
+		die_msg("cannot write the output: %s", strerror(errno));
+		return 1;
+	}
+	if (errno) {
+		die_msg("%s", pcl_last_error());
+		return 1;
+	}
+	return 0;
+}
+
 /* perf's warnings about what the recorder lost, at the end of a run. */
 static void warn_lost(struct input *in, bool lost_shown)
 {
@@ -561,7 +649,7 @@ int cmd_script(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-	ret = run(s, &in, &f, o.so.show_lost_events);
+	ret = o.dump ? dump_raw_trace(&in, s) : run(s, &in, &f, o.so.show_lost_events);
 out:
 	input_close(&in);
 	pcl_tracepoints__free(tp);

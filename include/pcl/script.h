@@ -184,6 +184,26 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 PCL_API int pcl_script__event(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
 			      const struct pcl_record *rec, struct pcl_machine *m);
 
+/* ---- perf's -D (--dump-raw-trace) ---- */
+
+/* One record to dump, in file order. */
+struct pcl_dump_record {
+	const char *path;		     /* the file's name, as perf shows it */
+	uint64_t offset;		     /* where the record is in the file */
+	const struct perf_event_header *hdr; /* its bytes (hdr->size of them) */
+	const struct pcl_record *rec;	     /* decoded, or NULL when it could not be */
+	const struct pcl_data_attr *attr;    /* its event; NULL for perf's own records */
+	uint64_t sample_type;		     /* the OR of every attr's sample_type */
+	bool sample_id_all;		     /* the file's events have the sample_id trailer */
+};
+
+/*
+ * Print @d as perf 6.1's -D prints a record: its offset, size and type, a
+ * hex dump, then "[CPU ]TIME OFFSET [SIZE]: PERF_RECORD_NAME" and its
+ * fields (a sample's as perf's dump_sample). 0 or -EIO.
+ */
+PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1178,12 +1178,18 @@ static const char *const branch_new_type_names[16] = {
 	"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5",
 };
 
-/* "/M/X/A/CYCLES/TYPE " after a branch's FROM/TO. */
-static void print_branch_flags(struct sbuf *b, const struct perf_branch_entry *e)
+const char *script_branch_type(const struct perf_branch_entry *e)
 {
 	const char *type = e->type == PERF_BR_EXTEND_ABI ? branch_new_type_names[e->new_type]
 							  : branch_type_names[e->type];
 
+	/* glibc's printf of a NULL %s, for the new types perf 6.1 has no name for */
+	return type ? type : "(null)";
+}
+
+/* "/M/X/A/CYCLES/TYPE " after a branch's FROM/TO. */
+static void print_branch_flags(struct sbuf *b, const struct perf_branch_entry *e)
+{
 	sb_putc(b, '/');
 	sb_putc(b, !(e->mispred || e->predicted) ? '-' : e->predicted ? 'P' : 'M');
 	sb_putc(b, '/');
@@ -1193,8 +1199,7 @@ static void print_branch_flags(struct sbuf *b, const struct perf_branch_entry *e
 	sb_putc(b, '/');
 	sb_u64(b, e->cycles, 0);
 	sb_putc(b, '/');
-	/* glibc's printf of a NULL %s, for the new types perf 6.1 has no name for */
-	sb_puts(b, type ? type : "(null)");
+	sb_puts(b, script_branch_type(e));
 	sb_putc(b, ' ');
 }
 
@@ -1669,6 +1674,32 @@ static void print_record(struct sbuf *b, const struct pcl_record *rec)
 		sb_putc(b, '\n');
 		break;
 	}
+}
+
+bool script_record_text(FILE *fp, const struct pcl_record *rec)
+{
+	struct sbuf b = { 0 };
+	bool ok;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_LOST:
+		break;
+	default:
+		return false;
+	}
+	print_record(&b, rec);
+	ok = !b.oom;
+	if (ok)
+		fwrite(b.p, 1, b.len, fp);
+	free(b.p);
+	return ok;
 }
 
 /* The pid and tid a side-band record is about, and its own timestamp (FORK, EXIT). */

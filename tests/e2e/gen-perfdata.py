@@ -180,7 +180,7 @@ def main():
         if st & S["CODE_PAGE_SIZE"]:
             b += struct.pack("<Q", [4096, 0, 2 << 20][i % 3])
         data += record(9, 1 if kernel else 2, b)
-    data += record(12, 0, b"")  # FINISHED_ROUND
+    # no FINISHED_ROUND: perf -D dumps queued records at each round, pcl in file order
 
     a = attr(typ, config, period, st, btype, ru, ri)
     hdr_size, attr_off = 104, 104

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf's -D (--dump-raw-trace): every record of a perf.data file in file
+ * order, as perf 6.1's session.c prints it. For each record:
+ *
+ *   (blank line)
+ *   OFFSET@FILE [SIZE]: event: TYPE
+ *   .
+ *   . ... raw event: size N bytes
+ *   .  0000:  xx xx ... (16 bytes a line)  ascii
+ *   (blank line)
+ *   [CPU ]TIME OFFSET [SIZE]: PERF_RECORD_NAME details
+ *
+ * the details of a sample being perf's dump_sample (pid/tid, ip, period,
+ * addr, then the call chain, branch stack, registers, weight, data_src,
+ * phys_addr and page sizes, one line each). The "CPU TIME" prefix follows
+ * the file's combined sample_type, as perf's evlist__print_tstamp does.
+ * The formatter never reads the file itself: the caller gives each record.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+/* perf's trace_event: the record in hex, 16 bytes a line, with their characters. */
+static void hexdump(FILE *fp, const uint8_t *p, size_t n)
+{
+	fputs(".\n", fp);
+	fprintf(fp, ". ... raw event: size %zu bytes\n", n);
+	for (size_t off = 0; off < n; off += 16) {
+		size_t k = n - off < 16 ? n - off : 16;
+
+		fprintf(fp, ".  %04zx: ", off);
+		for (size_t i = 0; i < 16; i++) {
+			if (i < k)
+				fprintf(fp, " %02x", p[off + i]);
+			else
+				fputs("   ", fp);
+		}
+		fputs("  ", fp);
+		for (size_t i = 0; i < 16; i++) {
+			unsigned char c = i < k ? p[off + i] : ' ';
+
+			fputc(i < k ? (c >= 0x20 && c < 0x7f ? c : '.') : ' ', fp);
+		}
+		fputc('\n', fp);
+	}
+	fputc('\n', fp);
+}
+
+static const char *reg_name(unsigned int r)
+{
+	static const char *const names[] = {
+		"AX", "BX", "CX", "DX", "SI", "DI", "BP",  "SP",  "IP",	 "FLAGS", "CS",	 "SS",
+		"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13",	  "R14", "R15",
+	};
+	static char xmm[8];
+
+	if (r < ARRAY_SIZE(names))
+		return names[r];
+	if (r >= 32 && r < 64 && !(r & 1)) {
+		snprintf(xmm, sizeof(xmm), "XMM%u", (r - 32) / 2);
+		return xmm;
+	}
+	return "unknown";
+}
+
+static void dump_regs(FILE *fp, const char *type, uint64_t abi, const uint64_t *regs,
+		      uint64_t mask)
+{
+	static const char *const abis[] = { "none", "32-bit", "64-bit" };
+	unsigned int i = 0;
+
+	if (!abi || !regs)
+		return; /* perf prints nothing for a sample without registers */
+	fprintf(fp, "... %s regs: mask 0x%" PRIx64 " ABI %s\n", type, mask,
+		abi < ARRAY_SIZE(abis) ? abis[abi] : "unknown");
+	for (unsigned int r = 0; r < 64; r++)
+		if (mask & (1ull << r))
+			fprintf(fp, ".... %-5s 0x%016" PRIx64 "\n", reg_name(r), regs[i++]);
+}
+
+static void page_size(FILE *fp, const char *what, uint64_t size)
+{
+	static const char unit[] = "BKMG";
+	int i = 0;
+
+	fprintf(fp, " .. %s page size: ", what);
+	if (!size) {
+		fputs("N/A\n", fp);
+		return;
+	}
+	while (size / 1024 > 1 && i < 3) {
+		size /= 1024;
+		i++;
+	}
+	fprintf(fp, "%" PRIu64 "%c\n", size, unit[i]);
+}
+
+/* perf's ID_INDEX details: " nr: N" and one line per id. */
+static void dump_id_index(FILE *fp, const struct perf_event_header *h)
+{
+	const uint64_t *v = (const uint64_t *)(h + 1);
+	uint64_t nr;
+
+	if (h->size < sizeof(*h) + 8)
+		return;
+	nr = v[0];
+	fprintf(fp, " nr: %" PRIu64 "\n", nr);
+	/* each entry: id, idx, cpu, tid; never past the record's end */
+	for (uint64_t i = 0; i < nr && (i + 1) * 32 + 8 <= h->size - sizeof(*h); i++) {
+		const uint64_t *e = v + 1 + i * 4;
+
+		fprintf(fp, " ... id: %" PRIu64 "  idx: %" PRIu64 "  cpu: %" PRId64 "  tid: %" PRId64,
+			e[0], e[1], (int64_t)e[2], (int64_t)e[3]);
+		if (i + 1 < nr)
+			fputc('\n', fp);
+	}
+}
+
+/* perf's dump_sample. */
+static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct pcl_record *rec)
+{
+	const struct pcl_sample *s = &rec->sample;
+	uint64_t st = a->sample_type;
+
+	fprintf(fp, "(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64 " addr: %#" PRIx64 "\n",
+		rec->misc, (int32_t)s->pid, (int32_t)s->tid, s->ip, s->period, s->addr);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		fprintf(fp, "... FP chain: nr:%" PRIu64 "\n", s->nr_callchain);
+		for (uint64_t i = 0; i < s->nr_callchain; i++)
+			fprintf(fp, "..... %2d: %016" PRIx64 "\n", (int)i, s->callchain[i]);
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		bool callstack = a->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK;
+
+		fprintf(fp, "... branch %s: nr:%" PRIu64 "\n", callstack ? "callstack" : "stack",
+			s->nr_branches);
+		for (uint64_t i = 0; i < s->nr_branches; i++) {
+			const struct perf_branch_entry *e = &s->branches[i];
+
+			if (callstack)
+				fprintf(fp, "..... %2" PRIu64 ": %016" PRIx64 "\n", i, (uint64_t)e->from);
+			else
+				fprintf(fp,
+					"..... %2" PRIu64 ": %016" PRIx64 " -> %016" PRIx64
+					" %hu cycles %s%s%s%s %x %s\n",
+					i, (uint64_t)e->from, (uint64_t)e->to, (unsigned short)e->cycles,
+					e->mispred ? "M" : " ", e->predicted ? "P" : " ",
+					e->abort ? "A" : " ", e->in_tx ? "T" : " ",
+					(unsigned int)e->reserved, script_branch_type(e));
+		}
+	}
+	if (st & PERF_SAMPLE_REGS_USER)
+		dump_regs(fp, "user", s->user_abi, s->user_regs, a->sample_regs_user);
+	if (st & PERF_SAMPLE_REGS_INTR)
+		dump_regs(fp, "intr", s->intr_abi, s->intr_regs, a->sample_regs_intr);
+	if (st & PERF_SAMPLE_STACK_USER)
+		fprintf(fp, "... ustack: size %" PRIu64 ", offset 0x%x\n", s->user_stack_size,
+			0u);
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		fprintf(fp, "... weight: %" PRIu64, s->weight);
+		if (st & PERF_SAMPLE_WEIGHT_STRUCT)
+			fprintf(fp, ",0x%x,0x0", (unsigned int)(uint16_t)s->weight_var2);
+		fputc('\n', fp);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		fprintf(fp, " . data_src: 0x%" PRIx64 "\n", s->data_src);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		fprintf(fp, " .. phys_addr: 0x%" PRIx64 "\n", s->phys_addr);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		page_size(fp, "data", s->data_page_size);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		page_size(fp, "code", s->code_page_size);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		fprintf(fp, "... transaction: %" PRIx64 "\n", s->transaction);
+}
+
+PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d)
+{
+	const struct perf_event_header *h;
+	uint64_t cpu = 0, time = 0;
+	bool have = false;
+
+	if (!fp || !d || !d->hdr)
+		return pcl_err(EINVAL, "pcl_dump__record: invalid argument");
+	h = d->hdr;
+	fprintf(fp, "\n%#" PRIx64 "@%s [%#x]: event: %u\n", d->offset, d->path ? d->path : "",
+		h->size, h->type);
+	hexdump(fp, (const uint8_t *)h, h->size);
+	if (d->rec && h->type == PERF_RECORD_SAMPLE) {
+		cpu = d->rec->sample.cpu;
+		time = d->rec->sample.time;
+		have = true;
+	} else if (d->rec && d->rec->has_id) {
+		cpu = d->rec->id.cpu;
+		time = d->rec->id.time;
+		have = true;
+	}
+	if (h->type != PERF_RECORD_SAMPLE && h->type < PCL_RECORD_USER_TYPE_START &&
+	    !d->sample_id_all) {
+		fputs("-1 -1 ", fp);
+	} else {
+		if (!have)
+			cpu = time = 0;
+		if (d->sample_type & PERF_SAMPLE_CPU)
+			fprintf(fp, "%u ", (uint32_t)cpu);
+		if (d->sample_type & PERF_SAMPLE_TIME)
+			fprintf(fp, "%" PRIu64 " ", time);
+	}
+	fprintf(fp, "%#" PRIx64 " [%#x]: ", d->offset, h->size);
+	if (h->type == PERF_RECORD_SAMPLE && d->rec && d->attr) {
+		fputs("PERF_RECORD_SAMPLE", fp);
+		dump_sample(fp, &d->attr->attr, d->rec);
+	} else if (d->rec && script_record_text(fp, d->rec)) {
+		/* printed: COMM, FORK, EXIT, MMAP, MMAP2, SWITCH, LOST */
+	} else {
+		fprintf(fp, "PERF_RECORD_%s", pcl_record_type_name(h->type));
+		if (h->type == PCL_RECORD_FINISHED_INIT)
+			fputs(": unhandled!", fp);
+		else if (h->type == PCL_RECORD_ID_INDEX)
+			dump_id_index(fp, h);
+		fputc('\n', fp);
+	}
+	return ferror(fp) ? pcl_err(EIO, "cannot write the dump") : 0;
+}
