@@ -471,74 +471,253 @@ static const struct pcl_data_attr *record_attr(struct pcl_data_reader *r,
 }
 
 /*
- * perf's -D: every record in file order, dumped (pcl_dump__record), the
- * samples' thread and DSO, and with @s (pcl script) the sample's line
- * after its dump. The exit status.
+ * perf's -D. perf dumps a record when it delivers it: its own records
+ * (type >= 64) as it reads them, the kernel's through its ordered queue,
+ * which each FINISHED_ROUND flushes up to the newest time seen at the round
+ * before, and the end of the file entirely; a record without a time goes
+ * out at once. struct dump keeps that queue (copies of the records) and
+ * the counts that perf report -D ends with.
+ */
+#define DUMP_NR_TYPES 128u /* record types counted for report -D */
+
+struct queued {
+	uint64_t time, seq, offset;
+	struct perf_event_header *hdr; /* a copy */
+};
+
+struct dump {
+	struct input *in;
+	struct pcl_script *s; /* NULL: pcl report -D */
+	struct filter f;
+	struct queued *q;
+	size_t nq, alloc;
+	uint64_t seq, next_flush, max_time;
+	uint64_t sample_type, nr[DUMP_NR_TYPES];
+	uint64_t *samples; /* per attr */
+	bool id_all;
+	int nr_attrs, nr_setup;
+};
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The attrs known so far (a pipe brings them in the stream). 0 or -1 (printed). */
+static int dump_attrs(struct dump *d)
+{
+	struct pcl_data_reader *r = d->in->reader;
+	int n = pcl_data_reader__nr_attrs(r);
+	uint64_t *ns;
+
+	if (n == d->nr_attrs)
+		return 0;
+	ns = realloc(d->samples, sizeof(*ns) * (size_t)(n ? n : 1));
+	if (!ns) {
+		die_msg("out of memory");
+		return -1;
+	}
+	d->samples = ns;
+	for (int i = d->nr_attrs < 0 ? 0 : d->nr_attrs; i < n; i++)
+		d->samples[i] = 0;
+	d->sample_type = 0;
+	for (int i = 0; i < n; i++)
+		d->sample_type |= pcl_data_reader__attr(r, i)->attr.sample_type;
+	d->id_all = n && pcl_data_reader__attr(r, 0)->attr.sample_id_all;
+	d->nr_attrs = n;
+	return d->s ? setup_events(d->s, d->in, &d->f, &d->nr_setup) : 0;
+}
+
+/* Dump one record, then update the machine or show the sample. 0, 1 to stop, -1 (printed). */
+static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t offset)
+{
+	struct pcl_data_reader *r = d->in->reader;
+	/* perf names a stream "pipe" and counts its offsets after the stream's header */
+	bool pipe = pcl_data_reader__is_pipe(r);
+	struct pcl_dump_record dr = { pipe ? "pipe" : d->in->path,
+				      pipe && offset >= 16 ? offset - 16 : offset,
+				      h,
+				      NULL,
+				      NULL,
+				      d->sample_type,
+				      d->id_all,
+				      !d->s };
+	const struct pcl_data_attr *a = NULL;
+	struct pcl_resolved res;
+	struct pcl_record rec;
+
+	d->nr[h->type < DUMP_NR_TYPES ? h->type : 0]++;
+	if (h->type < PCL_RECORD_USER_TYPE_START && d->nr_attrs > 0 &&
+	    (a = record_attr(r, h, d->nr_attrs)) && !pcl_record_decode(h, h->size, &a->attr, &rec)) {
+		dr.rec = &rec;
+		dr.attr = a;
+	}
+	if (pcl_dump__record(stdout, &dr))
+		return 1;
+	if (!dr.rec)
+		return 0;
+	if (rec.type != PERF_RECORD_SAMPLE) {
+		if (pcl_machine__process(d->in->machine, &rec)) {
+			die_msg("out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	for (int i = 0; i < d->nr_attrs; i++)
+		if (pcl_data_reader__attr(r, i) == a)
+			d->samples[i]++;
+	if (pcl_resolver__sample(d->in->resolver, &rec, &res)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	if (res.thread)
+		printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
+	printf(" ...... dso: %s\n",
+	       res.ip.map && res.ip.map->dso ? res.ip.map->dso->name : "<not found>");
+	if (d->s && pcl_script__sample(d->s, stdout, a, &rec, &res) < 0)
+		return 1;
+	return 0;
+}
+
+/* Deliver the queued records up to @limit, in time order. As dump_one. */
+static int dump_flush(struct dump *d, uint64_t limit)
+{
+	size_t n = 0, k = 0;
+	int ret = 0;
+
+	qsort(d->q, d->nq, sizeof(*d->q), cmp_queued);
+	while (n < d->nq && d->q[n].time <= limit && !ret) {
+		ret = dump_one(d, d->q[n].hdr, d->q[n].offset);
+		free(d->q[n].hdr);
+		n++;
+	}
+	for (size_t i = n; i < d->nq; i++) {
+		if (ret)
+			free(d->q[i].hdr);
+		else
+			d->q[k++] = d->q[i];
+	}
+	d->nq = ret ? 0 : k;
+	return ret;
+}
+
+/* The time perf orders a kernel record by, or UINT64_MAX for none. */
+static uint64_t record_time(struct dump *d, const struct perf_event_header *h)
+{
+	const struct pcl_data_attr *a = record_attr(d->in->reader, h, d->nr_attrs);
+	struct pcl_record rec;
+
+	if (!a || !(a->attr.sample_type & PERF_SAMPLE_TIME) ||
+	    (h->type != PERF_RECORD_SAMPLE && !a->attr.sample_id_all) ||
+	    pcl_record_decode(h, h->size, &a->attr, &rec))
+		return UINT64_MAX;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return rec.sample.time;
+	return rec.has_id ? rec.id.time : UINT64_MAX;
+}
+
+static int dump_queue(struct dump *d, const struct perf_event_header *h, uint64_t offset,
+		      uint64_t t)
+{
+	struct queued *nq;
+
+	if (d->nq == d->alloc) {
+		size_t na = d->alloc ? d->alloc * 2 : 1024;
+
+		nq = realloc(d->q, sizeof(*nq) * na);
+		if (!nq)
+			goto oom;
+		d->q = nq;
+		d->alloc = na;
+	}
+	nq = &d->q[d->nq];
+	nq->hdr = malloc(h->size);
+	if (!nq->hdr)
+		goto oom;
+	memcpy(nq->hdr, h, h->size);
+	nq->time = t;
+	nq->seq = d->seq++;
+	nq->offset = offset;
+	d->nq++;
+	if (t > d->max_time)
+		d->max_time = t;
+	return 0;
+oom:
+	die_msg("out of memory");
+	return -1;
+}
+
+/*
+ * perf's -D of pcl script (@s: each sample's line after its dump) and of
+ * pcl report (@s NULL: the record counts at the end). The exit status.
  */
 int dump_raw_trace(struct input *in, struct pcl_script *s)
 {
-	struct pcl_data_reader *r = in->reader;
+	struct dump d = { .in = in, .s = s, .nr_attrs = -1, .nr_setup = -1 };
 	const struct perf_event_header *h;
-	struct filter f = { 0 };
-	uint64_t st = 0;
-	bool id_all = false;
-	int nr = -1, n = -1;
+	int ret = 0;
 
-	while ((h = pcl_data_reader__next(r))) {
-		struct pcl_dump_record d = { in->path, pcl_data_reader__offset(r), h, NULL, NULL, 0, 0 };
-		const struct pcl_data_attr *a = NULL;
-		struct pcl_resolved res;
-		struct pcl_record rec;
+	if (!s)
+		printf("# To display the perf.data header info, please use --header/--header-only "
+		       "options.\n#\n");
+	while (!ret && (h = pcl_data_reader__next(in->reader))) {
+		uint64_t off = pcl_data_reader__offset(in->reader), t;
 
-		if (n != pcl_data_reader__nr_attrs(r)) {
-			n = pcl_data_reader__nr_attrs(r);
-			st = 0;
-			for (int i = 0; i < n; i++)
-				st |= pcl_data_reader__attr(r, i)->attr.sample_type;
-			id_all = n && pcl_data_reader__attr(r, 0)->attr.sample_id_all;
-			if (s && setup_events(s, in, &f, &nr))
-				return 1;
-		}
-		d.sample_type = st;
-		d.sample_id_all = id_all;
-		if (h->type < PCL_RECORD_USER_TYPE_START && n > 0 && (a = record_attr(r, h, n)) &&
-		    !pcl_record_decode(h, h->size, &a->attr, &rec)) {
-			d.rec = &rec;
-			d.attr = a;
-		}
-		if (pcl_dump__record(stdout, &d))
+		if (dump_attrs(&d)) {
+			ret = -1;
 			break;
-		if (!d.rec)
-			continue;
-		if (rec.type != PERF_RECORD_SAMPLE) {
-			if (pcl_machine__process(in->machine, &rec)) {
-				die_msg("out of memory");
-				return 1;
+		}
+		if (h->type >= PCL_RECORD_USER_TYPE_START) {
+			ret = dump_one(&d, h, off);
+			if (!ret && h->type == PCL_RECORD_FINISHED_ROUND) {
+				ret = dump_flush(&d, d.next_flush);
+				d.next_flush = d.max_time;
 			}
 			continue;
 		}
-		if (pcl_resolver__sample(in->resolver, &rec, &res)) {
-			die_msg("out of memory");
-			return 1;
-		}
-		if (res.thread)
-			printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
-		printf(" ...... dso: %s\n", res.ip.map && res.ip.map->dso ? res.ip.map->dso->name
-									 : "<not found>");
-		if (s && pcl_script__sample(s, stdout, a, &rec, &res) < 0)
-			break;
+		t = record_time(&d, h);
+		/* perf delivers a record of time 0 or none at once, as it comes */
+		ret = !t || t == UINT64_MAX ? dump_one(&d, h, off) : dump_queue(&d, h, off, t);
 	}
+	if (!ret && errno && !h) {
+		die_msg("%s", pcl_last_error());
+		ret = -1;
+	}
+	if (!ret)
+		ret = dump_flush(&d, UINT64_MAX);
+	if (!ret && !s) {
+		const char **names = calloc((size_t)(d.nr_attrs > 0 ? d.nr_attrs : 1), sizeof(*names));
+		char buf[256];
+
+		if (!names) {
+			die_msg("out of memory");
+			ret = -1;
+		}
+		for (int i = 0; names && i < d.nr_attrs; i++)
+			names[i] = strdup(pcl_script_event_name(pcl_data_reader__attr(in->reader, i),
+								NULL, buf, sizeof(buf)) ?: "");
+		printf("\n");
+		if (names)
+			pcl_dump__stats(stdout, d.nr, DUMP_NR_TYPES, names, d.samples, d.nr_attrs);
+		for (int i = 0; names && i < d.nr_attrs; i++)
+			free((char *)names[i]);
+		free(names);
+	}
+	for (size_t i = 0; i < d.nq; i++)
+		free(d.q[i].hdr);
+	free(d.q);
+	free(d.samples);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno == EPIPE)
 			return 0;
 		die_msg("cannot write the output: %s", strerror(errno));
 		return 1;
 	}
-	if (errno) {
-		die_msg("%s", pcl_last_error());
-		return 1;
-	}
-	return 0;
+	return ret < 0;
 }
 
 /* perf's warnings about what the recorder lost, at the end of a run. */

@@ -195,6 +195,7 @@ struct pcl_dump_record {
 	const struct pcl_data_attr *attr;    /* its event; NULL for perf's own records */
 	uint64_t sample_type;		     /* the OR of every attr's sample_type */
 	bool sample_id_all;		     /* the file's events have the sample_id trailer */
+	bool report;			     /* perf report's -D: its "unhandled!" notes */
 };
 
 /*
@@ -203,6 +204,14 @@ struct pcl_dump_record {
  * fields (a sample's as perf's dump_sample). 0 or -EIO.
  */
 PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d);
+
+/*
+ * perf report -D's closing counts: "Aggregated stats:", the records of
+ * each type (@nr[type], @nr_types entries) with their share of the total,
+ * then "NAME stats:" and the samples of each of @nr_events events. 0 or -EIO.
+ */
+PCL_API int pcl_dump__stats(FILE *fp, const uint64_t *nr, size_t nr_types, const char *const *names,
+			    const uint64_t *samples, int nr_events);
 
 #ifdef __cplusplus
 }

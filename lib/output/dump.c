@@ -118,6 +118,87 @@ static void dump_id_index(FILE *fp, const struct perf_event_header *h)
 	}
 }
 
+/* perf's thread_map__fprintf of a THREAD_MAP record: " nr: N thread[s]: PID, PID". */
+static void dump_thread_map(FILE *fp, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	size_t avail = h->size - sizeof(*h);
+	uint64_t nr;
+
+	fputs(" nr: ", fp);
+	if (avail < 8) {
+		fputs("failed to get threads from event\n", fp);
+		return;
+	}
+	memcpy(&nr, p, 8);
+	if (nr > (avail - 8) / 24) {
+		fputs("failed to get threads from event\n", fp);
+		return;
+	}
+	fprintf(fp, "%d thread%s: ", (int)nr, nr > 1 ? "s" : "");
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t pid;
+
+		memcpy(&pid, p + 8 + i * 24, 8);
+		fprintf(fp, "%s%d", i ? ", " : "", (int)pid);
+	}
+	fputc('\n', fp);
+}
+
+/* perf's cpu_map__snprint: runs of consecutive CPUs as "A-B", joined with commas. */
+static void print_cpus(FILE *fp, const int *cpu, size_t n)
+{
+	size_t start = 0;
+	bool first = true;
+
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && (long)(i - start) == (long)cpu[i] - cpu[start])
+			continue;
+		if (start == i - 1)
+			fprintf(fp, "%s%d", first ? "" : ",", cpu[start]);
+		else
+			fprintf(fp, "%s%d-%d", first ? "" : ",", cpu[start], cpu[i - 1]);
+		first = false;
+		start = i;
+	}
+}
+
+/*
+ * A CPU_MAP record's ": CPUS": its list (PERF_CPU_MAP__CPUS, u16 CPUs,
+ * 0xffff for "any") or its range (PERF_CPU_MAP__RANGE_CPUS). Bit masks
+ * (PERF_CPU_MAP__MASK) print no list.
+ */
+static void dump_cpu_map(FILE *fp, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	size_t avail = h->size - sizeof(*h), n = 0;
+	uint16_t type, v[3];
+	int cpus[512];
+
+	fputs(": ", fp);
+	if (avail < 2) {
+		fputs("failed to get cpumap from event\n", fp);
+		return;
+	}
+	memcpy(&type, p, 2);
+	if (type == 0 && avail >= 4) { /* PERF_CPU_MAP__CPUS */
+		memcpy(&v[0], p + 2, 2);
+		for (size_t i = 0; i < v[0] && 4 + 2 * i + 2 <= avail && n < ARRAY_SIZE(cpus); i++) {
+			memcpy(&v[1], p + 4 + 2 * i, 2);
+			cpus[n++] = v[1] == 0xffff ? -1 : v[1];
+		}
+	} else if (type == 2 && avail >= 8) { /* PERF_CPU_MAP__RANGE_CPUS: any_cpu, pad, start, end */
+		memcpy(&v[1], p + 4, 2);
+		memcpy(&v[2], p + 6, 2);
+		if (p[2])
+			cpus[n++] = -1;
+		for (unsigned int c = v[1]; c <= v[2] && n < ARRAY_SIZE(cpus); c++)
+			cpus[n++] = (int)c;
+	}
+	print_cpus(fp, cpus, n);
+	fputc('\n', fp);
+}
+
 /* perf's dump_sample. */
 static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct pcl_record *rec)
 {
@@ -216,11 +297,57 @@ PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d)
 		/* printed: COMM, FORK, EXIT, MMAP, MMAP2, SWITCH, LOST */
 	} else {
 		fprintf(fp, "PERF_RECORD_%s", pcl_record_type_name(h->type));
-		if (h->type == PCL_RECORD_FINISHED_INIT)
-			fputs(": unhandled!", fp);
-		else if (h->type == PCL_RECORD_ID_INDEX)
+		switch (h->type) {
+		case PCL_RECORD_FINISHED_INIT:
+			fputs(": unhandled!\n", fp);
+			break;
+		case PCL_RECORD_ID_INDEX:
 			dump_id_index(fp, h);
-		fputc('\n', fp);
+			fputc('\n', fp);
+			break;
+		case PCL_RECORD_THREAD_MAP:
+		case PCL_RECORD_CPU_MAP:
+			if (h->type == PCL_RECORD_THREAD_MAP)
+				dump_thread_map(fp, h);
+			else
+				dump_cpu_map(fp, h);
+			/* perf report has no handler for them, perf script has */
+			if (d->report)
+				fputs(": unhandled!\n", fp);
+			break;
+		default:
+			fputc('\n', fp);
+			break;
+		}
+	}
+	return ferror(fp) ? pcl_err(EIO, "cannot write the dump") : 0;
+}
+
+PCL_API int pcl_dump__stats(FILE *fp, const uint64_t *nr, size_t nr_types, const char *const *names,
+			    const uint64_t *samples, int nr_events)
+{
+	uint64_t total = 0;
+
+	if (!fp || (!nr && nr_types) || (nr_events > 0 && (!names || !samples)))
+		return pcl_err(EINVAL, "pcl_dump__stats: invalid argument");
+	for (size_t i = 1; i < nr_types; i++)
+		total += nr[i];
+	fputs("Aggregated stats:\n", fp);
+	/* perf's counters are 32-bit: print them as perf does */
+	fprintf(fp, "%16s events: %10d\n", "TOTAL", (int)(uint32_t)total);
+	for (size_t i = 1; i < nr_types; i++) {
+		const char *name = pcl_record_type_name((uint32_t)i);
+
+		if (!nr[i] || !strcmp(name, "UNKNOWN"))
+			continue;
+		fprintf(fp, "%16s events: %10d  (%4.1f%%)\n", name, (int)(uint32_t)nr[i],
+			100.0 * (double)(uint32_t)nr[i] / (double)(uint32_t)total);
+	}
+	for (int i = 0; i < nr_events; i++) {
+		if (!samples[i])
+			continue;
+		fprintf(fp, "%s stats:\n", names[i]);
+		fprintf(fp, "%16s events: %10d\n", "SAMPLE", (int)(uint32_t)samples[i]);
 	}
 	return ferror(fp) ? pcl_err(EIO, "cannot write the dump") : 0;
 }
