@@ -367,6 +367,14 @@ static int setup_events(struct pcl_script *s, struct input *in, const struct fil
 		attrs[i] = pcl_data_reader__attr(in->reader, i);
 		cpu |= !!(attrs[i]->attr.sample_type & PERF_SAMPLE_CPU);
 	}
+	{
+		size_t len;
+		const void *cd = pcl_data_reader__feature(in->reader, PCL_FEAT_CLOCK_DATA, &len);
+
+		if (pcl_script__set_clock_data(s, cd, len))
+			fprintf(stderr, "pcl: warning: '%s': %s; no time of day\n", in->path,
+				pcl_last_error());
+	}
 	ret = pcl_script__setup(s, attrs, n, pcl_data_reader__is_pipe(in->reader));
 	free(attrs);
 	if (ret) {

@@ -71,6 +71,14 @@ extern "C" {
 #define PCL_SCRIPT_MACHINE_PID	  0x4000000u  /* machine_pid: guest samples only */
 #define PCL_SCRIPT_VCPU		  0x8000000u  /* vcpu: guest samples only */
 #define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
+#define PCL_SCRIPT_TOD		  0x20000000u /* tod: wall-clock time, from CLOCK_DATA (record -k) */
+/*
+ * Fields perf 6.1 prints nothing for in the samples of a file without
+ * instruction-trace decoding: ipc, synth (but for synthesized events,
+ * which pcl_script__setup refuses), metric (but for hardware event groups,
+ * refused likewise). Accepted, shown empty.
+ */
+#define PCL_SCRIPT_QUIET	  0x40000000u
 
 /* perf script's classes of events, the TYPE of "-F TYPE:fields". */
 enum pcl_script_class {
@@ -126,6 +134,13 @@ PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *s
  * unknown. Call before the first line.
  */
 PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver *r);
+
+/*
+ * The file's CLOCK_DATA feature (@len bytes at @data; NULL when it has
+ * none), which the tod field converts sample times to the time of day
+ * with. Call before setup. 0, or -EBADMSG for a section perf would not read.
+ */
+PCL_API int pcl_script__set_clock_data(struct pcl_script *s, const void *data, size_t len);
 
 /*
  * Apply one -F argument, as perf does: "f1,f2" sets the fields of every

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "internal.h"
 #include "analysis/srcpos.h"
 
@@ -67,12 +68,12 @@ static const struct {
 	{ "callindent", PCL_SCRIPT_CALLINDENT },
 	{ "insn", 0 },
 	{ "insnlen", 0 },
-	{ "synth", 0 },
+	{ "synth", PCL_SCRIPT_QUIET },
 	{ "phys_addr", PCL_SCRIPT_PHYS_ADDR },
-	{ "metric", 0 },
+	{ "metric", PCL_SCRIPT_QUIET },
 	{ "srccode", 0 },
-	{ "ipc", 0 },
-	{ "tod", 0 },
+	{ "ipc", PCL_SCRIPT_QUIET },
+	{ "tod", PCL_SCRIPT_TOD },
 	{ "data_page_size", PCL_SCRIPT_DATA_PAGE_SIZE },
 	{ "code_page_size", PCL_SCRIPT_CODE_PAGE_SIZE },
 	{ "ins_lat", PCL_SCRIPT_INS_LAT },
@@ -145,6 +146,9 @@ struct pcl_script {
 	struct pcl_resolver *resolver; /* for the addresses besides the ip */
 	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
 	bool print_flags;	     /* perf's "flags" column */
+	bool want_metric, want_synth; /* named in -F: refused where they would print */
+	bool clock;		       /* CLOCK_DATA known: tod_ns at clockid_ns */
+	uint64_t tod_ns, clockid_ns;
 	int data_src_width;	     /* perf pads data_src to the widest one so far */
 	int indent_spacing;	     /* callindent's column, as perf keeps it */
 };
@@ -199,6 +203,24 @@ PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver 
 		s->resolver = r;
 }
 
+PCL_API int pcl_script__set_clock_data(struct pcl_script *s, const void *data, size_t len)
+{
+	uint32_t version;
+
+	if (!s)
+		return pcl_err(EINVAL, "pcl_script__set_clock_data: invalid argument");
+	s->clock = false;
+	if (!data)
+		return 0;
+	/* u32 version (1), u32 clockid, u64 time of day, u64 clockid time, in ns */
+	if (len < 24 || (memcpy(&version, data, 4), version != 1))
+		return pcl_err(EBADMSG, "bad CLOCK_DATA section (%zu bytes)", len);
+	memcpy(&s->tod_ns, (const uint8_t *)data + 8, 8);
+	memcpy(&s->clockid_ns, (const uint8_t *)data + 16, 8);
+	s->clock = true;
+	return 0;
+}
+
 PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr)
 {
 	/* perf's PERF_TYPE_SYNTH: INT_MAX + 1 */
@@ -249,6 +271,10 @@ static int apply_field(struct pcl_script *s, int cls, const char *tok, enum chan
 		s->print_flags = ch != CH_REMOVE;
 		return 0;
 	}
+	if (!strcmp(tok, "metric"))
+		s->want_metric = ch != CH_REMOVE;
+	if (!strcmp(tok, "synth"))
+		s->want_synth = ch != CH_REMOVE;
 	if (!field_names[i].bit) {
 		if (ch == CH_REMOVE)
 			return 0; /* removing what pcl never prints is no error */
@@ -657,6 +683,24 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 				       class_defaults[c].opt_name ? class_defaults[c].opt_name : "?",
 				       class_defaults[c].desc);
 	}
+	for (int i = 0; i < s->nr_attrs && !s->clock; i++)
+		if (s->cls[pcl_script_class_of(&s->attrs[i].a->attr)].fields & PCL_SCRIPT_TOD)
+			return pcl_err(EINVAL, "cannot print the 'tod' field: the file has no clock "
+					       "data; record with -k/--clockid");
+	for (int i = 0; i < s->nr_attrs; i++) {
+		const struct perf_event_attr *a = &s->attrs[i].a->attr;
+
+		/* what perf prints there, pcl does not compute: say so, print nothing wrong */
+		if (s->want_metric && a->type == PERF_TYPE_HARDWARE &&
+		    (a->sample_type & PERF_SAMPLE_READ) && (a->read_format & PERF_FORMAT_GROUP))
+			return pcl_err(ENOTSUP, "-F metric: the metrics of hardware event groups "
+						"(event '%s') are not supported by pcl",
+				       s->attrs[i].name);
+		if (s->want_synth && pcl_script_class_of(a) == PCL_SCRIPT_SYNTH)
+			return pcl_err(ENOTSUP, "-F synth: the payloads of synthesized events "
+						"(event '%s') are not supported by pcl",
+				       s->attrs[i].name);
+	}
 	s->use_callchain = !s->o.hide_call_graph;
 	if (!pipe && s->use_callchain) {
 		bool any = false;
@@ -937,7 +981,31 @@ static void print_time(struct pcl_script *s, struct sbuf *b, uint64_t t)
 	}
 }
 
-/* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, time. */
+/* perf's tod_scnprintf: the sample's time of day, local, to the micro- or nanosecond. */
+static void print_tod(struct pcl_script *s, struct sbuf *b, uint64_t t)
+{
+	uint64_t tod = s->tod_ns;
+	char date[64];
+	struct tm tm;
+	time_t sec;
+
+	if (t > s->clockid_ns)
+		tod += t - s->clockid_ns;
+	else
+		tod -= s->clockid_ns - t;
+	sec = (time_t)(tod / 1000000000);
+	if (!localtime_r(&sec, &tm)) {
+		sb_put(b, "failed ", 7);
+		return;
+	}
+	strftime(date, sizeof(date), "%F %H:%M:%S", &tm);
+	if (s->o.ns)
+		sb_printf(b, "%s.%09lu ", date, (unsigned long)(tod % 1000000000));
+	else
+		sb_printf(b, "%s.%06lu ", date, (unsigned long)(tod % 1000000000 / 1000));
+}
+
+/* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, tod, time. */
 static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
 			const struct start *st)
 {
@@ -965,6 +1033,8 @@ static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
 	}
 	if (f & PCL_SCRIPT_MISC)
 		print_misc(b, st->misc, st->type);
+	if (f & PCL_SCRIPT_TOD)
+		print_tod(s, b, st->time);
 	if (f & PCL_SCRIPT_TIME)
 		print_time(s, b, st->time);
 }
