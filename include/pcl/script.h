@@ -72,6 +72,7 @@ extern "C" {
 #define PCL_SCRIPT_VCPU		  0x8000000u  /* vcpu: guest samples only */
 #define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
 #define PCL_SCRIPT_TOD		  0x20000000u /* tod: wall-clock time, from CLOCK_DATA (record -k) */
+#define PCL_SCRIPT_SRCCODE	  0x80000000u /* srccode: the source line of the ip, read */
 /*
  * Fields perf 6.1 prints nothing for in the samples of a file without
  * instruction-trace decoding: ipc, synth (but for synthesized events,

@@ -25,14 +25,9 @@
 #include <time.h>
 #include "internal.h"
 #include "analysis/srcpos.h"
+#include "symbol/srcline.h"
 
 #define DEFAULT_MAX_STACK 127 /* perf's PERF_MAX_STACK_DEPTH */
-
-/*
- * perf's "flags" is no field of a class: it turns the column on or off for
- * every event, whatever its class, and no check of the samples applies.
- */
-#define FIELD_FLAGS 0x80000000u
 
 /* Fields of perf 6.1 that pcl knows. */
 static const struct {
@@ -58,7 +53,7 @@ static const struct {
 	{ "uregs", PCL_SCRIPT_UREGS },
 	{ "brstack", PCL_SCRIPT_BRSTACK },
 	{ "brstacksym", PCL_SCRIPT_BRSTACKSYM },
-	{ "flags", FIELD_FLAGS },
+	{ "flags", 0 }, /* no field of a class: apply_field turns the column on or off */
 	{ "data_src", PCL_SCRIPT_DATA_SRC },
 	{ "weight", PCL_SCRIPT_WEIGHT },
 	{ "bpf-output", 0 },
@@ -71,7 +66,7 @@ static const struct {
 	{ "synth", PCL_SCRIPT_QUIET },
 	{ "phys_addr", PCL_SCRIPT_PHYS_ADDR },
 	{ "metric", PCL_SCRIPT_QUIET },
-	{ "srccode", 0 },
+	{ "srccode", PCL_SCRIPT_SRCCODE },
 	{ "ipc", PCL_SCRIPT_QUIET },
 	{ "tod", PCL_SCRIPT_TOD },
 	{ "data_page_size", PCL_SCRIPT_DATA_PAGE_SIZE },
@@ -131,6 +126,9 @@ struct sbuf {
 	bool oom;
 };
 
+struct src_code;
+static void src_code_free(struct src_code *c);
+
 struct pcl_script {
 	struct pcl_script_opts o;
 	struct sbuf buf;
@@ -145,6 +143,7 @@ struct pcl_script {
 	struct pcl_symbols *symbols;
 	struct pcl_resolver *resolver; /* for the addresses besides the ip */
 	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
+	struct src_code *srccode;    /* the srccode field's files, made on first use */
 	bool print_flags;	     /* perf's "flags" column */
 	bool want_metric, want_synth; /* named in -F: refused where they would print */
 	bool clock;		       /* CLOCK_DATA known: tod_ns at clockid_ns */
@@ -182,6 +181,7 @@ PCL_API void pcl_script__free(struct pcl_script *s)
 	free(s->attrs);
 	free(s->buf.p);
 	srcpos_cache__free(s->srcpos);
+	src_code_free(s->srccode);
 	free(s);
 }
 
@@ -262,15 +262,16 @@ static int apply_field(struct pcl_script *s, int cls, const char *tok, enum chan
 {
 	size_t i;
 
+	/* perf's "flags": for every event, whatever its class, with no check of the samples */
+	if (!strcmp(tok, "flags")) {
+		s->print_flags = ch != CH_REMOVE;
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(field_names); i++)
 		if (!strcmp(tok, field_names[i].name))
 			break;
 	if (i == ARRAY_SIZE(field_names))
 		return pcl_err(EINVAL, "invalid field '%s' in -F", tok);
-	if (field_names[i].bit == FIELD_FLAGS) {
-		s->print_flags = ch != CH_REMOVE;
-		return 0;
-	}
 	if (!strcmp(tok, "metric"))
 		s->want_metric = ch != CH_REMOVE;
 	if (!strcmp(tok, "synth"))
@@ -561,7 +562,7 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 			       ev);
 	if ((f & PCL_SCRIPT_SYMOFF) && !(f & PCL_SCRIPT_SYM))
 		return pcl_err(EINVAL, "-F symoff needs the sym field as well");
-	if ((f & PCL_SCRIPT_SRCLINE) && !(f & PCL_SCRIPT_IP))
+	if ((f & (PCL_SCRIPT_SRCLINE | PCL_SCRIPT_SRCCODE)) && !(f & PCL_SCRIPT_IP))
 		return pcl_err(EINVAL, "-F srcline needs the ip field as well: no address to "
 				       "find a source line for");
 	if ((f & PCL_SCRIPT_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
@@ -1535,6 +1536,183 @@ static void print_data_src(struct pcl_script *s, struct sbuf *b, uint64_t v)
 	sb_spaces(b, (size_t)(s->data_src_width - len));
 }
 
+/* ---- srccode: the text of the ip's source line ---- */
+
+#define SRC_FILES_MAX 64		/* files kept read */
+#define SRC_FILE_MAX  (64u << 20) /* a larger one is not read */
+#define SRC_THREADS   1024		/* buckets of the per-thread last line */
+
+struct src_file {
+	char *path, *text;
+	size_t len, nlines;
+	size_t *line; /* offsets of the lines' starts */
+};
+
+struct src_state {
+	const struct pcl_thread *thread;
+	char *file; /* the line printed last for the thread */
+	unsigned int line;
+	struct src_state *next;
+};
+
+struct src_code {
+	struct src_file files[SRC_FILES_MAX];
+	int nr_files, next_evict;
+	struct src_state *threads[SRC_THREADS];
+};
+
+static void src_file_free(struct src_file *f)
+{
+	free(f->path);
+	free(f->text);
+	free(f->line);
+	memset(f, 0, sizeof(*f));
+}
+
+static void src_code_free(struct src_code *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nr_files; i++)
+		src_file_free(&c->files[i]);
+	for (int i = 0; i < SRC_THREADS; i++) {
+		for (struct src_state *t = c->threads[i], *n; t; t = n) {
+			n = t->next;
+			free(t->file);
+			free(t);
+		}
+	}
+	free(c);
+}
+
+/* Read @path and index its lines as perf does ('\n' ends a line; a last one may lack it). */
+static int src_file_load(struct src_file *f, const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	long size;
+	size_t n = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!fp)
+		return -errno;
+	if (fseek(fp, 0, SEEK_END) || (size = ftell(fp)) < 0 || (uint64_t)size > SRC_FILE_MAX ||
+	    fseek(fp, 0, SEEK_SET))
+		goto bad;
+	f->text = malloc((size_t)size + 1);
+	if (!f->text || fread(f->text, 1, (size_t)size, fp) != (size_t)size)
+		goto bad;
+	f->len = (size_t)size;
+	for (size_t i = 0; i < f->len; i++)
+		n += f->text[i] == '\n';
+	n += f->len && f->text[f->len - 1] != '\n';
+	f->line = malloc(sizeof(*f->line) * (n ? n : 1));
+	f->path = strdup(path);
+	if (!f->line || !f->path)
+		goto bad;
+	for (size_t i = 0, l = 0; l < n; l++) {
+		f->line[l] = i;
+		while (i < f->len && f->text[i] != '\n')
+			i++;
+		i++;
+	}
+	f->nlines = n;
+	fclose(fp);
+	return 0;
+bad:
+	fclose(fp);
+	src_file_free(f);
+	return -EIO;
+}
+
+/* Line @line (from 1) of @path: its text and length, or NULL. */
+static const char *src_line(struct src_code *c, const char *path, unsigned int line, int *len)
+{
+	struct src_file *f = NULL;
+	const char *p, *end;
+
+	for (int i = 0; i < c->nr_files && !f; i++)
+		if (!strcmp(c->files[i].path, path))
+			f = &c->files[i];
+	if (!f) {
+		struct src_file nf;
+
+		if (src_file_load(&nf, path))
+			return NULL;
+		if (c->nr_files < SRC_FILES_MAX) {
+			f = &c->files[c->nr_files++];
+		} else {
+			f = &c->files[c->next_evict];
+			c->next_evict = (c->next_evict + 1) % SRC_FILES_MAX;
+			src_file_free(f);
+		}
+		*f = nf;
+	}
+	if (!line || line > f->nlines)
+		return NULL;
+	p = f->text + f->line[line - 1];
+	end = memchr(p, '\n', (size_t)(f->text + f->len - p));
+	*len = (int)((end ? end : f->text + f->len) - p);
+	return p;
+}
+
+/* The thread's last printed line: perf prints a line again only when it changes. */
+static struct src_state *src_state(struct src_code *c, const struct pcl_thread *t)
+{
+	size_t h = ((uintptr_t)t >> 4) % SRC_THREADS;
+	struct src_state *st;
+
+	for (st = c->threads[h]; st; st = st->next)
+		if (st->thread == t)
+			return st;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->thread = t;
+	st->next = c->threads[h];
+	c->threads[h] = st;
+	return st;
+}
+
+/* "|LINE     TEXT\n" after a sample's line, as perf's map__fprintf_srccode. */
+static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl_resolved *res)
+{
+	const struct srcline_info *info;
+	struct src_state *st;
+	const char *text;
+	char *file;
+	int len;
+
+	if (!res->ip.map || srcpos_lookup(s->symbols, &res->ip, &info) || !info->file)
+		return;
+	if (!s->srccode && !(s->srccode = calloc(1, sizeof(*s->srccode)))) {
+		b->oom = true;
+		return;
+	}
+	st = src_state(s->srccode, res->thread);
+	if (!st) {
+		b->oom = true;
+		return;
+	}
+	if (st->file && !strcmp(st->file, info->file) && st->line == info->line)
+		return;
+	text = src_line(s->srccode, info->file, info->line, &len);
+	if (!text)
+		return;
+	file = strdup(info->file);
+	if (!file) {
+		b->oom = true;
+		return;
+	}
+	free(st->file);
+	st->file = file;
+	st->line = info->line;
+	sb_putc(b, '|');
+	sb_int(b, (int64_t)info->line, 8, true);
+	sb_putc(b, ' ');
+	sb_put(b, text, (size_t)len);
+	sb_putc(b, '\n');
+}
+
 /* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
 static void print_bts(struct pcl_script *s, struct sbuf *b, unsigned int f,
 		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
@@ -1644,6 +1822,8 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 		print_page_size(b, sm->code_page_size);
 end:
 	sb_putc(b, '\n');
+	if ((f & PCL_SCRIPT_SRCCODE) && (f & PCL_SCRIPT_IP))
+		print_srccode(s, b, res);
 	if (!ret)
 		ret = sb_flush(b, out);
 	b->len = 0;
