@@ -4,8 +4,9 @@
 # registers of PEBS or memory-access fields, so gen-perfdata.py writes
 # files that hold them (branch stacks with and without hw_idx, user and
 # interrupt registers, addr/data_src/weight/phys_addr/page sizes, a
-# branch-trace event) and both tools read them; --header, -S and -D are
-# also compared on a file perf records here.
+# branch-trace event) and both tools read them; --header, -S, -D, tod
+# (record -k), srccode and the fields perf prints empty here are compared
+# on files perf records here, -D on a pipe-mode stream too.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -52,7 +53,7 @@ for kind in branch branch-hwidx regs mem mem-struct bts mixed; do
 	for F in +brstack +brstacksym +brstackoff ip,brstack ip,brstacksym ip,sym,brstackoff,dso \
 		ip,iregs,uregs +flags ip,flags callindent,dso,sym ip,callindent,dso +addr ip,sym,addr \
 		+weight ip,weight,ins_lat ip,phys_addr,data_page_size,code_page_size +data_src \
-		ip,data_src,weight +machine_pid,+vcpu; do
+		ip,data_src,weight +machine_pid,+vcpu +srccode ip,srccode +ipc +metric +synth; do
 		pair "script-perf13-$kind-F-$F" "$f" -F "$F"
 	done
 done
@@ -65,37 +66,71 @@ if timeout -k 5 60 perf record -q --no-bpf-event -F 2000 -g -o "$TMP/rec.data" -
 	pair script-perf13-S "$TMP/rec.data" -S hot_leaf,middle
 	EMPTY_OK=1 pair script-perf13-S-none "$TMP/rec.data" -S no_such_function
 	pair script-perf13-symbols "$TMP/rec.data" --symbols=hot_leaf
-	# perf's -D in file order, except what perf dumps but pcl does not
-	# detail (THREAD_MAP, CPU_MAP) and FINISHED_ROUND, which perf dumps
-	# when it reads it, ahead of the records it queued.
-	timeout -k 5 60 perf script -D -i "$TMP/rec.data" >"$TMP/p.out" 2>&1
-	timeout -k 5 60 "$PCL" script -D -i "$TMP/rec.data" >"$TMP/c.out" 2>&1
-	filt() { grep -E '^(0x[0-9a-f]+@|[0-9 ]*0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_(SAMPLE|MMAP|MMAP2|COMM|EXIT|FORK)|\.\.\.|\t|\S+ +[0-9]+ [0-9.]+:)' "$1" |
-		grep -v -E '@.* event: (68|73|74)$'; }
-	filt "$TMP/p.out" >"$TMP/p.f"
-	filt "$TMP/c.out" >"$TMP/c.f"
-	if [ "$(wc -l <"$TMP/p.f")" -lt 100 ]; then
-		not_ok script-perf13-D-recorded "oracle: perf script -D printed $(wc -l <"$TMP/p.f") record lines"
+	for c in script report; do
+		timeout -k 5 60 perf $c -D -i "$TMP/rec.data" >"$TMP/p.out" 2>&1
+		timeout -k 5 60 "$PCL" $c -D -i "$TMP/rec.data" >"$TMP/c.out" 2>&1
+		if [ "$(grep -c 'PERF_RECORD_SAMPLE' "$TMP/p.out")" -lt 50 ]; then
+			not_ok "$c-perf13-D-recorded" "oracle: perf $c -D dumped $(grep -c PERF_RECORD_SAMPLE "$TMP/p.out") samples"
+		else
+			diff_or_ok "$c-perf13-D-recorded" "$TMP/p.out" "$TMP/c.out" "perf $c -D" "pcl $c -D"
+		fi
+	done
+	# a pipe-mode stream: perf also dumps the stream's header records
+	# (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE), which pcl's reader takes
+	# in without handing them on; everything else must match
+	if timeout -k 5 60 perf record -q --no-bpf-event -F 2000 -o - -- "$hot" 200 >"$TMP/pipe.data" 2>/dev/null; then
+		for c in script report; do
+			timeout -k 5 60 perf $c -D -i "$TMP/pipe.data" >"$TMP/p.out" 2>&1
+			timeout -k 5 60 "$PCL" $c -D -i "$TMP/pipe.data" >"$TMP/c.out" 2>&1
+			python3 - "$TMP/p.out" >"$TMP/p.f" <<'PY'
+import re, sys
+out, drop = [], False
+for line in open(sys.argv[1]).read().split("\n"):
+    m = re.match(r"(0x[0-9a-f]+|0)@pipe \[0x[0-9a-f]+\]: event: (\d+)$", line)
+    if m:
+        drop = int(m.group(2)) in (64, 78, 80)
+        if out and out[-1] == "":
+            out.pop()
+        if not drop:
+            out.append("")
+    if not drop:
+        out.append(line)
+print("\n".join(out), end="")
+PY
+			# their counts, and so the total and the shares, differ too
+			grep -v -E '^ +(ATTR|HEADER_ATTR|EVENT_UPDATE|FEATURE|TOTAL) events' "$TMP/p.f" |
+				sed -E 's/  \( *[0-9.]+%\)$//' >"$TMP/p.g"
+			grep -v -E '^ +(TOTAL) events' "$TMP/c.out" | sed -E 's/  \( *[0-9.]+%\)$//' >"$TMP/c.g"
+			diff_or_ok "$c-perf13-D-pipe" "$TMP/p.g" "$TMP/c.g" "perf $c -D (pipe)" "pcl $c -D (pipe)"
+		done
 	else
-		diff_or_ok script-perf13-D-recorded "$TMP/p.f" "$TMP/c.f" "perf script -D" "pcl script -D"
+		not_ok script-perf13-D-pipe "oracle: perf record -o - failed"
 	fi
-	timeout -k 5 60 perf report -D -i "$TMP/rec.data" >"$TMP/p.out" 2>&1
-	timeout -k 5 60 "$PCL" report -D -i "$TMP/rec.data" >"$TMP/c.out" 2>&1
-	filt "$TMP/p.out" >"$TMP/p.f"
-	filt "$TMP/c.out" >"$TMP/c.f"
-	diff_or_ok report-perf13-D-recorded "$TMP/p.f" "$TMP/c.f" "perf report -D" "pcl report -D"
+	# tod needs CLOCK_DATA: refused on rec.data, as perf refuses it; printed with -k
+	pair script-perf13-tod-refused "$TMP/rec.data" -F +tod
+	if timeout -k 5 60 perf record -q --no-bpf-event -k mono -F 2000 -o "$TMP/clk.data" -- "$hot" 200 \
+		>/dev/null 2>&1; then
+		pair script-perf13-tod "$TMP/clk.data" -F +tod
+		pair script-perf13-tod-ns "$TMP/clk.data" -F tod,comm,time,ip --ns
+		pair script-perf13-tod-task "$TMP/clk.data" --show-task-events -F +tod
+	else
+		not_ok script-perf13-tod "oracle: perf record -k mono failed"
+	fi
+	pair script-perf13-srccode "$TMP/rec.data" -F +srccode
 else
 	not_ok script-perf13-record "oracle: perf record failed" "$(show "$TMP/rec.err")"
 fi
 
 # Fields pcl cannot print are refused, with one line and no output.
-timeout -k 5 20 "$PCL" script -F +brstackinsn -i "$TMP/branch.data" >"$TMP/c.out" 2>"$TMP/c.err"
-rc=$?
-if [ "$rc" -ne 0 ] && ! crashed "$TMP/c.err" "$rc" && [ "$(wc -l <"$TMP/c.err")" -eq 1 ] && [ ! -s "$TMP/c.out" ]; then
-	ok script-perf13-refuse-brstackinsn
-else
-	not_ok script-perf13-refuse-brstackinsn "exit $rc, stderr:" "$(show "$TMP/c.err")"
-fi
+for F in brstackinsn brstackinsnlen insn insnlen bpf-output; do
+	timeout -k 5 20 "$PCL" script -F +$F -i "$TMP/branch.data" >"$TMP/c.out" 2>"$TMP/c.err"
+	rc=$?
+	if [ "$rc" -ne 0 ] && ! crashed "$TMP/c.err" "$rc" && [ "$(wc -l <"$TMP/c.err")" -eq 1 ] && [ ! -s "$TMP/c.out" ]; then
+		ok script-perf13-refuse-$F
+	else
+		not_ok script-perf13-refuse-$F "exit $rc, stderr:" "$(show "$TMP/c.err")"
+	fi
+done
 # Option prefixes: unambiguous ones are taken, ambiguous ones refused, as perf.
 pair script-perf13-prefix-header "$TMP/branch.data" --header-o
 pair script-perf13-prefix-ambiguous "$TMP/branch.data" --head
