@@ -231,6 +231,9 @@ struct filter {
 	int *tids, nr_tids;
 	bool *cpus;
 	int nr_cpus;
+	/* not a filter: the last value read of each event id (PERF_SAMPLE_READ) */
+	uint64_t *read_id, *read_val;
+	size_t read_cap, read_n;
 };
 
 static void filter_free(struct filter *f)
@@ -240,6 +243,8 @@ static void filter_free(struct filter *f)
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
+	free(f->read_id);
+	free(f->read_val);
 }
 
 /* A comma list of numbers into *v. 0, or -1 (printed). */
@@ -435,12 +440,116 @@ static struct pcl_tracepoints *load_tracepoints(struct input *in)
 	return tp;
 }
 
+/* The growth of event @id's value since its last read (perf's sid->period); 0 on ENOMEM too. */
+static uint64_t read_delta(struct filter *f, uint64_t id, uint64_t value)
+{
+	size_t j;
+	uint64_t d;
+
+	if ((f->read_n + 1) * 2 > f->read_cap) {
+		size_t ncap = f->read_cap ? f->read_cap * 2 : 64;
+		uint64_t *ni = calloc(ncap, sizeof(*ni)), *nv = calloc(ncap, sizeof(*nv));
+
+		if (!ni || !nv) {
+			free(ni);
+			free(nv);
+			return 0;
+		}
+		for (size_t i = 0; i < f->read_cap; i++) {
+			if (!f->read_id[i])
+				continue;
+			for (j = f->read_id[i] & (ncap - 1); ni[j]; j = (j + 1) & (ncap - 1))
+				;
+			ni[j] = f->read_id[i];
+			nv[j] = f->read_val[i];
+		}
+		free(f->read_id);
+		free(f->read_val);
+		f->read_id = ni;
+		f->read_val = nv;
+		f->read_cap = ncap;
+	}
+	for (j = id & (f->read_cap - 1); f->read_id[j] && f->read_id[j] != id;
+	     j = (j + 1) & (f->read_cap - 1))
+		;
+	if (!f->read_id[j]) {
+		f->read_id[j] = id;
+		f->read_n++;
+	}
+	d = value - f->read_val[j];
+	f->read_val[j] = value;
+	return d;
+}
+
+typedef int (*sample_fn)(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec);
+
+/*
+ * perf's delivery of a sample: as it is, or, when it carries
+ * PERF_SAMPLE_READ, once per value read, as a sample of that value's event
+ * (found by its id) whose period is the value's growth since its last
+ * read; a value without a known id or growth gives none.
+ */
+static int each_sample(struct input *in, struct filter *f, const struct pcl_data_attr *a,
+		       const struct pcl_record *rec, sample_fn fn, void *ctx)
+{
+	const struct pcl_sample *sm = &rec->sample;
+	uint64_t rf = a->attr.read_format;
+
+	if (!(sm->sample_type & PERF_SAMPLE_READ))
+		return fn(ctx, a, rec);
+	for (uint64_t i = 0; i < sm->read.nr; i++) {
+		struct pcl_read_value v = pcl_read__value(&sm->read, i, rf);
+		const struct pcl_data_attr *ma;
+		struct pcl_record copy;
+		uint64_t d;
+		int ret;
+
+		if (!(rf & PERF_FORMAT_ID) || !v.id || !(ma = pcl_data_reader__attr_by_id(in->reader, v.id)))
+			continue;
+		d = read_delta(f, v.id, v.value);
+		if (!d)
+			continue;
+		copy = *rec;
+		copy.sample.period = d;
+		copy.sample.sample_type |= PERF_SAMPLE_PERIOD;
+		copy.sample.id = v.id;
+		ret = fn(ctx, ma, &copy);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct line_ctx {
+	struct pcl_script *s;
+	struct input *in;
+	struct filter *f;
+};
+
+/* A sample's line, after the filters. 0, 1 on a write error, -1 on another (printed). */
+static int sample_line(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec)
+{
+	struct line_ctx *x = ctx;
+	const struct filter *f = x->f;
+	struct pcl_resolved res;
+
+	if (f->cpus && (rec->sample.sample_type & PERF_SAMPLE_CPU) &&
+	    (rec->sample.cpu >= (uint32_t)f->nr_cpus || !f->cpus[rec->sample.cpu]))
+		return 0;
+	if (pcl_resolver__sample(x->in->resolver, rec, &res)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	if (filtered(f, res.thread) || sym_filtered(f, &res.ip))
+		return 0;
+	return pcl_script__sample(x->s, stdout, a, rec, &res) < 0;
+}
+
 /* One event: its line, if it has one. 0, 1 on a write error, -1 on another (printed). */
-static int one_event(struct pcl_script *s, struct input *in, const struct filter *f)
+static int one_event(struct pcl_script *s, struct input *in, struct filter *f)
 {
 	struct pcl_data_event *ev = &in->ev;
-	struct pcl_resolved res;
-	int ret;
+	struct line_ctx x = { s, in, f };
 
 	if (!ev->decoded)
 		return 0;
@@ -448,17 +557,7 @@ static int one_event(struct pcl_script *s, struct input *in, const struct filter
 		return pcl_script__event(s, stdout, ev->attr, &ev->rec, in->machine) < 0;
 	if (!ev->attr)
 		return 0;
-	if (f->cpus && (ev->rec.sample.sample_type & PERF_SAMPLE_CPU) &&
-	    (ev->rec.sample.cpu >= (uint32_t)f->nr_cpus || !f->cpus[ev->rec.sample.cpu]))
-		return 0;
-	if (pcl_resolver__sample(in->resolver, &ev->rec, &res)) {
-		die_msg("out of memory");
-		return -1;
-	}
-	if (filtered(f, res.thread) || sym_filtered(f, &res.ip))
-		return 0;
-	ret = pcl_script__sample(s, stdout, ev->attr, &ev->rec, &res);
-	return ret < 0;
+	return each_sample(in, f, ev->attr, &ev->rec, sample_line, &x);
 }
 
 /* The attr of a record read in file order: by its id where the file has several. */
@@ -471,7 +570,10 @@ static const struct pcl_data_attr *record_attr(struct pcl_data_reader *r,
 
 	if (n == 1 || !a0)
 		return a0;
-	id = pcl_record_identifier(h, h->size, a0->attr.sample_id_all);
+	/* the id's place is the same in every attr's records (perf checks so at open) */
+	id = (a0->attr.sample_type & PERF_SAMPLE_IDENTIFIER)
+		     ? pcl_record_identifier(h, h->size, a0->attr.sample_id_all)
+		     : 0;
 	if (!id && !pcl_record_decode(h, h->size, &a0->attr, &rec))
 		id = h->type == PERF_RECORD_SAMPLE ? rec.sample.id : rec.has_id ? rec.id.id : 0;
 	a = id ? pcl_data_reader__attr_by_id(r, id) : NULL;
@@ -540,6 +642,26 @@ static int dump_attrs(struct dump *d)
 	return d->s ? setup_events(d->s, d->in, &d->f, &d->nr_setup) : 0;
 }
 
+/* After a sample's dump: its thread and DSO, and its line (pcl script). As sample_line. */
+static int dump_sample_line(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec)
+{
+	struct dump *d = ctx;
+	struct pcl_resolved res;
+
+	for (int i = 0; i < d->nr_attrs; i++)
+		if (pcl_data_reader__attr(d->in->reader, i) == a)
+			d->samples[i]++;
+	if (pcl_resolver__sample(d->in->resolver, rec, &res)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	if (res.thread)
+		printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
+	printf(" ...... dso: %s\n",
+	       res.ip.map && res.ip.map->dso ? res.ip.map->dso->name : "<not found>");
+	return d->s && pcl_script__sample(d->s, stdout, a, rec, &res) < 0;
+}
+
 /* Dump one record, then update the machine or show the sample. 0, 1 to stop, -1 (printed). */
 static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t offset)
 {
@@ -555,7 +677,6 @@ static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t 
 				      d->id_all,
 				      !d->s };
 	const struct pcl_data_attr *a = NULL;
-	struct pcl_resolved res;
 	struct pcl_record rec;
 
 	d->nr[h->type < DUMP_NR_TYPES ? h->type : 0]++;
@@ -575,20 +696,7 @@ static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t 
 		}
 		return 0;
 	}
-	for (int i = 0; i < d->nr_attrs; i++)
-		if (pcl_data_reader__attr(r, i) == a)
-			d->samples[i]++;
-	if (pcl_resolver__sample(d->in->resolver, &rec, &res)) {
-		die_msg("out of memory");
-		return -1;
-	}
-	if (res.thread)
-		printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
-	printf(" ...... dso: %s\n",
-	       res.ip.map && res.ip.map->dso ? res.ip.map->dso->name : "<not found>");
-	if (d->s && pcl_script__sample(d->s, stdout, a, &rec, &res) < 0)
-		return 1;
-	return 0;
+	return each_sample(d->in, &d->f, a, &rec, dump_sample_line, d);
 }
 
 /* Deliver the queued records up to @limit, in time order. As dump_one. */
@@ -755,7 +863,7 @@ static void warn_lost(struct input *in, bool lost_shown)
 }
 
 /* The reading loop; the exit status. */
-static int run(struct pcl_script *s, struct input *in, const struct filter *f, bool lost_shown)
+static int run(struct pcl_script *s, struct input *in, struct filter *f, bool lost_shown)
 {
 	bool pipe = pcl_data_reader__is_pipe(in->reader);
 	int nr = -1, ret = 0, r;

@@ -168,16 +168,14 @@ static void print_cpus(FILE *fp, const int *cpu, size_t n)
  * 0xffff for "any") or its range (PERF_CPU_MAP__RANGE_CPUS). Bit masks
  * (PERF_CPU_MAP__MASK) print no list.
  */
-static void dump_cpu_map(FILE *fp, const struct perf_event_header *h)
+static void dump_cpus(FILE *fp, const uint8_t *p, size_t avail, const char *failed)
 {
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	size_t avail = h->size - sizeof(*h), n = 0;
+	size_t n = 0;
 	uint16_t type, v[3];
 	int cpus[512];
 
-	fputs(": ", fp);
 	if (avail < 2) {
-		fputs("failed to get cpumap from event\n", fp);
+		fputs(failed, fp);
 		return;
 	}
 	memcpy(&type, p, 2);
@@ -197,6 +195,72 @@ static void dump_cpu_map(FILE *fp, const struct perf_event_header *h)
 	}
 	print_cpus(fp, cpus, n);
 	fputc('\n', fp);
+}
+
+static void dump_cpu_map(FILE *fp, const struct perf_event_header *h)
+{
+	fputs(": ", fp);
+	dump_cpus(fp, (const uint8_t *)(h + 1), h->size - sizeof(*h),
+		  "failed to get cpumap from event\n");
+}
+
+/* perf_event__fprintf_event_update: the event's id, then its unit, scale, name or CPUs. */
+static void dump_event_update(FILE *fp, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	size_t avail = h->size - sizeof(*h);
+	uint64_t type, id;
+	double scale;
+
+	if (avail < 16) {
+		fputc('\n', fp);
+		return;
+	}
+	memcpy(&type, p, 8);
+	memcpy(&id, p + 8, 8);
+	fprintf(fp, "\n... id:    %" PRIu64 "\n", id);
+	p += 16;
+	avail -= 16;
+	switch (type) {
+	case 0: /* PERF_EVENT_UPDATE__UNIT */
+	case 2: /* PERF_EVENT_UPDATE__NAME */
+		fprintf(fp, "... %s  %.*s\n", type ? "name:" : "unit:",
+			(int)strnlen((const char *)p, avail), (const char *)p);
+		break;
+	case 1: /* PERF_EVENT_UPDATE__SCALE */
+		if (avail < 8)
+			break;
+		memcpy(&scale, p, 8);
+		fprintf(fp, "... scale: %f\n", scale);
+		break;
+	case 3: /* PERF_EVENT_UPDATE__CPUS */
+		fputs("... ", fp);
+		dump_cpus(fp, p, avail, "failed to get cpus\n");
+		break;
+	default:
+		fputs("... unknown type\n", fp);
+		break;
+	}
+}
+
+/* perf's sample_read__printf. */
+static void dump_read(FILE *fp, const struct pcl_read *r, uint64_t rf)
+{
+	fputs("... sample_read:\n", fp);
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		fprintf(fp, "...... time enabled %016" PRIx64 "\n", r->time_enabled);
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		fprintf(fp, "...... time running %016" PRIx64 "\n", r->time_running);
+	if (rf & PERF_FORMAT_GROUP)
+		fprintf(fp, ".... group nr %" PRIu64 "\n", r->nr);
+	for (uint64_t i = 0; i < r->nr && (i == 0 || (rf & PERF_FORMAT_GROUP)); i++) {
+		struct pcl_read_value v = pcl_read__value(r, i, rf);
+
+		fprintf(fp, "..... id %016" PRIx64 ", value %016" PRIx64, v.id, v.value);
+		if (rf & PERF_FORMAT_LOST)
+			fprintf(fp, ", lost %" PRIu64, v.lost);
+		fputc('\n', fp);
+	}
 }
 
 /* perf's dump_sample. */
@@ -255,6 +319,8 @@ static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct 
 		page_size(fp, "code", s->code_page_size);
 	if (st & PERF_SAMPLE_TRANSACTION)
 		fprintf(fp, "... transaction: %" PRIx64 "\n", s->transaction);
+	if (st & PERF_SAMPLE_READ)
+		dump_read(fp, &s->read, a->read_format);
 }
 
 PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d)
@@ -304,6 +370,9 @@ PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d)
 		case PCL_RECORD_ID_INDEX:
 			dump_id_index(fp, h);
 			fputc('\n', fp);
+			break;
+		case PCL_RECORD_EVENT_UPDATE:
+			dump_event_update(fp, h);
 			break;
 		case PCL_RECORD_THREAD_MAP:
 		case PCL_RECORD_CPU_MAP:

@@ -117,6 +117,22 @@ PY
 		not_ok script-perf13-tod "oracle: perf record -k mono failed"
 	fi
 	pair script-perf13-srccode "$TMP/rec.data" -F +srccode
+	# PERF_SAMPLE_READ groups ({a,b}:S): perf shows each member's growth as
+	# a sample of its own; and two events told apart by their ids
+	for g in '{task-clock,cpu-clock}:S' task-clock,cpu-clock; do
+		id=grp
+		[ "$g" = task-clock,cpu-clock ] && id=two
+		if timeout -k 5 60 perf record -q --no-bpf-event -e "$g" -o "$TMP/$id.data" -- "$hot" 200 \
+			>/dev/null 2>&1; then
+			pair script-perf13-$id "$TMP/$id.data"
+			pair script-perf13-$id-D "$TMP/$id.data" -D
+			timeout -k 5 60 perf report -D -i "$TMP/$id.data" >"$TMP/p.out" 2>&1
+			timeout -k 5 60 "$PCL" report -D -i "$TMP/$id.data" >"$TMP/c.out" 2>&1
+			diff_or_ok report-perf13-$id-D "$TMP/p.out" "$TMP/c.out" "perf report -D" "pcl report -D"
+		else
+			not_ok script-perf13-$id "oracle: perf record -e '$g' failed"
+		fi
+	done
 else
 	not_ok script-perf13-record "oracle: perf record failed" "$(show "$TMP/rec.err")"
 fi
