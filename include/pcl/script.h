@@ -68,16 +68,15 @@ extern "C" {
 #define PCL_SCRIPT_CODE_PAGE_SIZE 0x800000u   /* code_page_size */
 #define PCL_SCRIPT_INS_LAT	  0x1000000u  /* ins_lat: PERF_SAMPLE_WEIGHT_STRUCT's var2 */
 #define PCL_SCRIPT_CALLINDENT	  0x2000000u  /* callindent (branch-trace events only) */
-#define PCL_SCRIPT_MACHINE_PID	  0x4000000u  /* machine_pid: guest samples only */
-#define PCL_SCRIPT_VCPU		  0x8000000u  /* vcpu: guest samples only */
+#define PCL_SCRIPT_BPF_OUTPUT	  0x4000000u  /* bpf-output: a BPF output event's raw data */
 #define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
 #define PCL_SCRIPT_TOD		  0x20000000u /* tod: wall-clock time, from CLOCK_DATA (record -k) */
 #define PCL_SCRIPT_SRCCODE	  0x80000000u /* srccode: the source line of the ip, read */
 /*
  * Fields perf 6.1 prints nothing for in the samples of a file without
- * instruction-trace decoding: ipc, synth (but for synthesized events,
- * which pcl_script__setup refuses), metric (but for hardware event groups,
- * refused likewise). Accepted, shown empty.
+ * instruction-trace decoding or guest data: ipc, machine_pid, vcpu, synth
+ * (but for synthesized events, which pcl_script__setup refuses), metric
+ * (but for hardware event groups, refused likewise). Accepted, shown empty.
  */
 #define PCL_SCRIPT_QUIET	  0x40000000u
 

@@ -56,7 +56,7 @@ static const struct {
 	{ "flags", 0 }, /* no field of a class: apply_field turns the column on or off */
 	{ "data_src", PCL_SCRIPT_DATA_SRC },
 	{ "weight", PCL_SCRIPT_WEIGHT },
-	{ "bpf-output", 0 },
+	{ "bpf-output", PCL_SCRIPT_BPF_OUTPUT },
 	{ "brstackinsn", 0 },
 	{ "brstackinsnlen", 0 },
 	{ "brstackoff", PCL_SCRIPT_BRSTACKOFF },
@@ -72,40 +72,42 @@ static const struct {
 	{ "data_page_size", PCL_SCRIPT_DATA_PAGE_SIZE },
 	{ "code_page_size", PCL_SCRIPT_CODE_PAGE_SIZE },
 	{ "ins_lat", PCL_SCRIPT_INS_LAT },
-	{ "machine_pid", PCL_SCRIPT_MACHINE_PID },
-	{ "vcpu", PCL_SCRIPT_VCPU },
+	{ "machine_pid", PCL_SCRIPT_QUIET },
+	{ "vcpu", PCL_SCRIPT_QUIET },
 };
 
 #define F_SAMPLE_DEFAULT                                                                           \
 	(PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU | PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT |  \
 	 PCL_SCRIPT_IP | PCL_SCRIPT_SYM | PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO)
 
+/* what perf's classes other than sw and trace cannot show */
+#define F_INVALID (PCL_SCRIPT_TRACE | PCL_SCRIPT_BPF_OUTPUT)
+
 static const struct {
 	const char *opt_name; /* "-F NAME:" */
 	const char *desc;     /* for messages */
 	unsigned int fields, invalid;
 } class_defaults[PCL_SCRIPT_NR_CLASSES] = {
-	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			    PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_SW] = { "sw", "software", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD, F_INVALID },
+	[PCL_SCRIPT_SW] = { "sw", "software",
+			    F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_BPF_OUTPUT,
 			    PCL_SCRIPT_TRACE },
 	[PCL_SCRIPT_TRACEPT] = { "trace", "tracepoint",
 				 PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU |
 					 PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT | PCL_SCRIPT_TRACE,
 				 0 },
 	[PCL_SCRIPT_HW_CACHE] = { NULL, "hardware-cache", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-				  PCL_SCRIPT_TRACE },
+				  F_INVALID },
 	[PCL_SCRIPT_RAW] = { "raw", "raw",
 			     F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR |
 				     PCL_SCRIPT_DATA_SRC | PCL_SCRIPT_WEIGHT | PCL_SCRIPT_PHYS_ADDR |
 				     PCL_SCRIPT_DATA_PAGE_SIZE | PCL_SCRIPT_CODE_PAGE_SIZE |
 				     PCL_SCRIPT_INS_LAT,
-			     PCL_SCRIPT_TRACE },
+			     F_INVALID },
 	[PCL_SCRIPT_BREAK] = { "break", "breakpoint", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			       PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_SYNTH] = { "synth", "synth", F_SAMPLE_DEFAULT, PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_OTHER] = { NULL, "other PMU", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			       PCL_SCRIPT_TRACE },
+			       F_INVALID },
+	[PCL_SCRIPT_SYNTH] = { "synth", "synth", F_SAMPLE_DEFAULT, F_INVALID },
+	[PCL_SCRIPT_OTHER] = { NULL, "other PMU", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD, F_INVALID },
 };
 
 struct class_fields {
@@ -484,7 +486,10 @@ PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
 		snprintf(buf, size,
 			 at->type == PERF_TYPE_SOFTWARE ? "unknown-software"
 							: "unknown-ext-hardware-cache-type");
-		for (int i = 0; (n = pcl_event_names(i)); i++) {
+		/* perf 6.1's evsel__sw_names end at dummy: bpf-output has no name there */
+		for (int i = 0; (n = pcl_event_names(i)) && !(at->type == PERF_TYPE_SOFTWARE &&
+							     at->config >= PERF_COUNT_SW_BPF_OUTPUT);
+		     i++) {
 			if (n->type == at->type && n->config == at->config) {
 				snprintf(buf, size, "%s", n->name);
 				break;
@@ -1713,6 +1718,60 @@ static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl
 	sb_putc(b, '\n');
 }
 
+/*
+ * A BPF output event's data (perf's bpf-output field): a hex and
+ * character dump, 8 bytes a line, on lines of its own, and the data as a
+ * string too when it is printable text ended by NULs.
+ */
+static void print_bpf_output(struct sbuf *b, const struct pcl_sample *sm)
+{
+	const uint8_t *p = sm->raw;
+	uint32_t n = sm->raw ? sm->raw_size : 0;
+	bool hit_nul = false, printable = true;
+	int line = 0;
+
+	sb_putc(b, '\n');
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(i & 7)) {
+			sb_rjust(b, line ? "" : "BPF output:", 17);
+			sb_printf(b, " %04x:", i);
+		}
+		sb_printf(b, " %02x", p[i]);
+		if ((i & 7) != 7 && i != n - 1)
+			continue;
+		for (uint32_t j = 0; j < 7 - (i & 7); j++)
+			sb_put(b, "   ", 3);
+		sb_put(b, "  ", 2);
+		for (uint32_t j = i & ~7u; j <= i; j++) {
+			uint8_t c = p[j];
+
+			if (hit_nul && c)
+				printable = false;
+			if (c >= 0x20 && c < 0x7f) {
+				sb_putc(b, (char)c);
+				continue;
+			}
+			sb_putc(b, '.');
+			if (!printable)
+				continue;
+			if (!c)
+				hit_nul = true;
+			else
+				printable = false;
+		}
+		for (uint32_t j = 0; j < 7 - (i & 7); j++)
+			sb_putc(b, ' ');
+		sb_putc(b, '\n');
+		line++;
+	}
+	if (printable && hit_nul) {
+		sb_rjust(b, "BPF string:", 17);
+		sb_put(b, " \"", 2);
+		sb_put(b, (const char *)p, strnlen((const char *)p, n));
+		sb_put(b, "\"\n", 2);
+	}
+}
+
 /* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
 static void print_bts(struct pcl_script *s, struct sbuf *b, unsigned int f,
 		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
@@ -1814,6 +1873,9 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 		print_brstack(s, b, f, PCL_SCRIPT_BRSTACKSYM, rec, res);
 	else if (f & PCL_SCRIPT_BRSTACKOFF)
 		print_brstack(s, b, f, PCL_SCRIPT_BRSTACKOFF, rec, res);
+	if ((f & PCL_SCRIPT_BPF_OUTPUT) && attr->attr.type == PERF_TYPE_SOFTWARE &&
+	    attr->attr.config == PERF_COUNT_SW_BPF_OUTPUT && (sm->sample_type & PERF_SAMPLE_RAW))
+		print_bpf_output(b, sm);
 	if (f & PCL_SCRIPT_PHYS_ADDR)
 		sb_hex(b, sm->phys_addr, 16);
 	if (f & PCL_SCRIPT_DATA_PAGE_SIZE)

@@ -7,7 +7,7 @@ compare their lines on fields that no recording here produces.
 
     gen-perfdata.py OUT KIND ELF
 
-KIND: branch, branch-hwidx, regs, mem, mem-struct, bts, mixed.
+KIND: branch, branch-hwidx, regs, mem, mem-struct, bts, mixed, bpf.
 ELF: a position-independent executable whose function symbols the
 samples point into; it is "mapped" at 0x555555554000 by an MMAP2 record.
 The file has one event, no feature sections and records in time order.
@@ -98,6 +98,9 @@ def main():
     elif kind == "bts":
         config, period = 4, 1  # branches, every one: perf's BTS layout
         st |= S["ADDR"]
+    elif kind == "bpf":
+        typ, config, period = 1, 10, 1  # a BPF output event (software), raw payloads
+        st |= S["RAW"]
     elif kind == "mixed":
         st |= S["ADDR"] | S["BRANCH_STACK"] | S["REGS_USER"] | S["WEIGHT"] | S["DATA_SRC"]
         btype = BRANCH_USER | BRANCH_ANY
@@ -135,6 +138,11 @@ def main():
             if kind == "bts" and i % 6 == 5:
                 addr = 0
             b = struct.pack("<QIIQQIIQ", ip, pid, tid, t, addr, i % 2, 0, period)
+        if st & S["RAW"]:
+            payload = [b"hello, world\0\0\0\0", bytes(range(i, i + 13)), b"x" * 20 + b"\0",
+                       b"ab\0c\0", b"", b"\0\0\0\0\0\0\0\0\0"][i % 6]
+            raw = payload + b"\0" * (-(len(payload) + 4) % 8)
+            b += struct.pack("<I", len(raw)) + raw
         if st & S["BRANCH_STACK"]:
             nr = i % 5
             b += struct.pack("<Q", nr)

@@ -42,7 +42,7 @@ pair() {
 	fi
 }
 
-for kind in branch branch-hwidx regs mem mem-struct bts mixed; do
+for kind in branch branch-hwidx regs mem mem-struct bts mixed bpf; do
 	f=$TMP/$kind.data
 	if ! python3 "$gen" "$f" "$kind" "$hot" 2>"$TMP/gen.err"; then
 		not_ok "script-perf13-gen-$kind" "gen-perfdata.py $kind failed" "$(show "$TMP/gen.err")"
@@ -53,7 +53,8 @@ for kind in branch branch-hwidx regs mem mem-struct bts mixed; do
 	for F in +brstack +brstacksym +brstackoff ip,brstack ip,brstacksym ip,sym,brstackoff,dso \
 		ip,iregs,uregs +flags ip,flags callindent,dso,sym ip,callindent,dso +addr ip,sym,addr \
 		+weight ip,weight,ins_lat ip,phys_addr,data_page_size,code_page_size +data_src \
-		ip,data_src,weight +machine_pid,+vcpu +srccode ip,srccode +ipc +metric +synth; do
+		ip,data_src,weight +machine_pid,+vcpu +srccode ip,srccode +ipc +metric +synth \
+		+bpf-output ip,bpf-output -bpf-output; do
 		pair "script-perf13-$kind-F-$F" "$f" -F "$F"
 	done
 done
@@ -138,7 +139,7 @@ else
 fi
 
 # Fields pcl cannot print are refused, with one line and no output.
-for F in brstackinsn brstackinsnlen insn insnlen bpf-output; do
+for F in brstackinsn brstackinsnlen insn insnlen; do
 	timeout -k 5 20 "$PCL" script -F +$F -i "$TMP/branch.data" >"$TMP/c.out" 2>"$TMP/c.err"
 	rc=$?
 	if [ "$rc" -ne 0 ] && ! crashed "$TMP/c.err" "$rc" && [ "$(wc -l <"$TMP/c.err")" -eq 1 ] && [ ! -s "$TMP/c.out" ]; then

@@ -1044,7 +1044,8 @@ static void test_fields_errors(void **state)
 		bad += differ("default", "sw fields", pcl_script__fields(s, PCL_SCRIPT_SW),
 			      PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_TIME |
 				      PCL_SCRIPT_EVENT | PCL_SCRIPT_IP | PCL_SCRIPT_SYM |
-				      PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO | PCL_SCRIPT_PERIOD);
+				      PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO | PCL_SCRIPT_PERIOD |
+				      PCL_SCRIPT_BPF_OUTPUT);
 		pcl_script__free(s);
 		s = pcl_script__new(NULL);
 		assert_int_equal(pcl_script__parse_fields(s, "comm,cpu", NULL), 0);
