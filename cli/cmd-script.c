@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <pcl/pcl.h>
 #include "cli.h"
 #include "input.h"
@@ -354,6 +355,30 @@ static bool filtered(const struct filter *f, const struct pcl_thread *t)
 	return false;
 }
 
+/*
+ * perf's native_arch: a stream, or a file whose ARCH feature names this
+ * machine (an i386 file on x86_64 too); only then it reads instructions.
+ */
+static bool native_arch(struct pcl_data_reader *r)
+{
+	const uint8_t *d;
+	struct utsname u;
+	uint32_t len;
+	size_t size;
+	char arch[64];
+
+	if (pcl_data_reader__is_pipe(r))
+		return true;
+	d = pcl_data_reader__feature(r, PCL_FEAT_ARCH, &size);
+	if (!d || size < 4 || uname(&u))
+		return false;
+	memcpy(&len, d, 4);
+	if (len > size - 4)
+		len = (uint32_t)(size - 4);
+	snprintf(arch, sizeof(arch), "%.*s", (int)strnlen((const char *)d + 4, len), d + 4);
+	return !strcmp(arch, u.machine) || (!strcmp(u.machine, "x86_64") && !strcmp(arch, "i386"));
+}
+
 /* Settle the fields against the events known so far; 0 or -1 (printed). */
 static int setup_events(struct pcl_script *s, struct input *in, const struct filter *f, int *nr)
 {
@@ -380,6 +405,7 @@ static int setup_events(struct pcl_script *s, struct input *in, const struct fil
 			fprintf(stderr, "pcl: warning: '%s': %s; no time of day\n", in->path,
 				pcl_last_error());
 	}
+	pcl_script__set_native_arch(s, native_arch(in->reader));
 	ret = pcl_script__setup(s, attrs, n, pcl_data_reader__is_pipe(in->reader));
 	free(attrs);
 	if (ret) {

@@ -72,6 +72,8 @@ extern "C" {
 #define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
 #define PCL_SCRIPT_TOD		  0x20000000u /* tod: wall-clock time, from CLOCK_DATA (record -k) */
 #define PCL_SCRIPT_SRCCODE	  0x80000000u /* srccode: the source line of the ip, read */
+#define PCL_SCRIPT_INSNLEN	  0x8000000u  /* insnlen: the ip's instruction's length */
+#define PCL_SCRIPT_INSN		  0x100000000ull /* insn: its bytes */
 /*
  * Fields perf 6.1 prints nothing for in the samples of a file without
  * instruction-trace decoding or guest data: ipc, machine_pid, vcpu, synth
@@ -143,6 +145,14 @@ PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver 
 PCL_API int pcl_script__set_clock_data(struct pcl_script *s, const void *data, size_t len);
 
 /*
+ * Whether the file was recorded on a machine like this one (its ARCH
+ * feature is this machine's, or it is a stream), as perf decides before it
+ * reads instruction bytes for the insn and insnlen fields; without, they
+ * show none (" ilen: 0"), as perf's do.
+ */
+PCL_API void pcl_script__set_native_arch(struct pcl_script *s, bool native);
+
+/*
  * Apply one -F argument, as perf does: "f1,f2" sets the fields of every
  * class (a field a class cannot show is skipped with a warning to @warn,
  * which may be NULL), "class:f1,f2" one class's, "+f" and "-f" add to and
@@ -167,7 +177,7 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 			      int nr, bool pipe);
 
 /* The fields that lines of events of class @cls show, after setup. */
-PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls);
+PCL_API uint64_t pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls);
 /* The class of an event. */
 PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr);
 

@@ -263,6 +263,40 @@ static void dump_read(FILE *fp, const struct pcl_read *r, uint64_t rf)
 	}
 }
 
+/*
+ * Where a sample's PERF_SAMPLE_STACK_USER size word is in its record
+ * (perf shows it): past the header and every field before it.
+ */
+static uint64_t stack_user_offset(const struct perf_event_attr *a, const struct pcl_sample *s)
+{
+	static const uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+				      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	uint64_t st = a->sample_type, off = sizeof(struct perf_event_header);
+	uint64_t rf = a->read_format;
+
+	off += 8 * (uint64_t)__builtin_popcountll(st & words);
+	if (st & PERF_SAMPLE_READ) {
+		uint64_t times = 8 * (!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+				      !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
+
+		if (rf & PERF_FORMAT_GROUP)
+			off += 8 + times + s->read.nr * (uint64_t)s->read.stride * 8;
+		else
+			off += times + (uint64_t)s->read.stride * 8;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		off += 8 + 8 * s->nr_callchain;
+	if (st & PERF_SAMPLE_RAW)
+		off += 4 + s->raw_size;
+	if (st & PERF_SAMPLE_BRANCH_STACK)
+		off += 8 + ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) ? 8 : 0) +
+		       s->nr_branches * sizeof(struct perf_branch_entry);
+	if (st & PERF_SAMPLE_REGS_USER)
+		off += 8 + (s->user_abi ? 8 * (uint64_t)__builtin_popcountll(a->sample_regs_user) : 0);
+	return off;
+}
+
 /* perf's dump_sample. */
 static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct pcl_record *rec)
 {
@@ -301,8 +335,9 @@ static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct 
 	if (st & PERF_SAMPLE_REGS_INTR)
 		dump_regs(fp, "intr", s->intr_abi, s->intr_regs, a->sample_regs_intr);
 	if (st & PERF_SAMPLE_STACK_USER)
-		fprintf(fp, "... ustack: size %" PRIu64 ", offset 0x%x\n", s->user_stack_size,
-			0u);
+		fprintf(fp, "... ustack: size %" PRIu64 ", offset 0x%x\n",
+			s->user_stack_size ? s->user_stack_dyn_size : 0,
+			(unsigned int)stack_user_offset(a, s));
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
 		fprintf(fp, "... weight: %" PRIu64, s->weight);
 		if (st & PERF_SAMPLE_WEIGHT_STRUCT)

@@ -21,8 +21,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <capstone/capstone.h>
 #include "internal.h"
 #include "analysis/srcpos.h"
 #include "symbol/srcline.h"
@@ -32,7 +36,7 @@
 /* Fields of perf 6.1 that pcl knows. */
 static const struct {
 	const char *name;
-	unsigned int bit; /* 0: perf has it, pcl does not print it */
+	uint64_t bit; /* 0: perf has it, pcl does not print it */
 } field_names[] = {
 	{ "comm", PCL_SCRIPT_COMM },
 	{ "tid", PCL_SCRIPT_TID },
@@ -61,8 +65,8 @@ static const struct {
 	{ "brstackinsnlen", 0 },
 	{ "brstackoff", PCL_SCRIPT_BRSTACKOFF },
 	{ "callindent", PCL_SCRIPT_CALLINDENT },
-	{ "insn", 0 },
-	{ "insnlen", 0 },
+	{ "insn", PCL_SCRIPT_INSN },
+	{ "insnlen", PCL_SCRIPT_INSNLEN },
 	{ "synth", PCL_SCRIPT_QUIET },
 	{ "phys_addr", PCL_SCRIPT_PHYS_ADDR },
 	{ "metric", PCL_SCRIPT_QUIET },
@@ -86,7 +90,7 @@ static const struct {
 static const struct {
 	const char *opt_name; /* "-F NAME:" */
 	const char *desc;     /* for messages */
-	unsigned int fields, invalid;
+	uint64_t fields, invalid;
 } class_defaults[PCL_SCRIPT_NR_CLASSES] = {
 	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD, F_INVALID },
 	[PCL_SCRIPT_SW] = { "sw", "software",
@@ -111,8 +115,8 @@ static const struct {
 };
 
 struct class_fields {
-	unsigned int fields, invalid;
-	unsigned int user_set_fields, user_unset_fields;
+	uint64_t fields, invalid;
+	uint64_t user_set_fields, user_unset_fields;
 	bool user_set, wildcard_set;
 };
 
@@ -130,6 +134,8 @@ struct sbuf {
 
 struct src_code;
 static void src_code_free(struct src_code *c);
+struct insn_fetch;
+static void insn_fetch_free(struct insn_fetch *x);
 
 struct pcl_script {
 	struct pcl_script_opts o;
@@ -146,6 +152,8 @@ struct pcl_script {
 	struct pcl_resolver *resolver; /* for the addresses besides the ip */
 	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
 	struct src_code *srccode;    /* the srccode field's files, made on first use */
+	struct insn_fetch *insn;     /* the insn fields' files, made on first use */
+	bool native;		     /* the file was recorded on this kind of machine */
 	bool print_flags;	     /* perf's "flags" column */
 	bool want_metric, want_synth; /* named in -F: refused where they would print */
 	bool clock;		       /* CLOCK_DATA known: tod_ns at clockid_ns */
@@ -184,6 +192,7 @@ PCL_API void pcl_script__free(struct pcl_script *s)
 	free(s->buf.p);
 	srcpos_cache__free(s->srcpos);
 	src_code_free(s->srccode);
+	insn_fetch_free(s->insn);
 	free(s);
 }
 
@@ -203,6 +212,12 @@ PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver 
 {
 	if (s)
 		s->resolver = r;
+}
+
+PCL_API void pcl_script__set_native_arch(struct pcl_script *s, bool native)
+{
+	if (s)
+		s->native = native;
 }
 
 PCL_API int pcl_script__set_clock_data(struct pcl_script *s, const void *data, size_t len)
@@ -231,7 +246,7 @@ PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *
 	return attr->type < PERF_TYPE_MAX ? (enum pcl_script_class)attr->type : PCL_SCRIPT_OTHER;
 }
 
-PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls)
+PCL_API uint64_t pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls)
 {
 	return s && (unsigned int)cls < PCL_SCRIPT_NR_CLASSES ? s->cls[cls].fields : 0;
 }
@@ -240,7 +255,7 @@ PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_scr
 
 enum change { CH_DEFAULT, CH_SET, CH_ADD, CH_REMOVE };
 
-static void edit(struct class_fields *c, unsigned int bit, enum change ch, bool track_user)
+static void edit(struct class_fields *c, uint64_t bit, enum change ch, bool track_user)
 {
 	if (ch == CH_REMOVE) {
 		c->fields &= ~bit;
@@ -517,7 +532,7 @@ static bool has_callchain(const struct pcl_data_attr *a)
 	return a && (a->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 }
 
-static const char *field_name(unsigned int bit)
+static const char *field_name(uint64_t bit)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
 		if (field_names[i].bit == bit)
@@ -527,10 +542,10 @@ static const char *field_name(unsigned int bit)
 
 /* perf's evsel__check_stype: drop a default field the samples lack, refuse a named one. */
 static int check_stype(struct pcl_script *s, int cls, const char *ev, uint64_t st, uint64_t bit,
-		       const char *what, unsigned int field)
+		       const char *what, uint64_t field)
 {
 	struct class_fields *c = &s->cls[cls];
-	unsigned int named;
+	uint64_t named;
 
 	if (!(c->fields & field) || (st & bit))
 		return 0;
@@ -549,7 +564,7 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 	const struct pcl_data_attr *a = s->attrs[idx].a;
 	const char *ev = s->attrs[idx].name;
 	uint64_t st = a->attr.sample_type;
-	unsigned int f;
+	uint64_t f;
 	int ret;
 
 	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_IP, "IP", PCL_SCRIPT_IP)) ||
@@ -1012,7 +1027,7 @@ static void print_tod(struct pcl_script *s, struct sbuf *b, uint64_t t)
 }
 
 /* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, tod, time. */
-static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
+static void print_start(struct pcl_script *s, struct sbuf *b, uint64_t f,
 			const struct start *st)
 {
 	if (f & PCL_SCRIPT_COMM) {
@@ -1051,7 +1066,7 @@ static const char *dso_name(const struct pcl_map *map)
 }
 
 /* SYM+OFF of a resolved address, or [unknown]. */
-static void print_sym(struct sbuf *b, const struct pcl_frame *fr, unsigned int f)
+static void print_sym(struct sbuf *b, const struct pcl_frame *fr, uint64_t f)
 {
 	if (!fr->sym) {
 		sb_put(b, "[unknown]", 9);
@@ -1093,7 +1108,7 @@ static void print_srcline(struct pcl_script *s, struct sbuf *b, const struct pcl
 }
 
 static void print_frame(struct pcl_script *s, struct sbuf *b, const struct pcl_frame *fr,
-			unsigned int f)
+			uint64_t f)
 {
 	const struct pcl_dso *dso = fr->map ? fr->map->dso : NULL;
 	/* perf 6.1 shows a user-space DSO's frames at their offset in it */
@@ -1136,7 +1151,7 @@ static bool chain_discarded(const struct pcl_sample *sm, size_t max)
 	return false;
 }
 
-static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
+static void print_ip(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		     const struct pcl_record *rec, const struct pcl_resolved *res, bool chain)
 {
 	sb_putc(b, chain ? '\n' : ' ');
@@ -1227,7 +1242,7 @@ static bool is_bts(const struct perf_event_attr *a)
 }
 
 /* The addr field: "%16llx", then its symbol and DSO where perf names them. */
-static void print_addr(struct pcl_script *s, struct sbuf *b, unsigned int f,
+static void print_addr(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		       const struct pcl_data_attr *attr, const struct pcl_record *rec,
 		       const struct pcl_resolved *res)
 {
@@ -1301,8 +1316,8 @@ static uint64_t branch_off(const struct pcl_frame *fr)
 }
 
 /* brstack, brstacksym or brstackoff (@which), one " FROM/TO/flags " per entry. */
-static void print_brstack(struct pcl_script *s, struct sbuf *b, unsigned int f,
-			  unsigned int which, const struct pcl_record *rec,
+static void print_brstack(struct pcl_script *s, struct sbuf *b, uint64_t f,
+			  uint64_t which, const struct pcl_record *rec,
 			  const struct pcl_resolved *res)
 {
 	const struct pcl_sample *sm = &rec->sample;
@@ -1772,8 +1787,184 @@ static void print_bpf_output(struct sbuf *b, const struct pcl_sample *sm)
 	}
 }
 
+/* ---- insn, insnlen: the bytes of the instruction at the ip ---- */
+
+#define INSN_MAX   16 /* perf's MAX_INSN */
+#define INSN_FILES 16 /* DSO files kept open */
+
+struct insn_file {
+	char *path;
+	int fd;
+	bool is64;
+};
+
+struct insn_fetch {
+	struct insn_file files[INSN_FILES];
+	int nr, next;
+	const uint8_t *vdso; /* this process's vDSO, which perf reads for [vdso] too */
+	size_t vdso_size;
+	bool vdso_tried;
+	csh cs64, cs32;
+	bool cs64_ok, cs32_ok;
+};
+
+static void insn_fetch_free(struct insn_fetch *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < x->nr; i++) {
+		free(x->files[i].path);
+		close(x->files[i].fd);
+	}
+	if (x->cs64_ok)
+		cs_close(&x->cs64);
+	if (x->cs32_ok)
+		cs_close(&x->cs32);
+	free(x);
+}
+
+/* The open file of a DSO (its ELF class in ->is64), or NULL. */
+static struct insn_file *insn_file(struct insn_fetch *x, const char *path)
+{
+	struct insn_file *f;
+	unsigned char ident[5];
+	int fd;
+
+	for (int i = 0; i < x->nr; i++)
+		if (!strcmp(x->files[i].path, path))
+			return &x->files[i];
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, "\177ELF", 4)) {
+		close(fd);
+		return NULL;
+	}
+	if (x->nr < INSN_FILES) {
+		f = &x->files[x->nr++];
+	} else {
+		f = &x->files[x->next];
+		x->next = (x->next + 1) % INSN_FILES;
+		free(f->path);
+		close(f->fd);
+	}
+	f->path = strdup(path);
+	if (!f->path) {
+		close(fd);
+		x->nr--;
+		return NULL;
+	}
+	f->fd = fd;
+	f->is64 = ident[4] == 2; /* ELFCLASS64 */
+	return f;
+}
+
+/* This process's [vdso] (the kernel's, as the recording's on this machine), from its maps. */
+static void insn_vdso(struct insn_fetch *x)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	FILE *fp;
+	char line[256];
+
+	x->vdso_tried = true;
+	if (!base || !(fp = fopen("/proc/self/maps", "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long lo, hi;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+			x->vdso = (const uint8_t *)base;
+			x->vdso_size = hi - lo;
+		}
+	}
+	fclose(fp);
+}
+
+/*
+ * perf's script_fetch_insn: on the machine that recorded the file (its
+ * ARCH, or a stream), the bytes at the sample's ip from its DSO's file and
+ * the length of the instruction they start with; 0 when there are none.
+ */
+static int fetch_insn(struct pcl_script *s, const struct pcl_record *rec,
+		      const struct pcl_resolved *res, uint8_t *buf)
+{
+	const struct pcl_map *m = res->ip.map;
+	struct insn_fetch *x;
+	struct insn_file *f;
+	cs_insn *insn;
+	ssize_t n;
+	size_t count, len = 0;
+
+	uint64_t off;
+	bool vdso;
+
+	if (!s->native || !rec->sample.ip || !m || !m->dso)
+		return 0;
+	vdso = !strcmp(m->dso->name, "[vdso]");
+	if (m->dso->name[0] != '/' && !vdso)
+		return 0;
+	if (!s->insn && !(s->insn = calloc(1, sizeof(*s->insn))))
+		return 0;
+	x = s->insn;
+	off = rec->sample.ip - m->start + m->pgoff;
+	if (vdso) {
+		if (!x->vdso_tried)
+			insn_vdso(x);
+		if (off >= x->vdso_size)
+			return 0;
+		n = (ssize_t)(x->vdso_size - off < INSN_MAX ? x->vdso_size - off : INSN_MAX);
+		memcpy(buf, x->vdso + off, (size_t)n);
+		f = NULL;
+	} else {
+		f = insn_file(x, m->dso->name);
+		if (!f)
+			return 0;
+		n = pread(f->fd, buf, INSN_MAX, (off_t)off);
+		if (n <= 0)
+			return 0;
+	}
+	if (!f) {
+		static struct insn_file self = { .is64 = sizeof(void *) == 8 };
+
+		f = &self;
+	}
+	if (f->is64 && !x->cs64_ok)
+		x->cs64_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &x->cs64) == CS_ERR_OK;
+	if (!f->is64 && !x->cs32_ok)
+		x->cs32_ok = cs_open(CS_ARCH_X86, CS_MODE_32, &x->cs32) == CS_ERR_OK;
+	if (!(f->is64 ? x->cs64_ok : x->cs32_ok))
+		return 0;
+	count = cs_disasm(f->is64 ? x->cs64 : x->cs32, buf, (size_t)n, rec->sample.ip, 1, &insn);
+	if (count) {
+		len = insn[0].size;
+		cs_free(insn, count);
+	}
+	return (int)len;
+}
+
+/* " ilen: N" and " insn: XX XX ..." as the fields ask. */
+static void print_insn(struct pcl_script *s, struct sbuf *b, uint64_t f,
+		       const struct pcl_record *rec, const struct pcl_resolved *res)
+{
+	uint8_t buf[INSN_MAX];
+	int len = fetch_insn(s, rec, res, buf);
+
+	if (f & PCL_SCRIPT_INSNLEN) {
+		sb_put(b, " ilen: ", 7);
+		sb_int(b, len, 0, false);
+	}
+	if ((f & PCL_SCRIPT_INSN) && len) {
+		sb_put(b, " insn:", 6);
+		for (int i = 0; i < len; i++) {
+			sb_putc(b, ' ');
+			sb_num(b, buf[i], false, true, 2, false, true);
+		}
+	}
+}
+
 /* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
-static void print_bts(struct pcl_script *s, struct sbuf *b, unsigned int f,
+static void print_bts(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
 		      const struct pcl_resolved *res, bool chain)
 {
@@ -1794,6 +1985,8 @@ static void print_bts(struct pcl_script *s, struct sbuf *b, unsigned int f,
 	}
 	if ((f & PCL_SCRIPT_IP) && (f & PCL_SCRIPT_SRCLINE) && !chain)
 		print_srcline(s, b, &res->ip);
+	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
+		print_insn(s, b, f, rec, res);
 }
 
 PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
@@ -1801,7 +1994,7 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 {
 	const struct pcl_sample *sm = &rec->sample;
 	struct sbuf *b;
-	unsigned int f;
+	uint64_t f;
 	struct start st;
 	bool chain;
 	int ret = 0;
@@ -1876,6 +2069,8 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 	if ((f & PCL_SCRIPT_BPF_OUTPUT) && attr->attr.type == PERF_TYPE_SOFTWARE &&
 	    attr->attr.config == PERF_COUNT_SW_BPF_OUTPUT && (sm->sample_type & PERF_SAMPLE_RAW))
 		print_bpf_output(b, sm);
+	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
+		print_insn(s, b, f, rec, res);
 	if (f & PCL_SCRIPT_PHYS_ADDR)
 		sb_hex(b, sm->phys_addr, 16);
 	if (f & PCL_SCRIPT_DATA_PAGE_SIZE)
@@ -2064,7 +2259,7 @@ PCL_API int pcl_script__event(struct pcl_script *s, FILE *out, const struct pcl_
 	if (tid != -1 && m)
 		t = pcl_machine__thread(m, pid, tid);
 	if (attr) {
-		unsigned int f = s->cls[pcl_script_class_of(&attr->attr)].fields;
+		uint64_t f = s->cls[pcl_script_class_of(&attr->attr)].fields;
 
 		st.comm = t ? t->comm : ":-1";
 		st.unpadded = (f & PCL_SCRIPT_IP) && s->use_callchain && has_callchain(attr);

@@ -4,9 +4,10 @@
 # registers of PEBS or memory-access fields, so gen-perfdata.py writes
 # files that hold them (branch stacks with and without hw_idx, user and
 # interrupt registers, addr/data_src/weight/phys_addr/page sizes, a
-# branch-trace event) and both tools read them; --header, -S, -D, tod
-# (record -k), srccode and the fields perf prints empty here are compared
-# on files perf records here, -D on a pipe-mode stream too.
+# branch-trace event, a BPF output event) and both tools read them;
+# --header, -S, -D, tod (record -k), srccode, insn/insnlen, group reads
+# ({a,b}:S) and the fields perf prints empty here are compared on files
+# perf records here, -D on a pipe-mode stream too.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -54,7 +55,7 @@ for kind in branch branch-hwidx regs mem mem-struct bts mixed bpf; do
 		ip,iregs,uregs +flags ip,flags callindent,dso,sym ip,callindent,dso +addr ip,sym,addr \
 		+weight ip,weight,ins_lat ip,phys_addr,data_page_size,code_page_size +data_src \
 		ip,data_src,weight +machine_pid,+vcpu +srccode ip,srccode +ipc +metric +synth \
-		+bpf-output ip,bpf-output -bpf-output; do
+		+bpf-output ip,bpf-output -bpf-output +insn,+insnlen; do
 		pair "script-perf13-$kind-F-$F" "$f" -F "$F"
 	done
 done
@@ -118,6 +119,10 @@ PY
 		not_ok script-perf13-tod "oracle: perf record -k mono failed"
 	fi
 	pair script-perf13-srccode "$TMP/rec.data" -F +srccode
+	# the instruction at each ip, read from its file (this machine's, as the
+	# file's ARCH says), [vdso] too
+	pair script-perf13-insn "$TMP/rec.data" -F +insn,+insnlen
+	pair script-perf13-insn-G "$TMP/rec.data" -F ip,sym,insnlen,insn -G
 	# PERF_SAMPLE_READ groups ({a,b}:S): perf shows each member's growth as
 	# a sample of its own; and two events told apart by their ids
 	for g in '{task-clock,cpu-clock}:S' task-clock,cpu-clock; do
@@ -139,7 +144,7 @@ else
 fi
 
 # Fields pcl cannot print are refused, with one line and no output.
-for F in brstackinsn brstackinsnlen insn insnlen; do
+for F in brstackinsn brstackinsnlen; do
 	timeout -k 5 20 "$PCL" script -F +$F -i "$TMP/branch.data" >"$TMP/c.out" 2>"$TMP/c.err"
 	rc=$?
 	if [ "$rc" -ne 0 ] && ! crashed "$TMP/c.err" "$rc" && [ "$(wc -l <"$TMP/c.err")" -eq 1 ] && [ ! -s "$TMP/c.out" ]; then
