@@ -74,6 +74,8 @@ extern "C" {
 #define PCL_SCRIPT_SRCCODE	  0x80000000u /* srccode: the source line of the ip, read */
 #define PCL_SCRIPT_INSNLEN	  0x8000000u  /* insnlen: the ip's instruction's length */
 #define PCL_SCRIPT_INSN		  0x100000000ull /* insn: its bytes */
+#define PCL_SCRIPT_BRSTACKINSN	  0x200000000ull /* brstackinsn: the code between the branches */
+#define PCL_SCRIPT_BRSTACKINSNLEN 0x400000000ull /* brstackinsnlen: with each length */
 /*
  * Fields perf 6.1 prints nothing for in the samples of a file without
  * instruction-trace decoding or guest data: ipc, machine_pid, vcpu, synth

@@ -61,8 +61,8 @@ static const struct {
 	{ "data_src", PCL_SCRIPT_DATA_SRC },
 	{ "weight", PCL_SCRIPT_WEIGHT },
 	{ "bpf-output", PCL_SCRIPT_BPF_OUTPUT },
-	{ "brstackinsn", 0 },
-	{ "brstackinsnlen", 0 },
+	{ "brstackinsn", PCL_SCRIPT_BRSTACKINSN },
+	{ "brstackinsnlen", PCL_SCRIPT_BRSTACKINSNLEN },
 	{ "brstackoff", PCL_SCRIPT_BRSTACKOFF },
 	{ "callindent", PCL_SCRIPT_CALLINDENT },
 	{ "insn", PCL_SCRIPT_INSN },
@@ -703,6 +703,17 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 			return pcl_err(EINVAL, "-F %s: the file has no %s events",
 				       class_defaults[c].opt_name ? class_defaults[c].opt_name : "?",
 				       class_defaults[c].desc);
+	}
+	for (int c = 0; c < PCL_SCRIPT_NR_CLASSES; c++) {
+		uint64_t any = 0;
+
+		if (!(s->cls[c].fields & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN)))
+			continue;
+		for (int i = 0; i < s->nr_attrs; i++)
+			any |= s->attrs[i].a->attr.branch_sample_type;
+		if (!(any & PERF_SAMPLE_BRANCH_ANY))
+			return pcl_err(EINVAL, "-F brstackinsn: the branch stacks are not of all "
+					       "branches (record with -b)");
 	}
 	for (int i = 0; i < s->nr_attrs && !s->clock; i++)
 		if (s->cls[pcl_script_class_of(&s->attrs[i].a->attr)].fields & PCL_SCRIPT_TOD)
@@ -1693,8 +1704,9 @@ static struct src_state *src_state(struct src_code *c, const struct pcl_thread *
 	return st;
 }
 
-/* "|LINE     TEXT\n" after a sample's line, as perf's map__fprintf_srccode. */
-static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl_resolved *res)
+/* "|LINE     TEXT\n" of @fr for @thread, as perf's map__fprintf_srccode; false if none. */
+static bool print_srccode_at(struct pcl_script *s, struct sbuf *b, const struct pcl_thread *thread,
+			     const struct pcl_frame *fr)
 {
 	const struct srcline_info *info;
 	struct src_state *st;
@@ -1702,26 +1714,26 @@ static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl
 	char *file;
 	int len;
 
-	if (!res->ip.map || srcpos_lookup(s->symbols, &res->ip, &info) || !info->file)
-		return;
+	if (!fr->map || srcpos_lookup(s->symbols, fr, &info) || !info->file)
+		return false;
 	if (!s->srccode && !(s->srccode = calloc(1, sizeof(*s->srccode)))) {
 		b->oom = true;
-		return;
+		return false;
 	}
-	st = src_state(s->srccode, res->thread);
+	st = src_state(s->srccode, thread);
 	if (!st) {
 		b->oom = true;
-		return;
+		return false;
 	}
 	if (st->file && !strcmp(st->file, info->file) && st->line == info->line)
-		return;
+		return false;
 	text = src_line(s->srccode, info->file, info->line, &len);
 	if (!text)
-		return;
+		return false;
 	file = strdup(info->file);
 	if (!file) {
 		b->oom = true;
-		return;
+		return false;
 	}
 	free(st->file);
 	st->file = file;
@@ -1731,6 +1743,13 @@ static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl
 	sb_putc(b, ' ');
 	sb_put(b, text, (size_t)len);
 	sb_putc(b, '\n');
+	return true;
+}
+
+/* After a sample's line: its ip's source line. */
+static void print_srccode(struct pcl_script *s, struct sbuf *b, const struct pcl_resolved *res)
+{
+	print_srccode_at(s, b, res->thread, &res->ip);
 }
 
 /*
@@ -1804,8 +1823,8 @@ struct insn_fetch {
 	const uint8_t *vdso; /* this process's vDSO, which perf reads for [vdso] too */
 	size_t vdso_size;
 	bool vdso_tried;
-	csh cs64, cs32;
-	bool cs64_ok, cs32_ok;
+	csh cs64, cs32, csd64, csd32; /* csd: with details, for branches */
+	bool cs64_ok, cs32_ok, csd64_ok, csd32_ok;
 };
 
 static void insn_fetch_free(struct insn_fetch *x)
@@ -1820,6 +1839,10 @@ static void insn_fetch_free(struct insn_fetch *x)
 		cs_close(&x->cs64);
 	if (x->cs32_ok)
 		cs_close(&x->cs32);
+	if (x->csd64_ok)
+		cs_close(&x->csd64);
+	if (x->csd32_ok)
+		cs_close(&x->csd32);
 	free(x);
 }
 
@@ -1963,6 +1986,290 @@ static void print_insn(struct pcl_script *s, struct sbuf *b, uint64_t f,
 	}
 }
 
+/* ---- brstackinsn, brstackinsnlen: the instructions between the branches ---- */
+
+#define MAXBB 16384u /* perf's longest block */
+
+struct bb {
+	struct pcl_script *s;
+	struct pcl_thread *thread;
+	uint64_t f;
+	bool kernel, is64;
+	const struct pcl_symbol *lastsym;
+	int total_cycles;
+	char out[80]; /* the text of one instruction */
+};
+
+/*
+ * perf's grab_bb: the bytes of [start, end] and one instruction more, read
+ * from the DSO holding @start; the number read, 0 for none, -ENXIO when the
+ * block crosses between kernel and user space.
+ */
+static int grab_bb(struct bb *x, uint8_t *buf, uint64_t start, uint64_t end)
+{
+	struct pcl_frame fr;
+	struct insn_file *f;
+	ssize_t n;
+
+	if (!start || !end)
+		return 0;
+	x->kernel = start >= KERNEL_START;
+	if (x->kernel != (end >= KERNEL_START))
+		return -ENXIO;
+	if (end - start > MAXBB - INSN_MAX)
+		return 0;
+	if (!x->s->resolver)
+		return 0;
+	pcl_resolver__frame(x->s->resolver, x->thread, x->kernel, start, &fr);
+	if (!fr.map || !fr.map->dso)
+		return 0;
+	if (!x->s->insn && !(x->s->insn = calloc(1, sizeof(*x->s->insn))))
+		return 0;
+	if (!strcmp(fr.map->dso->name, "[vdso]")) {
+		struct insn_fetch *v = x->s->insn;
+		uint64_t off = start - fr.map->start + fr.map->pgoff;
+
+		if (!v->vdso_tried)
+			insn_vdso(v);
+		if (off >= v->vdso_size)
+			return 0;
+		n = (ssize_t)(v->vdso_size - off < end - start + INSN_MAX ? v->vdso_size - off
+									  : end - start + INSN_MAX);
+		memcpy(buf, v->vdso + off, (size_t)n);
+		x->is64 = sizeof(void *) == 8;
+		return (int)n;
+	}
+	if (fr.map->dso->name[0] != '/' || !(f = insn_file(x->s->insn, fr.map->dso->name)))
+		return 0;
+	n = pread(f->fd, buf, (size_t)(end - start + INSN_MAX),
+		  (off_t)(start - fr.map->start + fr.map->pgoff));
+	x->is64 = f->is64;
+	return n > 0 ? (int)n : 0;
+}
+
+/* One instruction at @p: its length (0: none decodes) and whether it branches. */
+static int decode_insn(struct bb *x, const uint8_t *p, int len, uint64_t ip, bool *branch)
+{
+	struct insn_fetch *v = x->s->insn;
+	csh *h = x->is64 ? &v->csd64 : &v->csd32;
+	bool *ok = x->is64 ? &v->csd64_ok : &v->csd32_ok;
+	cs_insn *insn;
+	size_t count;
+	int n = 0;
+
+	if (!*ok && cs_open(CS_ARCH_X86, x->is64 ? CS_MODE_64 : CS_MODE_32, h) == CS_ERR_OK) {
+		cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+		*ok = true;
+	}
+	*branch = false;
+	if (!*ok || len <= 0)
+		return 0;
+	count = cs_disasm(*h, p, (size_t)len, ip, 1, &insn);
+	if (!count)
+		return 0;
+	n = insn[0].size;
+	for (int i = 0; insn[0].detail && i < insn[0].detail->groups_count; i++) {
+		uint8_t g = insn[0].detail->groups[i];
+
+		*branch |= g == CS_GRP_JUMP || g == CS_GRP_CALL || g == CS_GRP_RET ||
+			   g == CS_GRP_INT || g == CS_GRP_IRET;
+	}
+	*branch |= insn[0].id == X86_INS_SYSCALL || insn[0].id == X86_INS_SYSRET ||
+		   insn[0].id == X86_INS_SYSENTER || insn[0].id == X86_INS_SYSEXIT;
+	cs_free(insn, count);
+	return n;
+}
+
+/* perf's dump_insn: "insn: XX XX " of the instruction at @p, "<bad>" when none decodes. */
+static const char *dump_insn(struct bb *x, const uint8_t *p, int len, uint64_t ip, int *ilen)
+{
+	bool branch;
+	int n = decode_insn(x, p, len, ip, &branch), k;
+
+	if (!n || n > len)
+		return "<bad>";
+	*ilen = n;
+	k = snprintf(x->out, sizeof(x->out), "insn: ");
+	for (int i = 0; i < n && k < (int)sizeof(x->out); i++)
+		k += snprintf(x->out + k, sizeof(x->out) - (size_t)k, "%02x ", p[i]);
+	return x->out;
+}
+
+/* perf's ip__fprintf_sym: "\tSYM[+OFF]:" where the code enters another symbol. */
+static void bb_sym(struct bb *x, struct sbuf *b, uint64_t addr)
+{
+	struct pcl_frame fr;
+	int64_t off;
+
+	if (!x->s->resolver)
+		return;
+	pcl_resolver__frame(x->s->resolver, x->thread, x->kernel, addr, &fr);
+	if (x->lastsym && fr.addr >= x->lastsym->start && fr.addr < x->lastsym->end)
+		return;
+	if (!fr.map || !fr.sym)
+		return;
+	off = (int64_t)(fr.addr - fr.sym->start);
+	sb_putc(b, '\t');
+	sb_puts(b, fr.sym->name);
+	if (off)
+		sb_printf(b, "%+d", (int)off);
+	sb_putc(b, ':');
+	if (x->f & PCL_SCRIPT_SRCLINE) {
+		const char *str;
+
+		if (!x->s->srcpos &&
+		    !(x->s->srcpos = srcpos_cache__new(x->s->symbols, x->s->o.full_source_path))) {
+			b->oom = true;
+			return;
+		}
+		str = srcpos_cache__get(x->s->srcpos, &fr, SRCPOS_SCRIPT);
+		if (str && str[0]) {
+			sb_putc(b, '\t');
+			sb_puts(b, str);
+		}
+	}
+	sb_putc(b, '\n');
+	x->lastsym = fr.sym;
+}
+
+static void bb_srccode(struct bb *x, struct sbuf *b, uint64_t addr)
+{
+	struct pcl_frame fr;
+
+	if (!(x->f & PCL_SCRIPT_SRCCODE) || !x->s->resolver)
+		return;
+	pcl_resolver__frame(x->s->resolver, x->thread, x->kernel, addr, &fr);
+	print_srccode_at(x->s, b, x->thread, &fr);
+}
+
+/* perf's ip__fprintf_jump: the branch, its flags, cycles and IPC. */
+static void bb_jump(struct bb *x, struct sbuf *b, uint64_t ip, const struct perf_branch_entry *e,
+		    const uint8_t *p, int len, int insn)
+{
+	int ilen = 0;
+
+	sb_printf(b, "\t%016" PRIx64 "\t%-30s\t", ip, dump_insn(x, p, len, ip, &ilen));
+	if (x->f & PCL_SCRIPT_BRSTACKINSNLEN)
+		sb_printf(b, "ilen: %d\t", ilen);
+	sb_printf(b, "#%s%s%s%s", e->predicted ? " PRED" : "", e->mispred ? " MISPRED" : "",
+		  e->in_tx ? " INTX" : "", e->abort ? " ABORT" : "");
+	if (e->cycles) {
+		x->total_cycles += e->cycles;
+		sb_printf(b, " %d cycles [%d]", (int)e->cycles, x->total_cycles);
+		if (insn)
+			sb_printf(b, " %.2f IPC", (double)((float)insn / (float)e->cycles));
+	}
+	sb_putc(b, '\n');
+}
+
+/* One instruction's line: "\tADDR\tinsn: XX \n" (with its length). Its length. */
+static int bb_line(struct bb *x, struct sbuf *b, uint64_t ip, const uint8_t *p, int len)
+{
+	int ilen = 0;
+
+	sb_printf(b, "\t%016" PRIx64 "\t%s", ip, dump_insn(x, p, len, ip, &ilen));
+	if (x->f & PCL_SCRIPT_BRSTACKINSNLEN)
+		sb_printf(b, "\tilen: %d", ilen);
+	sb_putc(b, '\n');
+	return ilen;
+}
+
+/* perf's perf_sample__fprintf_brstackinsn: the code run between the recorded branches. */
+static void print_brstackinsn(struct pcl_script *s, struct sbuf *b, uint64_t f,
+			      const struct pcl_record *rec, const struct pcl_resolved *res)
+{
+	const struct pcl_sample *sm = &rec->sample;
+	const struct perf_branch_entry *e = sm->branches;
+	struct bb x = { .s = s, .thread = res->thread, .f = f };
+	uint64_t start, end, nr = sm->nr_branches;
+	uint8_t *buf;
+	int len, ilen;
+	uint64_t off;
+	bool branch;
+
+	if (!(sm->sample_type & PERF_SAMPLE_BRANCH_STACK) || !e || !nr)
+		return;
+	buf = malloc(MAXBB + INSN_MAX);
+	if (!buf) {
+		b->oom = true;
+		return;
+	}
+	sb_putc(b, '\n');
+	/* the first branch, whose block's start is not known */
+	len = grab_bb(&x, buf, e[nr - 1].from, e[nr - 1].from);
+	if (len > 0) {
+		bb_sym(&x, b, e[nr - 1].from);
+		bb_jump(&x, b, e[nr - 1].from, &e[nr - 1], buf, len, 0);
+		bb_srccode(&x, b, e[nr - 1].from);
+	}
+	for (int64_t i = (int64_t)nr - 2; i >= 0; i--) {
+		int insn = 0;
+
+		start = e[i + 1].to;
+		end = e[i].from;
+		len = grab_bb(&x, buf, start, end);
+		/* a transfer the ring filter hid: patch up to the next branch */
+		if (len == -ENXIO && i > 0) {
+			end = e[--i].from;
+			len = grab_bb(&x, buf, start, end);
+		}
+		if (len <= 0)
+			continue;
+		for (off = 0; off < (uint64_t)len; off += (uint64_t)ilen) {
+			uint64_t ip = start + off;
+
+			bb_sym(&x, b, ip);
+			if (ip == end) {
+				bb_jump(&x, b, ip, &e[i], buf + off, len - (int)off, ++insn);
+				bb_srccode(&x, b, ip);
+				break;
+			}
+			ilen = bb_line(&x, b, ip, buf + off, len - (int)off);
+			if (!ilen)
+				break;
+			bb_srccode(&x, b, ip);
+			insn++;
+		}
+		if (off != end - start)
+			sb_puts(b, "\tmismatch of LBR data and executable\n");
+	}
+	/* taken the branch already, or aborted: the target has not run */
+	if (e[0].from == sm->ip || e[0].abort)
+		goto out;
+	/* the last block, up to the sample (or 128 bytes on when a branch is missing) */
+	start = e[0].to;
+	end = sm->ip;
+	if (end < start)
+		end = start + 128;
+	len = grab_bb(&x, buf, start, end);
+	bb_sym(&x, b, start);
+	if (len <= 0) {
+		len = grab_bb(&x, buf, sm->ip, sm->ip);
+		if (len <= 0)
+			goto out;
+		ilen = 0;
+		sb_printf(b, "\t%016" PRIx64 "\t%s", sm->ip, dump_insn(&x, buf, len, sm->ip, &ilen));
+		if (f & PCL_SCRIPT_BRSTACKINSNLEN)
+			sb_printf(b, "\tilen: %d", ilen);
+		sb_putc(b, '\n');
+		bb_srccode(&x, b, sm->ip);
+		goto out;
+	}
+	for (off = 0; off <= end - start; off += (uint64_t)ilen) {
+		ilen = bb_line(&x, b, start + off, buf + off, len - (int)off);
+		if (!ilen)
+			break;
+		decode_insn(&x, buf + off, len - (int)off, start + off, &branch);
+		if (branch && start + off != sm->ip) {
+			sb_puts(b, "\t... not reaching sample ...\n");
+			break;
+		}
+		bb_srccode(&x, b, start + off);
+	}
+out:
+	free(buf);
+}
+
 /* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
 static void print_bts(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
@@ -1987,6 +2294,8 @@ static void print_bts(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		print_srcline(s, b, &res->ip);
 	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
 		print_insn(s, b, f, rec, res);
+	if (f & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN))
+		print_brstackinsn(s, b, f, rec, res);
 }
 
 PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
@@ -2071,6 +2380,8 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 		print_bpf_output(b, sm);
 	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
 		print_insn(s, b, f, rec, res);
+	if (f & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN))
+		print_brstackinsn(s, b, f, rec, res);
 	if (f & PCL_SCRIPT_PHYS_ADDR)
 		sb_hex(b, sm->phys_addr, 16);
 	if (f & PCL_SCRIPT_DATA_PAGE_SIZE)
