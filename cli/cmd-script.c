@@ -853,6 +853,7 @@ int dump_raw_trace(struct input *in, struct pcl_script *s)
 		free(d.q[i].hdr);
 	free(d.q);
 	free(d.samples);
+	filter_free(&d.f);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno == EPIPE)
 			return 0;
