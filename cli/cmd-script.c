@@ -624,7 +624,7 @@ struct queued {
 struct dump {
 	struct input *in;
 	struct pcl_script *s; /* NULL: pcl report -D */
-	struct filter f;
+	struct filter *f; /* script's filters (and read values); report: an empty one */
 	struct queued *q;
 	size_t nq, alloc;
 	uint64_t seq, next_flush, max_time;
@@ -665,7 +665,7 @@ static int dump_attrs(struct dump *d)
 		d->sample_type |= pcl_data_reader__attr(r, i)->attr.sample_type;
 	d->id_all = n && pcl_data_reader__attr(r, 0)->attr.sample_id_all;
 	d->nr_attrs = n;
-	return d->s ? setup_events(d->s, d->in, &d->f, &d->nr_setup) : 0;
+	return d->s ? setup_events(d->s, d->in, d->f, &d->nr_setup) : 0;
 }
 
 /* After a sample's dump: its thread and DSO, and its line (pcl script). As sample_line. */
@@ -685,7 +685,12 @@ static int dump_sample_line(void *ctx, const struct pcl_data_attr *a, const stru
 		printf(" ... thread: %s:%d\n", res.thread->comm, res.thread->tid);
 	printf(" ...... dso: %s\n",
 	       res.ip.map && res.ip.map->dso ? res.ip.map->dso->name : "<not found>");
-	return d->s && pcl_script__sample(d->s, stdout, a, rec, &res) < 0;
+	/* perf resolves (and dumps) before it filters */
+	if (!d->s || filtered(d->f, res.thread) || sym_filtered(d->f, &res.ip) ||
+	    (d->f->cpus && (rec->sample.sample_type & PERF_SAMPLE_CPU) &&
+	     (rec->sample.cpu >= (uint32_t)d->f->nr_cpus || !d->f->cpus[rec->sample.cpu])))
+		return 0;
+	return pcl_script__sample(d->s, stdout, a, rec, &res) < 0;
 }
 
 /* Dump one record, then update the machine or show the sample. 0, 1 to stop, -1 (printed). */
@@ -722,7 +727,7 @@ static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t 
 		}
 		return 0;
 	}
-	return each_sample(d->in, &d->f, a, &rec, dump_sample_line, d);
+	return each_sample(d->in, d->f, a, &rec, dump_sample_line, d);
 }
 
 /* Deliver the queued records up to @limit, in time order. As dump_one. */
@@ -794,12 +799,14 @@ oom:
 }
 
 /*
- * perf's -D of pcl script (@s: each sample's line after its dump) and of
- * pcl report (@s NULL: the record counts at the end). The exit status.
+ * perf's -D of pcl script (@s: each sample's line after its dump, if @f
+ * keeps it) and of pcl report (@s NULL: the record counts at the end).
+ * The exit status.
  */
-int dump_raw_trace(struct input *in, struct pcl_script *s)
+static int dump_run(struct input *in, struct pcl_script *s, struct filter *f)
 {
-	struct dump d = { .in = in, .s = s, .nr_attrs = -1, .nr_setup = -1 };
+	struct filter none = { 0 };
+	struct dump d = { .in = in, .s = s, .f = f ? f : &none, .nr_attrs = -1, .nr_setup = -1 };
 	const struct perf_event_header *h;
 	int ret = 0;
 
@@ -853,7 +860,7 @@ int dump_raw_trace(struct input *in, struct pcl_script *s)
 		free(d.q[i].hdr);
 	free(d.q);
 	free(d.samples);
-	filter_free(&d.f);
+	filter_free(&none);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno == EPIPE)
 			return 0;
@@ -861,6 +868,11 @@ int dump_raw_trace(struct input *in, struct pcl_script *s)
 		return 1;
 	}
 	return ret < 0;
+}
+
+int dump_raw_trace(struct input *in, struct pcl_script *s)
+{
+	return dump_run(in, s, NULL);
 }
 
 /* perf's warnings about what the recorder lost, at the end of a run. */
@@ -971,7 +983,7 @@ int cmd_script(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-	ret = o.dump ? dump_raw_trace(&in, s) : run(s, &in, &f, o.so.show_lost_events);
+	ret = o.dump ? dump_run(&in, s, &f) : run(s, &in, &f, o.so.show_lost_events);
 out:
 	input_close(&in);
 	pcl_tracepoints__free(tp);

@@ -69,6 +69,9 @@ if timeout -k 5 60 perf record -q --no-bpf-event -F 2000 -g -o "$TMP/rec.data" -
 	pair script-perf13-S "$TMP/rec.data" -S hot_leaf,middle
 	EMPTY_OK=1 pair script-perf13-S-none "$TMP/rec.data" -S no_such_function
 	pair script-perf13-symbols "$TMP/rec.data" --symbols=hot_leaf
+	# -D dumps every record; the filters keep or drop only the lines
+	pair script-perf13-D-S "$TMP/rec.data" -D -S hot_leaf
+	pair script-perf13-D-comms "$TMP/rec.data" -D --comms nobody
 	for c in script report; do
 		timeout -k 5 60 perf $c -D -i "$TMP/rec.data" >"$TMP/p.out" 2>&1
 		timeout -k 5 60 "$PCL" $c -D -i "$TMP/rec.data" >"$TMP/c.out" 2>&1
