@@ -963,10 +963,13 @@ int cmd_script(int argc, char **argv)
 	ret = 1;
 	if (input_open(&in, o.input, &o.sym, o.force))
 		goto out;
-	/* as perf script: the header of perf report --header-only, then the lines */
+	/*
+	 * as perf script: the header of perf report --header-only, then the
+	 * lines; of a stream, --header-only stops before its features (perf
+	 * script reads none, unlike perf report)
+	 */
 	if (o.header || o.header_only) {
-		if (pcl_header__print(stdout, in.reader, in.path,
-				      o.header_only ? PCL_HEADER_READ_STREAM : 0)) {
+		if (pcl_header__print(stdout, in.reader, in.path, 0)) {
 			die_msg("%s", pcl_last_error()[0] ? pcl_last_error()
 							   : "cannot describe the file");
 			goto out;

@@ -112,6 +112,12 @@ PY
 	else
 		not_ok script-perf13-D-pipe "oracle: perf record -o - failed"
 	fi
+	# --header of a stream: its features as they come; --header-only: none
+	for h in --header --header-only; do
+		timeout -k 5 60 perf script $h -i - <"$TMP/pipe.data" >"$TMP/p.out" 2>&1
+		timeout -k 5 60 "$PCL" script $h -i - <"$TMP/pipe.data" >"$TMP/c.out" 2>&1
+		diff_or_ok "script-perf13-pipe$h" "$TMP/p.out" "$TMP/c.out" "perf script $h -i -" "pcl script $h -i -"
+	done
 	# tod needs CLOCK_DATA: refused on rec.data, as perf refuses it; printed with -k
 	pair script-perf13-tod-refused "$TMP/rec.data" -F +tod
 	if timeout -k 5 60 perf record -q --no-bpf-event -k mono -F 2000 -o "$TMP/clk.data" -- "$hot" 200 \
