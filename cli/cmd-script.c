@@ -969,7 +969,8 @@ int cmd_script(int argc, char **argv)
 	 * script reads none, unlike perf report)
 	 */
 	if (o.header || o.header_only) {
-		if (pcl_header__print(stdout, in.reader, in.path, 0)) {
+		if (pcl_header__print(stdout, in.reader, in.path,
+				      o.header_only ? PCL_HEADER_NO_FEATURES : 0)) {
 			die_msg("%s", pcl_last_error()[0] ? pcl_last_error()
 							   : "cannot describe the file");
 			goto out;
