@@ -530,7 +530,8 @@ static int each_sample(struct input *in, struct filter *f, const struct pcl_data
 		uint64_t d;
 		int ret;
 
-		if (!(rf & PERF_FORMAT_ID) || !v.id || !(ma = pcl_data_reader__attr_by_id(in->reader, v.id)))
+		if (!(rf & PERF_FORMAT_ID) || !v.id ||
+		    !(ma = pcl_data_reader__attr_by_id(in->reader, v.id)))
 			continue;
 		d = read_delta(f, v.id, v.value);
 		if (!d)
@@ -624,7 +625,7 @@ struct queued {
 struct dump {
 	struct input *in;
 	struct pcl_script *s; /* NULL: pcl report -D */
-	struct filter *f; /* script's filters (and read values); report: an empty one */
+	struct filter *f;     /* script's filters (and read values); report: an empty one */
 	struct queued *q;
 	size_t nq, alloc;
 	uint64_t seq, next_flush, max_time;
@@ -712,7 +713,8 @@ static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t 
 
 	d->nr[h->type < DUMP_NR_TYPES ? h->type : 0]++;
 	if (h->type < PCL_RECORD_USER_TYPE_START && d->nr_attrs > 0 &&
-	    (a = record_attr(r, h, d->nr_attrs)) && !pcl_record_decode(h, h->size, &a->attr, &rec)) {
+	    (a = record_attr(r, h, d->nr_attrs)) &&
+	    !pcl_record_decode(h, h->size, &a->attr, &rec)) {
 		dr.rec = &rec;
 		dr.attr = a;
 	}
@@ -839,7 +841,8 @@ static int dump_run(struct input *in, struct pcl_script *s, struct filter *f)
 	if (!ret)
 		ret = dump_flush(&d, UINT64_MAX);
 	if (!ret && !s) {
-		const char **names = calloc((size_t)(d.nr_attrs > 0 ? d.nr_attrs : 1), sizeof(*names));
+		const char **names =
+			calloc((size_t)(d.nr_attrs > 0 ? d.nr_attrs : 1), sizeof(*names));
 		char buf[256];
 
 		if (!names) {
@@ -847,8 +850,10 @@ static int dump_run(struct input *in, struct pcl_script *s, struct filter *f)
 			ret = -1;
 		}
 		for (int i = 0; names && i < d.nr_attrs; i++)
-			names[i] = strdup(pcl_script_event_name(pcl_data_reader__attr(in->reader, i),
-								NULL, buf, sizeof(buf)) ?: "");
+			names[i] =
+				strdup(pcl_script_event_name(pcl_data_reader__attr(in->reader, i),
+							     NULL, buf, sizeof(buf))
+					       ?: "");
 		printf("\n");
 		if (names)
 			pcl_dump__stats(stdout, d.nr, DUMP_NR_TYPES, names, d.samples, d.nr_attrs);
@@ -972,7 +977,7 @@ int cmd_script(int argc, char **argv)
 		if (pcl_header__print(stdout, in.reader, in.path,
 				      o.header_only ? PCL_HEADER_NO_FEATURES : 0)) {
 			die_msg("%s", pcl_last_error()[0] ? pcl_last_error()
-							   : "cannot describe the file");
+							  : "cannot describe the file");
 			goto out;
 		}
 		if (o.header_only) {

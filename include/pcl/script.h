@@ -42,21 +42,21 @@ extern "C" {
 #endif
 
 /* Output fields, perf script's -F names in comments. */
-#define PCL_SCRIPT_COMM	   0x0001u /* comm */
-#define PCL_SCRIPT_TID	   0x0002u /* tid */
-#define PCL_SCRIPT_PID	   0x0004u /* pid */
-#define PCL_SCRIPT_TIME	   0x0008u /* time */
-#define PCL_SCRIPT_CPU	   0x0010u /* cpu */
-#define PCL_SCRIPT_EVENT   0x0020u /* event */
-#define PCL_SCRIPT_TRACE   0x0040u /* trace: a tracepoint's payload */
-#define PCL_SCRIPT_IP	   0x0080u /* ip (and the call chain) */
-#define PCL_SCRIPT_SYM	   0x0100u /* sym */
-#define PCL_SCRIPT_DSO	   0x0200u /* dso */
-#define PCL_SCRIPT_ADDR	   0x0400u /* addr */
-#define PCL_SCRIPT_SYMOFF  0x0800u /* symoff */
-#define PCL_SCRIPT_PERIOD  0x1000u /* period */
-#define PCL_SCRIPT_MISC	   0x2000u /* misc: the record's cpumode and flags as letters */
-#define PCL_SCRIPT_SRCLINE 0x4000u /* srcline: FILE:LINE of the ip and of each frame */
+#define PCL_SCRIPT_COMM		  0x0001u     /* comm */
+#define PCL_SCRIPT_TID		  0x0002u     /* tid */
+#define PCL_SCRIPT_PID		  0x0004u     /* pid */
+#define PCL_SCRIPT_TIME		  0x0008u     /* time */
+#define PCL_SCRIPT_CPU		  0x0010u     /* cpu */
+#define PCL_SCRIPT_EVENT	  0x0020u     /* event */
+#define PCL_SCRIPT_TRACE	  0x0040u     /* trace: a tracepoint's payload */
+#define PCL_SCRIPT_IP		  0x0080u     /* ip (and the call chain) */
+#define PCL_SCRIPT_SYM		  0x0100u     /* sym */
+#define PCL_SCRIPT_DSO		  0x0200u     /* dso */
+#define PCL_SCRIPT_ADDR		  0x0400u     /* addr */
+#define PCL_SCRIPT_SYMOFF	  0x0800u     /* symoff */
+#define PCL_SCRIPT_PERIOD	  0x1000u     /* period */
+#define PCL_SCRIPT_MISC		  0x2000u     /* misc: the record's cpumode and flags as letters */
+#define PCL_SCRIPT_SRCLINE	  0x4000u     /* srcline: FILE:LINE of the ip and of each frame */
 #define PCL_SCRIPT_IREGS	  0x8000u     /* iregs: PERF_SAMPLE_REGS_INTR */
 #define PCL_SCRIPT_UREGS	  0x10000u    /* uregs: PERF_SAMPLE_REGS_USER */
 #define PCL_SCRIPT_BRSTACK	  0x20000u    /* brstack: FROM/TO/flags of the branch stack */
@@ -71,8 +71,8 @@ extern "C" {
 #define PCL_SCRIPT_BPF_OUTPUT	  0x4000000u  /* bpf-output: a BPF output event's raw data */
 #define PCL_SCRIPT_DATA_SRC	  0x10000000u /* data_src, decoded as perf decodes it */
 #define PCL_SCRIPT_TOD		  0x20000000u /* tod: wall-clock time, from CLOCK_DATA (record -k) */
-#define PCL_SCRIPT_SRCCODE	  0x80000000u /* srccode: the source line of the ip, read */
-#define PCL_SCRIPT_INSNLEN	  0x8000000u  /* insnlen: the ip's instruction's length */
+#define PCL_SCRIPT_SRCCODE	  0x80000000u	 /* srccode: the source line of the ip, read */
+#define PCL_SCRIPT_INSNLEN	  0x8000000u	 /* insnlen: the ip's instruction's length */
 #define PCL_SCRIPT_INSN		  0x100000000ull /* insn: its bytes */
 #define PCL_SCRIPT_BRSTACKINSN	  0x200000000ull /* brstackinsn: the code between the branches */
 #define PCL_SCRIPT_BRSTACKINSNLEN 0x400000000ull /* brstackinsnlen: with each length */
@@ -82,7 +82,7 @@ extern "C" {
  * (but for synthesized events, which pcl_script__setup refuses), metric
  * (but for hardware event groups, refused likewise). Accepted, shown empty.
  */
-#define PCL_SCRIPT_QUIET	  0x40000000u
+#define PCL_SCRIPT_QUIET 0x40000000u
 
 /* perf script's classes of events, the TYPE of "-F TYPE:fields". */
 enum pcl_script_class {
@@ -160,8 +160,9 @@ PCL_API void pcl_script__set_native_arch(struct pcl_script *s, bool native);
  * which may be NULL), "class:f1,f2" one class's, "+f" and "-f" add to and
  * remove from the current ones. Repeatable; later ones override. 0, or
  * -EINVAL with pcl_last_error() naming the bad field, class or mix; a
- * field perf has and pcl does not print (brstackinsn, srccode, metric, ...)
- * is -ENOTSUP.
+ * field perf has and pcl does not print would be -ENOTSUP (pcl prints
+ * every field of perf 6.1's; metric and synth are refused by setup where
+ * perf would print what pcl does not compute).
  */
 PCL_API int pcl_script__parse_fields(struct pcl_script *s, const char *spec, FILE *warn);
 

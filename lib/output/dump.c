@@ -65,8 +65,7 @@ static const char *reg_name(unsigned int r)
 	return "unknown";
 }
 
-static void dump_regs(FILE *fp, const char *type, uint64_t abi, const uint64_t *regs,
-		      uint64_t mask)
+static void dump_regs(FILE *fp, const char *type, uint64_t abi, const uint64_t *regs, uint64_t mask)
 {
 	static const char *const abis[] = { "none", "32-bit", "64-bit" };
 	unsigned int i = 0;
@@ -111,7 +110,8 @@ static void dump_id_index(FILE *fp, const struct perf_event_header *h)
 	for (uint64_t i = 0; i < nr && (i + 1) * 32 + 8 <= h->size - sizeof(*h); i++) {
 		const uint64_t *e = v + 1 + i * 4;
 
-		fprintf(fp, " ... id: %" PRIu64 "  idx: %" PRIu64 "  cpu: %" PRId64 "  tid: %" PRId64,
+		fprintf(fp,
+			" ... id: %" PRIu64 "  idx: %" PRIu64 "  cpu: %" PRId64 "  tid: %" PRId64,
 			e[0], e[1], (int64_t)e[2], (int64_t)e[3]);
 		if (i + 1 < nr)
 			fputc('\n', fp);
@@ -181,11 +181,13 @@ static void dump_cpus(FILE *fp, const uint8_t *p, size_t avail, const char *fail
 	memcpy(&type, p, 2);
 	if (type == 0 && avail >= 4) { /* PERF_CPU_MAP__CPUS */
 		memcpy(&v[0], p + 2, 2);
-		for (size_t i = 0; i < v[0] && 4 + 2 * i + 2 <= avail && n < ARRAY_SIZE(cpus); i++) {
+		for (size_t i = 0; i < v[0] && 4 + 2 * i + 2 <= avail && n < ARRAY_SIZE(cpus);
+		     i++) {
 			memcpy(&v[1], p + 4 + 2 * i, 2);
 			cpus[n++] = v[1] == 0xffff ? -1 : v[1];
 		}
-	} else if (type == 2 && avail >= 8) { /* PERF_CPU_MAP__RANGE_CPUS: any_cpu, pad, start, end */
+	} else if (type == 2 &&
+		   avail >= 8) { /* PERF_CPU_MAP__RANGE_CPUS: any_cpu, pad, start, end */
 		memcpy(&v[1], p + 4, 2);
 		memcpy(&v[2], p + 6, 2);
 		if (p[2])
@@ -224,8 +226,9 @@ static void dump_event_update(FILE *fp, const struct perf_event_header *h)
 	switch (type) {
 	case 0: /* PERF_EVENT_UPDATE__UNIT */
 	case 2: /* PERF_EVENT_UPDATE__NAME */
-		fprintf(fp, "... %s  %.*s\n", type ? "name:" : "unit:",
-			(int)strnlen((const char *)p, avail), (const char *)p);
+		fprintf(fp, "... %s  %.*s\n",
+			type ? "name:" : "unit:", (int)strnlen((const char *)p, avail),
+			(const char *)p);
 		break;
 	case 1: /* PERF_EVENT_UPDATE__SCALE */
 		if (avail < 8)
@@ -293,7 +296,8 @@ static uint64_t stack_user_offset(const struct perf_event_attr *a, const struct 
 		off += 8 + ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) ? 8 : 0) +
 		       s->nr_branches * sizeof(struct perf_branch_entry);
 	if (st & PERF_SAMPLE_REGS_USER)
-		off += 8 + (s->user_abi ? 8 * (uint64_t)__builtin_popcountll(a->sample_regs_user) : 0);
+		off += 8 +
+		       (s->user_abi ? 8 * (uint64_t)__builtin_popcountll(a->sample_regs_user) : 0);
 	return off;
 }
 
@@ -319,15 +323,17 @@ static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct 
 			const struct perf_branch_entry *e = &s->branches[i];
 
 			if (callstack)
-				fprintf(fp, "..... %2" PRIu64 ": %016" PRIx64 "\n", i, (uint64_t)e->from);
+				fprintf(fp, "..... %2" PRIu64 ": %016" PRIx64 "\n", i,
+					(uint64_t)e->from);
 			else
 				fprintf(fp,
 					"..... %2" PRIu64 ": %016" PRIx64 " -> %016" PRIx64
 					" %hu cycles %s%s%s%s %x %s\n",
-					i, (uint64_t)e->from, (uint64_t)e->to, (unsigned short)e->cycles,
-					e->mispred ? "M" : " ", e->predicted ? "P" : " ",
-					e->abort ? "A" : " ", e->in_tx ? "T" : " ",
-					(unsigned int)e->reserved, script_branch_type(e));
+					i, (uint64_t)e->from, (uint64_t)e->to,
+					(unsigned short)e->cycles, e->mispred ? "M" : " ",
+					e->predicted ? "P" : " ", e->abort ? "A" : " ",
+					e->in_tx ? "T" : " ", (unsigned int)e->reserved,
+					script_branch_type(e));
 		}
 	}
 	if (st & PERF_SAMPLE_REGS_USER)

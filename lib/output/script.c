@@ -104,9 +104,9 @@ static const struct {
 				  F_INVALID },
 	[PCL_SCRIPT_RAW] = { "raw", "raw",
 			     F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR |
-				     PCL_SCRIPT_DATA_SRC | PCL_SCRIPT_WEIGHT | PCL_SCRIPT_PHYS_ADDR |
-				     PCL_SCRIPT_DATA_PAGE_SIZE | PCL_SCRIPT_CODE_PAGE_SIZE |
-				     PCL_SCRIPT_INS_LAT,
+				     PCL_SCRIPT_DATA_SRC | PCL_SCRIPT_WEIGHT |
+				     PCL_SCRIPT_PHYS_ADDR | PCL_SCRIPT_DATA_PAGE_SIZE |
+				     PCL_SCRIPT_CODE_PAGE_SIZE | PCL_SCRIPT_INS_LAT,
 			     F_INVALID },
 	[PCL_SCRIPT_BREAK] = { "break", "breakpoint", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
 			       F_INVALID },
@@ -150,16 +150,15 @@ struct pcl_script {
 	uint64_t initial_time, previous_time;
 	struct pcl_symbols *symbols;
 	struct pcl_resolver *resolver; /* for the addresses besides the ip */
-	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
-	struct src_code *srccode;    /* the srccode field's files, made on first use */
-	struct insn_fetch *insn;     /* the insn fields' files, made on first use */
-	bool native;		     /* the file was recorded on this kind of machine */
-	bool print_flags;	     /* perf's "flags" column */
-	bool want_metric, want_synth; /* named in -F: refused where they would print */
+	struct srcpos_cache *srcpos;   /* the srcline field's strings, made on first use */
+	struct src_code *srccode;      /* the srccode field's files, made on first use */
+	struct insn_fetch *insn;       /* the insn fields' files, made on first use */
+	bool native;		       /* the file was recorded on this kind of machine */
+	bool print_flags;	       /* perf's "flags" column */
+	bool want_metric, want_synth;  /* named in -F: refused where they would print */
 	bool clock;		       /* CLOCK_DATA known: tod_ns at clockid_ns */
 	uint64_t tod_ns, clockid_ns;
-	int data_src_width;	     /* perf pads data_src to the widest one so far */
-	int indent_spacing;	     /* callindent's column, as perf keeps it */
+	int data_src_width; /* perf pads data_src to the widest one so far */
 };
 
 PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
@@ -502,8 +501,9 @@ PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
 			 at->type == PERF_TYPE_SOFTWARE ? "unknown-software"
 							: "unknown-ext-hardware-cache-type");
 		/* perf 6.1's evsel__sw_names end at dummy: bpf-output has no name there */
-		for (int i = 0; (n = pcl_event_names(i)) && !(at->type == PERF_TYPE_SOFTWARE &&
-							     at->config >= PERF_COUNT_SW_BPF_OUTPUT);
+		for (int i = 0;
+		     (n = pcl_event_names(i)) &&
+		     !(at->type == PERF_TYPE_SOFTWARE && at->config >= PERF_COUNT_SW_BPF_OUTPUT);
 		     i++) {
 			if (n->type == at->type && n->config == at->config) {
 				snprintf(buf, size, "%s", n->name);
@@ -701,7 +701,8 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 		if (!seen && !pipe && s->cls[c].user_set && !s->cls[c].wildcard_set &&
 		    c != PCL_SCRIPT_SYNTH)
 			return pcl_err(EINVAL, "-F %s: the file has no %s events",
-				       class_defaults[c].opt_name ? class_defaults[c].opt_name : "?",
+				       class_defaults[c].opt_name ? class_defaults[c].opt_name
+								  : "?",
 				       class_defaults[c].desc);
 	}
 	for (int c = 0; c < PCL_SCRIPT_NR_CLASSES; c++) {
@@ -717,20 +718,23 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 	}
 	for (int i = 0; i < s->nr_attrs && !s->clock; i++)
 		if (s->cls[pcl_script_class_of(&s->attrs[i].a->attr)].fields & PCL_SCRIPT_TOD)
-			return pcl_err(EINVAL, "cannot print the 'tod' field: the file has no clock "
-					       "data; record with -k/--clockid");
+			return pcl_err(EINVAL,
+				       "cannot print the 'tod' field: the file has no clock "
+				       "data; record with -k/--clockid");
 	for (int i = 0; i < s->nr_attrs; i++) {
 		const struct perf_event_attr *a = &s->attrs[i].a->attr;
 
 		/* what perf prints there, pcl does not compute: say so, print nothing wrong */
 		if (s->want_metric && a->type == PERF_TYPE_HARDWARE &&
 		    (a->sample_type & PERF_SAMPLE_READ) && (a->read_format & PERF_FORMAT_GROUP))
-			return pcl_err(ENOTSUP, "-F metric: the metrics of hardware event groups "
-						"(event '%s') are not supported by pcl",
+			return pcl_err(ENOTSUP,
+				       "-F metric: the metrics of hardware event groups "
+				       "(event '%s') are not supported by pcl",
 				       s->attrs[i].name);
 		if (s->want_synth && pcl_script_class_of(a) == PCL_SCRIPT_SYNTH)
-			return pcl_err(ENOTSUP, "-F synth: the payloads of synthesized events "
-						"(event '%s') are not supported by pcl",
+			return pcl_err(ENOTSUP,
+				       "-F synth: the payloads of synthesized events "
+				       "(event '%s') are not supported by pcl",
 				       s->attrs[i].name);
 	}
 	s->use_callchain = !s->o.hide_call_graph;
@@ -1038,8 +1042,7 @@ static void print_tod(struct pcl_script *s, struct sbuf *b, uint64_t t)
 }
 
 /* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, tod, time. */
-static void print_start(struct pcl_script *s, struct sbuf *b, uint64_t f,
-			const struct start *st)
+static void print_start(struct pcl_script *s, struct sbuf *b, uint64_t f, const struct start *st)
 {
 	if (f & PCL_SCRIPT_COMM) {
 		sb_rjust(b, st->comm, st->unpadded ? 0 : 16);
@@ -1102,8 +1105,7 @@ static void print_srcline(struct pcl_script *s, struct sbuf *b, const struct pcl
 {
 	const char *str;
 
-	if (!s->srcpos &&
-	    !(s->srcpos = srcpos_cache__new(s->symbols, s->o.full_source_path))) {
+	if (!s->srcpos && !(s->srcpos = srcpos_cache__new(s->symbols, s->o.full_source_path))) {
 		b->oom = true;
 		return;
 	}
@@ -1162,8 +1164,8 @@ static bool chain_discarded(const struct pcl_sample *sm, size_t max)
 	return false;
 }
 
-static void print_ip(struct pcl_script *s, struct sbuf *b, uint64_t f,
-		     const struct pcl_record *rec, const struct pcl_resolved *res, bool chain)
+static void print_ip(struct pcl_script *s, struct sbuf *b, uint64_t f, const struct pcl_record *rec,
+		     const struct pcl_resolved *res, bool chain)
 {
 	sb_putc(b, chain ? '\n' : ' ');
 	if (chain) {
@@ -1273,8 +1275,8 @@ static void print_addr(struct pcl_script *s, struct sbuf *b, uint64_t f,
 
 /* The names of perf_branch_entry's type and new_type (perf 6.1's branch.c). */
 static const char *const branch_type_names[16] = {
-	"",	    "COND",	 "UNCOND",   "IND",  "CALL", "IND_CALL", "RET",	   "SYSCALL",
-	"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ",	 "SERROR",   "NO_TX", "",
+	"",	  "COND",      "UNCOND",   "IND",  "CALL", "IND_CALL", "RET",	"SYSCALL",
+	"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ",  "SERROR",   "NO_TX", "",
 };
 static const char *const branch_new_type_names[16] = {
 	"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5",
@@ -1283,7 +1285,7 @@ static const char *const branch_new_type_names[16] = {
 const char *script_branch_type(const struct perf_branch_entry *e)
 {
 	const char *type = e->type == PERF_BR_EXTEND_ABI ? branch_new_type_names[e->new_type]
-							  : branch_type_names[e->type];
+							 : branch_type_names[e->type];
 
 	/* glibc's printf of a NULL %s, for the new types perf 6.1 has no name for */
 	return type ? type : "(null)";
@@ -1322,14 +1324,14 @@ static uint64_t branch_off(const struct pcl_frame *fr)
 {
 	const struct pcl_dso *d = fr->map ? fr->map->dso : NULL;
 
-	return d && (d->kind == PCL_DSO_MODULE || d->kind == PCL_DSO_KERNEL) ? fr->ip - fr->map->start
-									      : fr->ip;
+	return d && (d->kind == PCL_DSO_MODULE || d->kind == PCL_DSO_KERNEL)
+		       ? fr->ip - fr->map->start
+		       : fr->ip;
 }
 
 /* brstack, brstacksym or brstackoff (@which), one " FROM/TO/flags " per entry. */
-static void print_brstack(struct pcl_script *s, struct sbuf *b, uint64_t f,
-			  uint64_t which, const struct pcl_record *rec,
-			  const struct pcl_resolved *res)
+static void print_brstack(struct pcl_script *s, struct sbuf *b, uint64_t f, uint64_t which,
+			  const struct pcl_record *rec, const struct pcl_resolved *res)
 {
 	const struct pcl_sample *sm = &rec->sample;
 
@@ -1461,10 +1463,20 @@ static void decode_data_src(uint64_t v, struct dbuf *d)
 	const size_t sizeof_decode = d->cap;
 	static const char *const tlb[] = { "N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault" };
 	static const char *const lvl[] = {
-		"N/A",		 "HIT",			 "MISS",	     "L1",
-		"LFB/MAB",	 "L2",			 "L3",		     "Local RAM",
-		"Remote RAM (1 hop)", "Remote RAM (2 hops)", "Remote Cache (1 hop)",
-		"Remote Cache (2 hops)", "I/O", "Uncached",
+		"N/A",
+		"HIT",
+		"MISS",
+		"L1",
+		"LFB/MAB",
+		"L2",
+		"L3",
+		"Local RAM",
+		"Remote RAM (1 hop)",
+		"Remote RAM (2 hops)",
+		"Remote Cache (1 hop)",
+		"Remote Cache (2 hops)",
+		"I/O",
+		"Uncached",
 	};
 	static const char *const lvlnum[16] = {
 		[0x09] = "CXL", [0x0a] = "I/O",	 [0x0b] = "Any cache", [0x0c] = "LFB/MAB",
@@ -1482,7 +1494,7 @@ static void decode_data_src(uint64_t v, struct dbuf *d)
 	char tmp[16];
 
 	db_puts(d, "|OP ");
-	db_puts(d, ds.mem_op & PERF_MEM_OP_NA	   ? "N/A"
+	db_puts(d, ds.mem_op & PERF_MEM_OP_NA	    ? "N/A"
 		   : ds.mem_op & PERF_MEM_OP_LOAD   ? "LOAD"
 		   : ds.mem_op & PERF_MEM_OP_STORE  ? "STORE"
 		   : ds.mem_op & PERF_MEM_OP_PFETCH ? "PFETCH"
@@ -1534,7 +1546,7 @@ static void decode_data_src(uint64_t v, struct dbuf *d)
 		db_puts(d, " miss");
 	d->cap = sizeof_decode;
 	db_puts(d, "|LCK ");
-	db_puts(d, ds.mem_lock & PERF_MEM_LOCK_NA	  ? "N/A"
+	db_puts(d, ds.mem_lock & PERF_MEM_LOCK_NA	? "N/A"
 		   : ds.mem_lock & PERF_MEM_LOCK_LOCKED ? "Yes"
 							: "No");
 	db_puts(d, "|BLK ");
@@ -1569,9 +1581,9 @@ static void print_data_src(struct pcl_script *s, struct sbuf *b, uint64_t v)
 
 /* ---- srccode: the text of the ip's source line ---- */
 
-#define SRC_FILES_MAX 64		/* files kept read */
+#define SRC_FILES_MAX 64	  /* files kept read */
 #define SRC_FILE_MAX  (64u << 20) /* a larger one is not read */
-#define SRC_THREADS   1024		/* buckets of the per-thread last line */
+#define SRC_THREADS   1024	  /* buckets of the per-thread last line */
 
 struct src_file {
 	char *path, *text;
@@ -1896,7 +1908,8 @@ static void insn_vdso(struct insn_fetch *x)
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long lo, hi;
 
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo == base) {
 			x->vdso = (const uint8_t *)base;
 			x->vdso_size = hi - lo;
 		}
@@ -2248,7 +2261,8 @@ static void print_brstackinsn(struct pcl_script *s, struct sbuf *b, uint64_t f,
 		if (len <= 0)
 			goto out;
 		ilen = 0;
-		sb_printf(b, "\t%016" PRIx64 "\t%s", sm->ip, dump_insn(&x, buf, len, sm->ip, &ilen));
+		sb_printf(b, "\t%016" PRIx64 "\t%s", sm->ip,
+			  dump_insn(&x, buf, len, sm->ip, &ilen));
 		if (f & PCL_SCRIPT_BRSTACKINSNLEN)
 			sb_printf(b, "\tilen: %d", ilen);
 		sb_putc(b, '\n');
