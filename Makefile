@@ -32,7 +32,9 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # by protoc-c); zlib: pprof files are gzipped; libtraceevent (TEP_LIBS above);
 # libdw also: source lines and inline chains from DWARF (lib/symbol/srcline.c).
 # capstone: the disassembly annotate shows (lib/symbol/disasm.c).
-LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lm -lpthread
+# libpfm4: the core PMU events of each CPU model by name, encoded into
+# perf_event_attr (lib/event/pfm.c: metric events, named raw events).
+LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz $(TEP_LIBS) -lpfm -lm -lpthread
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
@@ -49,10 +51,22 @@ WORKLOAD_BINS := $(patsubst %.c,$(BUILD)/%,$(WORKLOAD_SRCS))
 WORKLOAD_LIBS := $(patsubst %.c,$(BUILD)/%.so,$(sort $(wildcard tests/workloads/lib*.c)))
 HEADERS := $(wildcard include/pcl/*.h) $(wildcard lib/*.h lib/*/*.h)
 
-.PHONY: all lib cli tests tests-tsan deps check check-plain check-san demo install clean fuzz bench format \
-	abi-update abi-check
+# Man pages: docs/man/NAME.1.scd, built with scdoc into $(BUILD)/man/NAME.1.
+MAN_SRCS := $(sort $(wildcard docs/man/*.scd))
+MAN_PAGES := $(MAN_SRCS:docs/man/%.scd=$(BUILD)/man/%)
+# Installed files (make install / make uninstall; DESTDIR is the staging root).
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+INCDIR := $(PREFIX)/include/pcl
+MANDIR := $(PREFIX)/share/man/man1
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 
-all: $(BUILD)/pcl $(BUILD)/libpcl.so $(BUILD)/libpcl.a $(BUILD)/libpcl.pc
+.PHONY: all lib cli man tests tests-tsan deps check check-plain check-san demo install uninstall clean \
+	fuzz bench format abi-update abi-check
+
+all: $(BUILD)/pcl $(BUILD)/libpcl.so $(BUILD)/libpcl.a $(BUILD)/libpcl.pc man
+
+man: $(MAN_PAGES)
 
 V ?= 0
 ifeq ($(V),0)
@@ -93,6 +107,13 @@ $(BUILD)/libpcl.so: $(LIB_OBJS) lib/libpcl.map
 # The binary links libpcl statically: no loader work at start-up.
 $(BUILD)/pcl: $(CLI_OBJS) $(BUILD)/libpcl.a
 	$(call say,LD,$@)$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libpcl.a $(LDLIBS)
+
+# scdoc (scripts/deps.sh) turns each page's source into roff; it stops at
+# the first error, and the page is not left half-written.
+$(BUILD)/man/%: docs/man/%.scd
+	@mkdir -p $(dir $@)
+	@command -v scdoc >/dev/null || { echo "scdoc not found: run scripts/deps.sh" >&2; exit 1; }
+	$(call say,SCDOC,$@)scdoc < $< > $@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
 $(BUILD)/libpcl.pc: libpcl.pc.in Makefile
 	@mkdir -p $(BUILD)
@@ -192,15 +213,26 @@ bench: all
 	@bench/srcline-report.sh $(BUILD)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pcl \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 $(BUILD)/pcl $(DESTDIR)$(PREFIX)/bin/pcl
-	install -m 755 $(BUILD)/libpcl.so $(DESTDIR)$(PREFIX)/lib/libpcl.so.0
-	ln -sf libpcl.so.0 $(DESTDIR)$(PREFIX)/lib/libpcl.so
-	install -m 644 $(BUILD)/libpcl.a $(DESTDIR)$(PREFIX)/lib/libpcl.a
-	install -m 644 include/pcl/*.h $(DESTDIR)$(PREFIX)/include/pcl/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(BUILD)/pcl $(DESTDIR)$(BINDIR)/pcl
+	install -m 755 $(BUILD)/libpcl.so $(DESTDIR)$(LIBDIR)/libpcl.so.0
+	ln -sf libpcl.so.0 $(DESTDIR)$(LIBDIR)/libpcl.so
+	install -m 644 $(BUILD)/libpcl.a $(DESTDIR)$(LIBDIR)/libpcl.a
+	install -m 644 include/pcl/*.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' libpcl.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpcl.pc
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/libpcl.pc
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 scripts/pcl-completion.bash $(DESTDIR)$(BASHCOMPDIR)/pcl
+
+# Removes what install put there, and the folders it made only if now empty.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pcl $(DESTDIR)$(LIBDIR)/libpcl.so.0 $(DESTDIR)$(LIBDIR)/libpcl.so \
+		$(DESTDIR)$(LIBDIR)/libpcl.a $(DESTDIR)$(LIBDIR)/pkgconfig/libpcl.pc \
+		$(addprefix $(DESTDIR)$(INCDIR)/,$(notdir $(wildcard include/pcl/*.h))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MAN_PAGES))) \
+		$(DESTDIR)$(BASHCOMPDIR)/pcl
+	-rmdir $(DESTDIR)$(INCDIR) 2>/dev/null || true
 
 # The ABI of the stable API (PCL_0.1 of lib/libpcl.map, headers in
 # abi/stable-headers) is kept in abi/libpcl.abi; tests/e2e/t-abi.sh (make check)

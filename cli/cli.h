@@ -3,6 +3,7 @@
 #ifndef PCL_CLI_H
 #define PCL_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,11 +26,46 @@ struct pcl_script;
 int dump_raw_trace(struct input *in, struct pcl_script *s);
 int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_evlist(int argc, char **argv);
+int cmd_data(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+/* perf's input when no -i: "-" when standard input is a pipe, else "perf.data" (cmd-evlist.c). */
+const char *default_input(void);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* Print a subcommand's usage to @out; returns 0, or -1 for an unknown command. */
 int print_usage(const char *cmd, FILE *out);
+
+/*
+ * Every command parses its options with getopt_long, which this routes
+ * through cli_getopt_long (cmd-help.c) so that all of them, with no code of
+ * their own, answer two requests as perf's do:
+ *   pcl CMD --list-opts   print the long options of CMD's table on one line
+ *                         and exit 0 (main.c sets cli_list_opts; for shell
+ *                         completion, scripts/pcl-completion.bash)
+ *   pcl CMD --help        show the man page pcl-CMD(1) when one is installed
+ *                         (-h, and --help without a page, print the usage)
+ * cli_cmd is the command main.c dispatched to ("stat" for "stat record").
+ */
+extern const char *cli_cmd;
+extern bool cli_list_opts;
+int cli_getopt_long(int argc, char *const argv[], const char *optstring,
+		    const struct option *longopts, int *longindex);
+#define getopt_long cli_getopt_long
+/* Run man(1) on pcl-@cmd (pcl for NULL) if that page is installed; returns if not. */
+void show_man_page(const char *cmd);
+
+/*
+ * The pager (pager.c): on a terminal, start PCL_PAGER / PERF_PAGER / PAGER /
+ * less and make stdout its pipe; pcl waits for it at exit. 0, or a negative
+ * errno when it could not start (output then goes to the terminal).
+ * pager_active(): whether output goes through one (so colours are wanted).
+ */
+int setup_pager(void);
+bool pager_active(void);
+/* --no-pager: setup_pager() does nothing from now on. */
+void pager_disable(void);
 
 /* Append @s to a growable array of strings (not copied). 0 or -1 (out of memory). */
 int add_string(char ***v, int *n, char *s);

@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* pcl help [COMMAND]: usage of pcl and of each subcommand. */
+/*
+ * pcl help [COMMAND]: usage of pcl and of each subcommand, or its man page
+ * when installed; and the getopt_long wrapper behind every command's
+ * --help (man page) and --list-opts (shell completion).
+ */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 
+/* this file calls the real one */
+#undef getopt_long
+
+const char *cli_cmd;
+bool cli_list_opts;
+
 static const char usage_main[] =
-	"usage: pcl [--version] [--help] COMMAND [ARGS]\n"
+	"usage: pcl [--version] [--help] [--no-pager | --paginate] [--list-cmds] COMMAND [ARGS]\n"
 	"\n"
 	"pcl counts and explains what a program does to the machine, through\n"
 	"perf_event_open(2). Commands:\n"
@@ -17,10 +32,24 @@ static const char usage_main[] =
 	"   annotate  instructions and source lines of hot functions, like perf annotate\n"
 	"   script    one line per sample of a perf.data file, as perf script prints it\n"
 	"   diff      compare two perf.data files symbol by symbol, like perf diff\n"
-	"   help      show this text, or a command's usage: pcl help stat\n"
+	"   evlist    list the events of a perf.data file, like perf evlist\n"
+	"   data      convert a perf.data file to JSON, like perf data convert\n"
+	"   daemon    run record sessions in the background from a config file\n"
+	"   help      show this text, or a command's manual: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
-	"Events are named as in perf: see 'pcl help events'.\n";
+	"  -v, --version           print pcl's version\n"
+	"  -h, --help              show this text\n"
+	"      --no-pager          do not page the output of report, script, list,\n"
+	"                          annotate, diff and help on a terminal\n"
+	"  -p, --paginate          page the output of any command on a terminal\n"
+	"      --list-cmds         the command names on one line (shell completion)\n"
+	"\n"
+	"'pcl CMD -h' prints CMD's options; 'pcl CMD --help' and 'pcl help CMD' show\n"
+	"its manual, pcl-CMD(1), when installed. 'pcl CMD --list-opts' prints CMD's\n"
+	"long options (shell completion). The pager is PCL_PAGER, else PERF_PAGER,\n"
+	"else PAGER, else less (with LESS=FRX when LESS is not set); empty or 'cat':\n"
+	"none. Events are named as in perf: see 'pcl help events'.\n";
 
 static const char usage_stat[] =
 	"usage: pcl stat [OPTIONS] [--] COMMAND [ARGS]\n"
@@ -31,11 +60,16 @@ static const char usage_stat[] =
 	"would)\n"
 	"\n"
 	"Run COMMAND and print counts of events over its run, like perf stat.\n"
-	"Counting starts at the command's exec and follows its children.\n"
+	"Counting starts at the command's exec and follows its children. With no\n"
+	"command and no target, count the whole system until Ctrl-C.\n"
 	"\n"
 	"  -e, --event EVENTS      events to count (repeatable; see 'pcl help events');\n"
 	"                          default: task-clock, context-switches, cpu-migrations,\n"
 	"                          page-faults, cycles, instructions, branches, branch-misses\n"
+	"  -M, --metrics NAMES     metrics or metric groups, comma list ('pcl list metrics')\n"
+	"      --metric-only       print the metrics alone, one column each\n"
+	"      --metric-no-merge   count each metric's events for it alone (not shared)\n"
+	"      --metric-no-group   accepted (pcl never groups a metric's events)\n"
 	"  -p, --pid PIDS          count existing processes (comma list), all their threads\n"
 	"  -t, --tid TIDS          count existing threads (comma list)\n"
 	"  -a, --all-cpus          count on every CPU (system-wide)\n"
@@ -44,12 +78,18 @@ static const char usage_stat[] =
 	"  -i, --no-inherit        do not count children created after the start\n"
 	"  -r, --repeat N          run the command N times; print means and +- variation\n"
 	"  -I, --interval-print MS print counts every MS milliseconds (at least 10)\n"
+	"      --interval-count N  with -I: stop after N intervals\n"
+	"      --summary           with -I: print the totals at the end too\n"
+	"      --no-csv-summary    with --summary -x: no 'summary' first column\n"
 	"  -x, --field-separator SEP  CSV output with SEP between fields\n"
 	"  -j, --json              JSON output, one object per line\n"
 	"  -o, --output FILE       write the counts to FILE instead of stderr\n"
 	"  -A, --no-aggr           one row per CPU (with -a or -C)\n"
 	"      --per-core          one row per core (with -a or -C)\n"
+	"      --per-die           one row per die (with -a or -C)\n"
 	"      --per-socket        one row per socket (with -a or -C)\n"
+	"      --per-node          one row per NUMA node (with -a or -C)\n"
+	"      --no-merge          accepted for perf's scripts (pcl merges nothing)\n"
 	"      --per-thread        one row per thread (with -p or -t)\n"
 	"  -B, --big-num           group digits with the locale's separator (default)\n"
 	"      --no-big-num        do not group digits\n"
@@ -71,6 +111,9 @@ static const char usage_record[] =
 	"  -F, --freq HZ|max       samples per second per event (default 4000, at most\n"
 	"                          perf_event_max_sample_rate)\n"
 	"  -c, --count N           a sample every N events instead of a frequency\n"
+	"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]  take perf's control commands\n"
+	"                          (enable, disable, ping, stop) from CTL, answer 'ack'\n"
+	"                          on ACK (pcl daemon runs its sessions so)\n"
 	"  -g                      call chains through frame pointers\n"
 	"      --call-graph fp|dwarf[,SIZE]  frame pointers, or user registers and SIZE\n"
 	"                          bytes of user stack (default 8192) for DWARF unwinding\n"
@@ -95,6 +138,23 @@ static const char usage_record[] =
 	"                          takes a pipe-mode stream (the command's stdout then\n"
 	"                          goes to stderr when it would mix into the stream)\n"
 	"  -q, --quiet             no notes and no summary\n"
+	"  -z, --compression-level[=N]  zstd-compress the recorded records (level 1 fastest,\n"
+	"                          the default, .. 22 smallest) as perf record -z\n"
+	"      --all-user / --all-kernel  sample every event in user / kernel space only\n"
+	"      --filter FILTER     tracepoint filter for the events of the -e before it\n"
+	"                          (tracefs syntax: 'prev_pid == 0 && next_pid != 1')\n"
+	"      --per-thread        a counter and a ring per thread; children not followed\n"
+	"  -B, --no-buildid        no build ids in the file\n"
+	"      --user-regs[=REGS]  sample these user registers (all without REGS; '?' lists)\n"
+	"  -I, --intr-regs[=REGS]  sample these registers at the interrupt\n"
+	"      --overwrite         flight recorder: rings the kernel overwrites, the newest\n"
+	"                          samples written at the end (and on each --switch-output)\n"
+	"      --max-size SIZE     stop when the file reaches SIZE (bytes, or with B, K, M, G)\n"
+	"      --switch-output[=signal|SIZE|TIME]  finish the file as FILE.<timestamp> and\n"
+	"                          start a new one on SIGUSR2 (the default), at SIZE (B, K,\n"
+	"                          M, G) or every TIME (s, m, h, d); the last one too\n"
+	"      --switch-max-files N  keep only the N newest of those files\n"
+	"      --timestamp-filename  name the file FILE.<timestamp>\n"
 	"\n"
 	"The exit status is the command's. Ctrl-C stops recording and leaves a complete\n"
 	"file. A recorder killed outright leaves a file that holds every round written.\n"
@@ -284,19 +344,35 @@ static const char usage_diff[] =
 	"and only two files are compared.\n";
 
 static const char usage_list[] =
-	"usage: pcl list [--json] [hw|sw|cache|pmu|tracepoint|GLOB]\n"
+	"usage: pcl list [--json | --raw-dump] [--details]\n"
+	"                [hw|sw|cache|pmu|tracepoint|metrics|metricgroups|GLOB]\n"
 	"\n"
 	"List the events of this machine, grouped like perf list: hardware,\n"
 	"software, tool, cache, PMU (sysfs) events, raw and breakpoint syntax, and\n"
 	"tracepoints. A type word keeps one group (sw: software and tool events);\n"
 	"GLOB filters names (e.g. 'sched:*'). Events this machine\n"
-	"cannot count are marked 'not supported'. --json prints one JSON array.\n";
+	"cannot count are marked 'not supported'. --json prints one JSON array.\n"
+	"metrics and metricgroups list this CPU's metrics for 'pcl stat -M'\n"
+	"(--details: with their formulas). --raw-dump prints the names only, on\n"
+	"one line, as perf list --raw-dump does (countable events only).\n";
+
+static const char usage_help[] =
+	"usage: pcl help [COMMAND|events]\n"
+	"\n"
+	"Without COMMAND, the list of commands and pcl's global options. With one,\n"
+	"its manual page, pcl-COMMAND(1), through man(1) when the page is installed\n"
+	"(beside pcl, PREFIX/share/man, or on MANPATH), else its usage text.\n"
+	"'pcl help events': the event syntax.\n"
+	"\n"
+	"  -h, --help              show this text (--help: the manual page, pcl-help(1))\n";
 
 static const char usage_events[] =
 	"Event syntax (as in perf):\n"
 	"  cycles, instructions, task-clock, page-faults ...  generic events ('pcl list')\n"
 	"  L1-dcache-load-misses, LLC-loads, dTLB-load-misses  cache events\n"
 	"  r1a8                      raw event code for the CPU's PMU (hex)\n"
+	"  l2_pf_hit_l2, RETIRED_INSTRUCTIONS  named hardware events: perf's names of\n"
+	"                            this CPU's metric events, or libpfm4's names\n"
 	"  pmu/term=val,.../         a PMU's format fields or sysfs events, e.g. msr/tsc/\n"
 	"  sched:sched_switch        a tracepoint; globs select many: 'sched:*'\n"
 	"  mem:ADDR[/LEN][:rwx]      a hardware breakpoint (LEN 1, 2, 4 or 8)\n"
@@ -345,6 +421,77 @@ static const char usage_annotate[] =
 	"code no file holds (the kernel from kallsyms, JIT code) is skipped and counted\n"
 	"in one warning; an unknown SYMBOL, or a file without samples, is an error.\n";
 
+static const char usage_evlist[] =
+	"usage: pcl evlist [-i FILE|-] [-v | -F | -g] [--trace-fields] [-f]\n"
+	"\n"
+	"List the events of a perf.data file (pcl's or perf's, a file or a stream),\n"
+	"one a line, as perf evlist prints them.\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"  -v, --verbose           every attr field that is not zero\n"
+	"  -F, --freq              the sample frequency (sample_freq=) or period\n"
+	"                          (sample_period=) of each event\n"
+	"  -g, --group             groups on one line: {leader,member,...}\n"
+	"      --trace-fields      the fields of each tracepoint\n"
+	"  -f, --force             read a file another user owns\n"
+	"  -h, --help              show this text\n";
+
+static const char usage_data[] =
+	"usage: pcl data convert --to-json OUT [-i FILE|-] [--force]\n"
+	"\n"
+	"Convert a perf.data file (pcl's or perf's, a file or a stream) to the JSON\n"
+	"of perf data convert --to-json: the file's headers, then one object per\n"
+	"sample with its time, pid, tid, cpu (when recorded), command name and\n"
+	"call chain (address, and symbol and DSO where known), in time order.\n"
+	"Tracepoint payloads are not written (perf 6.1 writes none).\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data; standard input\n"
+	"                          when that is a pipe; - for standard input)\n"
+	"      --to-json OUT       write the JSON to OUT (refused if it exists)\n"
+	"  -f, --force             overwrite OUT; read a file another user owns\n"
+	"      --all               refused, as by perf: JSON has no non-sample records\n"
+	"      --tod               refused, as by perf for JSON\n"
+	"  -v, --verbose           accepted, as by perf\n"
+	"  -h, --help              show this text\n"
+	"\n"
+	"--to-ctf (perf's other format) is not supported.\n";
+
+static const char usage_daemon[] =
+	"usage: pcl daemon [--config FILE] [-v] [-x [SEP]]      (list the sessions)\n"
+	"       pcl daemon start [--config FILE] [-f]\n"
+	"       pcl daemon stop | ping [--session NAME] | signal [--session NAME]\n"
+	"                  [--config FILE]\n"
+	"\n"
+	"Run pcl record sessions in the background, as perf daemon does, from a\n"
+	"config file in perf's format:\n"
+	"\n"
+	"  [daemon]\n"
+	"  base = /var/lib/pcl-daemon\n"
+	"  [session-cycles]\n"
+	"  run = -m 10 -e cycles --switch-output\n"
+	"\n"
+	"Each session runs 'pcl record --control=fifo:control,ack RUN' in\n"
+	"BASE/session-NAME (its output, perf.data files, control and ack fifos).\n"
+	"The daemon writes its log to BASE/output, holds BASE/lock, answers on the\n"
+	"socket BASE/control, and restarts, starts or stops sessions when the\n"
+	"config file changes. pcl and perf daemons and clients understand each\n"
+	"other.\n"
+	"\n"
+	"  start                   start the daemon (in the background)\n"
+	"  stop                    stop the daemon and its sessions\n"
+	"  ping                    OK or FAIL for each session (or --session NAME)\n"
+	"  signal                  send SIGUSR2 to each session (or --session NAME): a\n"
+	"                          session with --switch-output starts a new file\n"
+	"      --config FILE       the config file (default /etc/perfconfig if readable,\n"
+	"                          else ~/.perfconfig)\n"
+	"      --base DIR          the base directory, instead of the config's\n"
+	"      --session NAME      one session (ping, signal); default all\n"
+	"  -x, --field-separator [SEP]  list as SEP-separated fields (default ',')\n"
+	"  -v, --verbose           list with each session's paths and up time\n"
+	"  -f, --foreground        start: stay in the foreground\n"
+	"  -h, --help              show this text\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -354,7 +501,10 @@ static const struct {
 	{ "script", usage_script },
 	{ "diff", usage_diff },
 	{ "annotate", usage_annotate },
-	{ "events", usage_events }, { "help", usage_main },
+	{ "evlist", usage_evlist },
+	{ "data", usage_data },
+	{ "daemon", usage_daemon },
+	{ "events", usage_events }, { "help", usage_help },
 };
 
 int print_usage(const char *cmd, FILE *out)
@@ -372,12 +522,99 @@ int print_usage(const char *cmd, FILE *out)
 	return -1;
 }
 
+/* Whether @path is a readable file. */
+static bool readable(const char *path)
+{
+	return !access(path, R_OK);
+}
+
+/* Whether man(1) finds @page on its search path (MANPATH, man.conf). */
+static bool man_knows(const char *page)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execlp("man", "man", "-w", page, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+void show_man_page(const char *cmd)
+{
+	char exe[PATH_MAX], page[64], path[PATH_MAX + 128], *slash;
+	ssize_t n;
+
+	/* a command's name, not a path to some other file */
+	if (cmd && (!*cmd || strspn(cmd, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(cmd)))
+		return;
+	snprintf(page, sizeof(page), "pcl%s%s", cmd ? "-" : "", cmd ? cmd : "");
+	/* installed beside this pcl: PREFIX/bin/pcl -> PREFIX/share/man/man1 */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/../share/man/man1/%s.1", exe, page);
+			if (readable(path)) {
+				fflush(stdout);
+				execlp("man", "man", "-l", path, (char *)NULL);
+				return;
+			}
+		}
+	}
+	if (man_knows(page)) {
+		fflush(stdout);
+		execlp("man", "man", page, (char *)NULL);
+	}
+}
+
+int cli_getopt_long(int argc, char *const argv[], const char *optstring,
+		    const struct option *longopts, int *longindex)
+{
+	int idx = -1, c;
+
+	if (cli_list_opts) {
+		for (const struct option *o = longopts; o && o->name; o++)
+			printf("%s--%s", o == longopts ? "" : " ", o->name);
+		putchar('\n');
+		exit(stdout_finish(0));
+	}
+	c = getopt_long(argc, argv, optstring, longopts, &idx);
+	if (longindex)
+		*longindex = idx;
+	/* --help, not -h: the manual, as perf does; the usage when there is none */
+	if (cli_cmd && c != -1 && c != '?' && c != ':' && idx >= 0 &&
+	    !strcmp(longopts[idx].name, "help"))
+		show_man_page(cli_cmd);
+	return c;
+}
+
 int cmd_help(int argc, char **argv)
 {
-	if (argc < 2)
+	const char *cmd = argc < 2 ? NULL : argv[1];
+
+	/* pcl help -h: help's own usage; --help: its page */
+	if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")))
+		cmd = "help";
+	if (cmd)
+		show_man_page(cmd);
+	setup_pager();
+	if (!cmd)
 		return print_usage(NULL, stdout), 0;
-	if (print_usage(argv[1], stdout)) {
-		die_msg("no help for '%s'; see 'pcl help'", argv[1]);
+	if (print_usage(cmd, stdout)) {
+		die_msg("no help for '%s'; see 'pcl help'", cmd);
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
@@ -34,7 +35,94 @@ enum {
 	OPT_SAMPLE_CPU,
 	OPT_FP_LEAF,
 	OPT_NO_FP_LEAF,
+	OPT_CONTROL,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_TIMESTAMP_FILENAME,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_FILTER,
+	OPT_PER_THREAD,
+	OPT_USER_REGS,
+	OPT_MAX_SIZE,
+	OPT_NO_COMPRESSION,
+	OPT_OVERWRITE,
 };
+
+/* x86_64 registers perf samples, by their bit in sample_regs_user/intr (asm/perf_regs.h) */
+static const struct {
+	const char *name;
+	int bit;
+} sample_regs[] = {
+	{ "AX", 0 },	{ "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
+	{ "DI", 5 },	{ "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
+	{ "CS", 10 },	{ "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
+	{ "R11", 19 },	{ "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
+};
+#define NR_SAMPLE_REGS (sizeof(sample_regs) / sizeof(sample_regs[0]))
+
+/*
+ * --user-regs / --intr-regs[=REG,...]: all of them without a list, as
+ * perf; '?' lists the names (on stdout, exit 0: a listing is no error).
+ */
+static int parse_regs(const char *opt, const char *arg, uint64_t *mask)
+{
+	char *copy, *tok, *save = NULL;
+
+	*mask = 0;
+	if (!arg || !*arg) {
+		for (size_t i = 0; i < NR_SAMPLE_REGS; i++)
+			*mask |= 1ull << sample_regs[i].bit;
+		return 0;
+	}
+	if (!strcmp(arg, "?")) {
+		printf("available registers:");
+		for (size_t i = 0; i < NR_SAMPLE_REGS; i++)
+			printf(" %s", sample_regs[i].name);
+		printf(" \n");
+		exit(0);
+	}
+	copy = strdup(arg);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < NR_SAMPLE_REGS && strcasecmp(tok, sample_regs[i].name); i++)
+			;
+		if (i == NR_SAMPLE_REGS) {
+			die_msg("unknown register '%s' ('pcl record %s=?' lists them)", tok, opt);
+			free(copy);
+			return -1;
+		}
+		*mask |= 1ull << sample_regs[i].bit;
+	}
+	free(copy);
+	if (!*mask) {
+		die_msg("no register in '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --filter: for the events of the -e before it, as perf's */
+static int add_filter(struct record_opts *o, const char *arg)
+{
+	struct record_filter *f;
+
+	if (!o->nr_events) {
+		die_msg("--filter must follow a -e tracepoint event it applies to");
+		return -1;
+	}
+	f = realloc(o->filters, (size_t)(o->nr_filters + 1) * sizeof(*f));
+	if (!f) {
+		die_msg("out of memory");
+		return -1;
+	}
+	o->filters = f;
+	f[o->nr_filters++] = (struct record_filter){ o->nr_events, arg };
+	return 0;
+}
 
 /* -g: user stack bytes kept per sample to repair the leaf's caller (docs/fpleaf.md) */
 #define FP_LEAF_DEFAULT 64
@@ -145,6 +233,65 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/*
+ * A number with one unit letter after it, as perf's record takes sizes
+ * (B, K, M, G) and times (s, m, h, d); @tags pairs each letter with its
+ * multiplier. Without its letter a number is not taken (perf neither).
+ */
+struct unit {
+	char tag;
+	uint64_t mult;
+};
+
+static bool parse_with_unit(const char *arg, const struct unit *units, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*arg || *arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || !*end || end[1])
+		return false;
+	for (; units->tag; units++) {
+		if (*end == units->tag) {
+			if (v > UINT64_MAX / units->mult)
+				return false;
+			*out = v * units->mult;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct unit size_units[] = {
+	{ 'B', 1 }, { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 0, 0 },
+};
+static const struct unit time_units[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 0, 0 },
+};
+
+/* --switch-output[=signal|SIZE|TIME]: perf's default is the signal. */
+static int parse_switch_output(struct record_opts *o, const char *arg)
+{
+	o->switch_output = o->timestamp_filename = true;
+	o->switch_signal = false;
+	o->switch_size = o->switch_secs = 0;
+	if (!arg || !strcmp(arg, "signal")) {
+		o->switch_signal = true;
+		return 0;
+	}
+	if (parse_with_unit(arg, size_units, &o->switch_size) && o->switch_size)
+		return 0;
+	if (parse_with_unit(arg, time_units, &o->switch_secs) && o->switch_secs)
+		return 0;
+	die_msg("bad --switch-output '%s' (signal, a size with B, K, M or G, or a time with "
+		"s, m, h or d)",
+		arg);
+	return -1;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -168,6 +315,21 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fp-leaf", required_argument, NULL, OPT_FP_LEAF },
 		{ "no-fp-leaf", no_argument, NULL, OPT_NO_FP_LEAF },
+		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+		{ "timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME },
+		{ "all-user", no_argument, NULL, OPT_ALL_USER },
+		{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "no-buildid", no_argument, NULL, 'B' },
+		{ "user-regs", optional_argument, NULL, OPT_USER_REGS },
+		{ "intr-regs", optional_argument, NULL, 'I' },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "no-compression-level", no_argument, NULL, OPT_NO_COMPRESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,7 +337,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'e':
@@ -206,8 +368,78 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_FP_LEAF:
 			o->leaf_stack_size = 0;
 			break;
+		case OPT_CONTROL:
+			o->control = optarg; /* opened by record_run (record-control.c) */
+			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;
+			break;
+		case OPT_SWITCH_OUTPUT:
+			if (parse_switch_output(o, optarg))
+				return -1;
+			break;
+		case OPT_SWITCH_MAX_FILES: {
+			uint64_t v;
+
+			if (!parse_uint(optarg, 10, 0, 1u << 20, &v)) {
+				die_msg("bad --switch-max-files '%s' (a number of files)", optarg);
+				return -1;
+			}
+			o->switch_max_files = (unsigned int)v;
+			break;
+		}
+		case OPT_TIMESTAMP_FILENAME:
+			o->timestamp_filename = true;
+			break;
+		case OPT_ALL_USER:
+			o->all_user = true;
+			break;
+		case OPT_ALL_KERNEL:
+			o->all_kernel = true;
+			break;
+		case OPT_FILTER:
+			if (add_filter(o, optarg))
+				return -1;
+			break;
+		case OPT_PER_THREAD:
+			o->per_thread = true;
+			break;
+		case 'B':
+			o->no_buildid = true;
+			break;
+		case OPT_USER_REGS:
+			if (parse_regs("--user-regs", optarg, &o->user_regs))
+				return -1;
+			break;
+		case 'I':
+			if (parse_regs("--intr-regs", optarg, &o->intr_regs))
+				return -1;
+			break;
+		case 'z': {
+			uint64_t v = 1;
+
+			/* perf's: 0 means the default (1), above zstd's 22 means 22 */
+			if (optarg && !parse_uint(optarg, 10, 0, 1000000, &v)) {
+				die_msg("bad compression level '%s' (1 fastest .. 22 smallest)",
+					optarg);
+				return -1;
+			}
+			o->compression_level = v == 0 ? 1 : v > 22 ? 22 : (int)v;
+			break;
+		}
+		case OPT_OVERWRITE:
+			o->overwrite = true;
+			break;
+		case OPT_NO_COMPRESSION:
+			o->compression_level = 0;
+			break;
+		case OPT_MAX_SIZE:
+			if (!parse_with_unit(optarg, size_units, &o->max_size) &&
+			    !parse_uint(optarg, 10, 0, UINT64_MAX, &o->max_size)) {
+				die_msg("bad --max-size '%s' (bytes, or a size with B, K, M or G)",
+					optarg);
+				return -1;
+			}
 			break;
 		case 's':
 			o->inherit_stat = true;
@@ -252,11 +484,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 static int validate(struct record_opts *o)
 {
+	struct stat st;
 
 	if (!o->argv && !o->target.pid && !o->target.tid && !o->target.system_wide &&
 	    !o->target.cpu_list) {
 		die_msg("nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
 		print_usage("record", stderr);
+		return -1;
+	}
+	if (o->all_user && o->all_kernel) {
+		die_msg("give --all-user or --all-kernel, not both");
 		return -1;
 	}
 	if (o->period && (o->freq || o->freq_max)) {
@@ -267,6 +504,12 @@ static int validate(struct record_opts *o)
 		o->output = "perf.data";
 	if (!o->mmap_pages)
 		o->mmap_pages = 128;
+	/* a stream has no file to rename (perf's switch fails on a pipe too) */
+	if (o->timestamp_filename && (!strcmp(o->output, "-") || !stat(o->output, &st)) &&
+	    (!strcmp(o->output, "-") || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		die_msg("--switch-output and --timestamp-filename need a file, not a pipe (-o -)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -281,9 +524,11 @@ int cmd_record(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
+		free(o.filters);
 		return EXIT_USAGE;
 	}
 	ret = record_run(&o, argc + 1, argv - 1);
 	free(o.events);
+	free(o.filters);
 	return ret;
 }

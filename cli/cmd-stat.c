@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -35,13 +36,33 @@
 	"cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"      \
 	"branch-misses"
 
+#define MAX_METRICS	  64
+#define MAX_METRIC_EVENTS 32
+
+/* A -M metric and the evlist indexes of its formula's events. */
+struct stat_metric_use {
+	const struct pcl_metric *m;
+	char names[MAX_METRIC_EVENTS][128];
+	int idx[MAX_METRIC_EVENTS];
+	int n;
+};
+
 struct stat_opts {
 	char **events;
 	int nr_events;
+	char **metric_args; /* -M NAME|GROUP,... as given */
+	int nr_metric_args;
+	struct stat_metric_use metrics[MAX_METRICS];
+	int nr_metrics;
+	bool metric_only;
+	bool metric_no_merge; /* each metric counts its own events */
 	struct pcl_target target;
 	struct pcl_stat_config cfg;
 	int repeat;
 	long interval_ms;
+	long interval_count; /* --interval-count: stop printing after this many, 0 for no end */
+	bool summary;	     /* --summary: the totals after the intervals too */
+	bool no_csv_summary; /* --no-csv-summary: without the "summary" CSV column */
 	const char *output;
 	bool null_run;
 	bool big_num_set;
@@ -59,12 +80,25 @@ enum {
 	OPT_PER_SOCKET,
 	OPT_PER_THREAD,
 	OPT_NO_BIG_NUM,
+	OPT_INTERVAL_COUNT,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
+	OPT_PER_NODE,
+	OPT_PER_DIE,
+	OPT_NO_MERGE,
+	OPT_METRIC_ONLY,
+	OPT_METRIC_NO_GROUP,
+	OPT_METRIC_NO_MERGE,
 };
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+		{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
+		{ "metric-no-merge", no_argument, NULL, OPT_METRIC_NO_MERGE },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
@@ -79,6 +113,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "no-aggr", no_argument, NULL, 'A' },
 		{ "per-core", no_argument, NULL, OPT_PER_CORE },
 		{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+		{ "per-die", no_argument, NULL, OPT_PER_DIE },
+		{ "per-node", no_argument, NULL, OPT_PER_NODE },
+		{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
+		{ "no-csv-summary", no_argument, NULL, OPT_NO_CSV_SUMMARY },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "big-num", no_argument, NULL, 'B' },
 		{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
@@ -91,11 +131,25 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jo:p:t:aC:G:iABnh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))
 				return -1;
+			break;
+		case 'M':
+			if (add_string(&o->metric_args, &o->nr_metric_args, optarg))
+				return -1;
+			break;
+		case OPT_METRIC_NO_GROUP:
+			/* pcl never groups a metric's events (see add_metric_events) */
+			break;
+		case OPT_METRIC_NO_MERGE:
+			o->metric_no_merge = true;
+			break;
+		case OPT_METRIC_ONLY:
+			o->metric_only = true;
+			o->cfg.metric_only = true;
 			break;
 		case 'r':
 			if (!parse_uint(optarg, 10, 1, 100000, &v)) {
@@ -110,6 +164,22 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 				return -1;
 			}
 			o->interval_ms = v;
+			break;
+		case OPT_INTERVAL_COUNT:
+			if (!parse_uint(optarg, 10, 1, INT_MAX, &v)) {
+				die_msg("bad interval count '%s' (expected a number >= 1)", optarg);
+				return -1;
+			}
+			o->interval_count = (long)v;
+			break;
+		case OPT_NO_MERGE:
+			/* each event already prints as its own row: pcl merges no aliases */
+			break;
+		case OPT_SUMMARY:
+			o->summary = true;
+			break;
+		case OPT_NO_CSV_SUMMARY:
+			o->no_csv_summary = true;
 			break;
 		case 'x':
 			if (!*optarg) {
@@ -136,6 +206,12 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_PER_SOCKET:
 			o->cfg.aggr = PCL_AGGR_SOCKET;
+			break;
+		case OPT_PER_DIE:
+			o->cfg.aggr = PCL_AGGR_DIE;
+			break;
+		case OPT_PER_NODE:
+			o->cfg.aggr = PCL_AGGR_NODE;
 			break;
 		case OPT_PER_THREAD:
 			o->cfg.aggr = PCL_AGGR_THREAD;
@@ -200,17 +276,14 @@ static bool has_cpus(const struct stat_opts *o)
 static int validate(struct stat_opts *o)
 {
 
-	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o)) {
-		die_msg("nothing to count: give a command, -p PID, -t TID, -a or -C CPUS");
-		print_usage("stat", stderr);
-		return -1;
-	}
+	/* as perf: nothing named to count means the whole system, until Ctrl-C (or -I's count) */
+	if (!o->argv && !o->target.pid && !o->target.tid && !has_cpus(o))
+		o->target.system_wide = true;
 	if (o->target.cgroup && !o->target.cpu_list)
 		o->target.system_wide = true; /* a cgroup is counted per CPU */
-	if ((o->cfg.aggr == PCL_AGGR_NONE || o->cfg.aggr == PCL_AGGR_CORE ||
-	     o->cfg.aggr == PCL_AGGR_SOCKET) &&
-	    !has_cpus(o)) {
-		die_msg("per-CPU, per-core and per-socket counts need CPUs to count on (-a or -C)");
+	if (o->cfg.aggr != PCL_AGGR_GLOBAL && o->cfg.aggr != PCL_AGGR_THREAD && !has_cpus(o)) {
+		die_msg("per-CPU, per-core, per-die, per-socket and per-node counts need CPUs to "
+			"count on (-a or -C)");
 		return -1;
 	}
 	if (o->cfg.aggr == PCL_AGGR_THREAD && !o->target.pid && !o->target.tid &&
@@ -228,6 +301,10 @@ static int validate(struct stat_opts *o)
 		o->target.system_wide = false;
 		o->target.pid = o->all_threads;
 		o->target.ignore_missing = true; /* some will exit before they are opened */
+	}
+	if (o->interval_count && !o->interval_ms) {
+		die_msg("--interval-count needs -I (the interval to count)");
+		return -1;
 	}
 	if (o->interval_ms && o->repeat > 1) {
 		die_msg("-I and -r cannot be used together");
@@ -251,6 +328,8 @@ static int validate(struct stat_opts *o)
 	if (!o->big_num_set)
 		o->cfg.big_num = o->cfg.format == PCL_STAT_STD;
 	o->cfg.run_count = o->repeat;
+	/* perf marks the totals' CSV rows with a "summary" column unless told not to */
+	o->cfg.csv_summary = o->summary && !o->no_csv_summary;
 	return 0;
 }
 
@@ -292,7 +371,7 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 			return -1;
 		}
 	}
-	if (!o->nr_events && pcl_evlist__add(el, def, &err) < 0) {
+	if (!o->nr_events && !o->nr_metric_args && pcl_evlist__add(el, def, &err) < 0) {
 		die_msg("%s", err.msg);
 		return -1;
 	}
@@ -304,6 +383,183 @@ static int add_events(struct stat_opts *o, struct pcl_evlist *el)
 			"pcl: perf_event_paranoid is %d and this user may not count the kernel: "
 			"counting user space only (:u)\n",
 			caps.perf_event_paranoid);
+	}
+	return 0;
+}
+
+/* Add metric @m (once) to @o->metrics. */
+static int use_metric(struct stat_opts *o, const struct pcl_metric *m)
+{
+	for (int i = 0; i < o->nr_metrics; i++)
+		if (o->metrics[i].m == m)
+			return 0;
+	if (o->nr_metrics == MAX_METRICS) {
+		die_msg("too many metrics (at most %d)", MAX_METRICS);
+		return -1;
+	}
+	o->metrics[o->nr_metrics++].m = m;
+	return 0;
+}
+
+/*
+ * Each -M word: a metric, every metric of a group, or "all"; matched
+ * without regard to case, as perf matches them. Unknown names are an error.
+ */
+static int resolve_metric_word(struct stat_opts *o, const char *w)
+{
+	const struct pcl_metric *m;
+	int found = 0;
+
+	for (int i = 0; (m = pcl_metrics(i)); i++) {
+		if (strcasecmp(w, "all") && strcasecmp(m->name, w) && strcasecmp(m->group, w))
+			continue;
+		found++;
+		if (use_metric(o, m))
+			return -1;
+	}
+	if (found)
+		return 0;
+	if (pcl_metric_table())
+		die_msg("metric or metric group '%s' not found (see 'pcl list metrics')", w);
+	else
+		die_msg("metric '%s' not found: pcl has no metrics for this CPU", w);
+	return -1;
+}
+
+static int resolve_metric_args(struct stat_opts *o)
+{
+	for (int a = 0; a < o->nr_metric_args; a++) {
+		char *list = strdup(o->metric_args[a]), *save = NULL;
+		int ret = 0;
+
+		if (!list) {
+			die_msg("out of memory");
+			return -1;
+		}
+		for (char *w = strtok_r(list, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
+			ret = resolve_metric_word(o, w);
+		free(list);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+struct metric_add_ctx {
+	struct stat_opts *o;
+	struct stat_metric_use *u;
+	struct pcl_evlist *el;
+};
+
+/* The first line of a small file, without its newline; -1 if it cannot be read. */
+static int read_file_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * A package-wide (uncore) PMU, such as amd_l3 or amd_df: sysfs gives it a
+ * cpumask, the one CPU per package that reads it. The kernel serves an
+ * open on any CPU of the package from that one counter, so counting such
+ * an event on every CPU would add the package's count once per CPU; pcl's
+ * counting does not yet follow the cpumask, so it refuses rather than
+ * print a multiple of the truth.
+ */
+static int check_uncore(const struct stat_opts *o, const struct pcl_event *ev)
+{
+	char path[256], mask[256];
+
+	if (!o->target.system_wide && !o->target.cpu_list)
+		return 0; /* per task: the kernel refuses it, and it shows <not supported> */
+	if (!ev->pmu || !pcl_pmu__is_kernel(ev->pmu) || !pcl_pmu__find(pcl_pmu__name(ev->pmu)))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpumask",
+		 pcl_pmu__name(ev->pmu));
+	if (read_file_line(path, mask, sizeof(mask)) < 0)
+		return 0;
+	if (o->target.cpu_list && !strcmp(o->target.cpu_list, mask))
+		return 0;
+	die_msg("event '%s' counts per package on PMU '%s': give -C %s (its cpumask), "
+		"pcl does not yet pick those CPUs itself",
+		ev->name, pcl_pmu__name(ev->pmu), mask);
+	return -EINVAL;
+}
+
+/* One event of a formula: counted once for all the metrics that read it. */
+static int add_metric_event(void *ctx, const char *name)
+{
+	struct metric_add_ctx *c = ctx;
+	struct pcl_parse_error err;
+	int idx = -1;
+
+	if (c->u->n == MAX_METRIC_EVENTS) {
+		die_msg("metric '%s' reads too many events", c->u->m->name);
+		return -E2BIG;
+	}
+	for (int i = 0; i < c->o->nr_metrics && idx < 0 && !c->o->metric_no_merge; i++) {
+		const struct stat_metric_use *u = &c->o->metrics[i];
+
+		for (int k = 0; k < u->n; k++)
+			if (!strcmp(u->names[k], name))
+				idx = u->idx[k];
+	}
+	if (idx < 0) {
+		idx = pcl_evlist__nr(c->el);
+		if (pcl_evlist__add(c->el, name, &err) < 0) {
+			die_msg("metric '%s': %s", c->u->m->name,
+				err.msg[0] ? err.msg : pcl_last_error());
+			return -EINVAL;
+		}
+		if (check_uncore(c->o, pcl_evlist__event(c->el, idx)))
+			return -EINVAL;
+	}
+	snprintf(c->u->names[c->u->n], sizeof(c->u->names[0]), "%s", name);
+	c->u->idx[c->u->n++] = idx;
+	return 0;
+}
+
+/*
+ * The events of every -M metric, ungrouped: perf puts each metric's events
+ * in a weak group, which pcl does not split when the PMU is short of
+ * counters; ungrouped, the kernel multiplexes them and the counts are
+ * scaled by their running time.
+ */
+static int add_metric_events(struct stat_opts *o, struct pcl_evlist *el)
+{
+	if (resolve_metric_args(o))
+		return -1;
+	for (int i = 0; i < o->nr_metrics; i++) {
+		struct metric_add_ctx c = { o, &o->metrics[i], el };
+
+		if (pcl_metric_expr_events(o->metrics[i].m->expr, add_metric_event, &c))
+			return -1;
+	}
+	return 0;
+}
+
+static int attach_metrics(struct stat_opts *o, struct pcl_stat *st)
+{
+	for (int i = 0; i < o->nr_metrics; i++) {
+		const struct stat_metric_use *u = &o->metrics[i];
+		const char *names[MAX_METRIC_EVENTS];
+
+		for (int k = 0; k < u->n; k++)
+			names[k] = u->names[k];
+		if (pcl_stat__add_metric(st, u->m->name, u->m->expr, u->m->scale_unit, names,
+					 u->idx, u->n)) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -350,6 +606,7 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 {
 	uint64_t interval = (uint64_t)o->interval_ms * 1000000ull, next = r->start_ns + interval;
 	struct timespec tmo;
+	long ticks = 0;
 
 	r->last_ns = r->start_ns;
 	while (!got_signal) {
@@ -359,6 +616,13 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 			interval_tick(o, r, el, st, out, now);
 			while (next <= now)
 				next += interval;
+			if (o->interval_count && ++ticks >= o->interval_count) {
+				/* as perf: no more intervals; a command still runs to its end */
+				interval = 0;
+				if (!r->wl)
+					break;
+				continue;
+			}
 		}
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
@@ -450,8 +714,9 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	if (!*st) {
 		o->cfg.sz = sizeof(o->cfg);
 		*st = pcl_stat__new(&o->cfg, el);
-		if (!*st) {
-			die_msg("out of memory");
+		if (!*st || attach_metrics(o, *st)) {
+			if (!*st)
+				die_msg("out of memory");
 			pcl_workload__free(r.wl);
 			return -1;
 		}
@@ -562,11 +827,12 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (parse_opts(argc, argv, &o) || validate(&o)) {
 		free(o.events);
+		free(o.metric_args);
 		free(o.all_threads);
 		return EXIT_USAGE;
 	}
 	el = pcl_evlist__new();
-	if (!el || (!o.null_run && add_events(&o, el))) {
+	if (!el || (!o.null_run && (add_events(&o, el) || add_metric_events(&o, el)))) {
 		exit_code = EXIT_USAGE;
 		goto out;
 	}
@@ -586,7 +852,7 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!o.interval_ms)
+	if (!o.interval_ms || o.summary)
 		pcl_stat__print(st, out);
 	if (o.sw) {
 		if (stat_writer_close(o.sw) && !exit_code)
@@ -605,6 +871,7 @@ out:
 	pcl_evlist__free(el);
 	free(desc);
 	free(o.events);
+	free(o.metric_args);
 	free(o.all_threads);
 	return exit_code;
 }

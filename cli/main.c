@@ -8,20 +8,61 @@
 #include <string.h>
 #include <pcl/pcl.h>
 #include "cli.h"
+/* suggest_word(): the event suggester's rule, for command names */
+#include "internal.h"
+
+/* Command flags: PAGED commands write through the pager on a terminal (pager.c). */
+enum { PAGED = 1 };
 
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	unsigned flags;
 };
 
+/* One line per command: others' additions merge line by line. */
+/* clang-format off */
 static const struct cmd commands[] = {
-	{ "stat", cmd_stat }, { "record", cmd_record },	  { "list", cmd_list },
-	{ "report", cmd_report },
-	{ "script", cmd_script },
-	{ "diff", cmd_diff },
-	{ "annotate", cmd_annotate },
-	{ "help", cmd_help }, { "version", cmd_version },
+	{ "stat", cmd_stat },
+	{ "record", cmd_record },
+	{ "list", cmd_list, PAGED },
+	{ "report", cmd_report, PAGED },
+	{ "script", cmd_script, PAGED },
+	{ "diff", cmd_diff, PAGED },
+	{ "annotate", cmd_annotate, PAGED },
+	{ "evlist", cmd_evlist },
+	{ "data", cmd_data },
+	{ "daemon", cmd_daemon },
+	{ "help", cmd_help }, /* pages its own text; man(1) pages the manual */
+	{ "version", cmd_version },
 };
+/* clang-format on */
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The command line, for PCL_ERROR_LOG. */
+static int main_argc;
+static char **main_argv;
+
+/*
+ * PCL_ERROR_LOG=FILE: every error pcl prints is also appended to FILE, after
+ * the command line that printed it. A script written for perf that runs pcl
+ * many times (perf's own shell tests, with pcl as perf) can then be checked
+ * for calls pcl refused, even where the script hides their stderr.
+ */
+static void log_error(const char *fmt, va_list ap)
+{
+	const char *path = getenv("PCL_ERROR_LOG");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "ae")))
+		return;
+	for (int i = 0; i < main_argc; i++)
+		fprintf(f, "%s%s", i ? " " : "", main_argv[i]);
+	fputs("\n\tpcl: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fclose(f);
+}
 
 void die_msg(const char *fmt, ...)
 {
@@ -32,6 +73,9 @@ void die_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	va_start(ap, fmt);
+	log_error(fmt, ap);
+	va_end(ap);
 }
 
 int add_string(char ***v, int *n, char *s)
@@ -166,24 +210,134 @@ int cmd_version(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* pcl --list-cmds: the command names on one line, for shell completion (as perf). */
+static int list_cmds(void)
 {
-	const char *name;
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		printf("%s%s", i ? " " : "", commands[i].name);
+	putchar('\n');
+	return 0;
+}
 
-	/* numbers group by the locale's thousands separator, like perf's -B */
-	setlocale(LC_NUMERIC, "");
-	if (argc < 2) {
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* An unknown command: the closest known one, as git's "did you mean". */
+static int unknown_cmd(const char *name)
+{
+	const char *names[NR_COMMANDS + 1];
+	const char *best;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		names[i] = commands[i].name;
+	names[NR_COMMANDS] = NULL;
+	best = suggest_word(name, names);
+	if (best)
+		die_msg("'%s' is not a pcl command; did you mean '%s'?", name, best);
+	else
+		die_msg("'%s' is not a pcl command; see 'pcl help'", name);
+	return EXIT_USAGE;
+}
+
+/*
+ * Whether ARGS leave the terminal to something else: --help (man(1) brings
+ * its own pager), or -o FILE (report's and diff's exports write there, and
+ * an empty pager screen would only be in the way).
+ */
+static bool args_want_no_pager(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-o") ||
+		    !strncmp(argv[i], "--output", 8))
+			return true;
+	return false;
+}
+
+/*
+ * The global options, before the command's name: -1 to go on to the
+ * command (argv[*next] is its name), or the exit status. Read by hand, not
+ * with getopt_long: glibc's getopt keeps the ordering ('+') of its first
+ * scan, which would then be the commands' too.
+ */
+static int global_options(int argc, char **argv, int *pager, int *next)
+{
+	/* clang-format off */
+	static const struct option global[] = {
+		{ "version", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-pager", no_argument, NULL, 'P' },
+		{ "paginate", no_argument, NULL, 'p' },
+		{ "list-cmds", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* clang-format on */
+	int i;
+
+	if (argc == 2 && !strcmp(argv[1], "--list-opts")) {
+		/* the wrapper prints the table and exits */
+		cli_list_opts = true;
+		getopt_long(argc, argv, "", global, NULL);
+	}
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--version") || !strcmp(a, "-v"))
+			return cmd_version(0, NULL);
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return cmd_help(argc - i, argv + i);
+		if (!strcmp(a, "--list-cmds"))
+			return list_cmds();
+		if (!strcmp(a, "--no-pager")) {
+			*pager = 0;
+			pager_disable();
+		} else if (!strcmp(a, "--paginate") || !strcmp(a, "-p")) {
+			*pager = 1;
+		} else {
+			die_msg("unknown option '%s'; see 'pcl help'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
 		print_usage(NULL, stdout);
 		return EXIT_USAGE;
 	}
-	name = argv[1];
-	if (!strcmp(name, "--version") || !strcmp(name, "-v"))
-		return cmd_version(argc - 1, argv + 1);
-	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
-		return cmd_help(argc - 1, argv + 1);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(name, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	die_msg("'%s' is not a pcl command; see 'pcl help'", name);
-	return EXIT_USAGE;
+	*next = i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int pager = -1, next = 1, ret;
+	const struct cmd *cmd;
+
+	main_argc = argc;
+	main_argv = argv;
+	/* numbers group by the locale's thousands separator, like perf's -B */
+	setlocale(LC_NUMERIC, "");
+	ret = global_options(argc, argv, &pager, &next);
+	if (ret >= 0)
+		return ret;
+	argc -= next;
+	argv += next;
+	cmd = find_cmd(argv[0]);
+	if (!cmd)
+		return unknown_cmd(argv[0]);
+	cli_cmd = cmd->name;
+	if (argc > 1 && !strcmp(argv[1], "--list-opts")) {
+		/* the command's first getopt_long prints its options and exits */
+		cli_list_opts = true;
+		if (cmd->fn == cmd_help || cmd->fn == cmd_version)
+			return 0;
+		argc = 2;
+	}
+	if (pager < 0)
+		pager = (cmd->flags & PAGED) && !args_want_no_pager(argc, argv);
+	if (pager && !cli_list_opts)
+		setup_pager();
+	return cmd->fn(argc, argv);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,10 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "record.h"
+#include "record-control.h"
 #include "run.h"
 
 struct recorder {
@@ -25,7 +29,166 @@ struct recorder {
 	struct pcl_session *s;
 	const char *notes[3]; /* said once recording starts, so an error stays one line */
 	char rate_note[128];
+	struct record_control ctl; /* --control */
+	bool ctl_stop;		   /* a "stop" came through it */
+	/* --switch-output: the rotated files kept (--switch-max-files), a ring */
+	char **kept;
+	unsigned int cur_kept;
+	char last_name[PATH_MAX];
+	uint64_t file_start_ns; /* when the current file began, for a switch by time */
+	bool size_stop; /* --max-size ended the recording */
+	uint64_t ztransferred, zcompressed; /* -z: the last file's bytes before and after */
+	int *ev_end; /* -e number i added the events up to (not including) ev_end[i] */
 };
+
+/* SIGUSR2 with --switch-output: finish this file and start the next, as perf */
+static volatile sig_atomic_t switch_requested;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	switch_requested = 1;
+}
+
+/*
+ * perf record ignores SIGUSR2 unless it switches output on it; we do the
+ * same, after the workload was forked so that it keeps the default. Like
+ * SIGINT it is blocked outside ppoll, so only the poll sees it.
+ */
+static void usr2_setup(const struct record_opts *o, sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = o->switch_output ? on_usr2 : SIG_IGN };
+	sigset_t block;
+
+	sigaction(SIGUSR2, &sa, NULL);
+	if (!o->switch_output)
+		return;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigdelset(waitmask, SIGUSR2);
+}
+
+/*
+ * OUTPUT.<timestamp>: local time to the hundredth of a second, as perf
+ * names its switched files. Two switches within one hundredth would give
+ * the same name and the second would replace the first: wait for the next.
+ */
+static void timestamp_name(struct recorder *rc, char *buf, size_t sz)
+{
+	for (;;) {
+		struct timeval tv;
+		struct tm tm;
+		char dt[32] = "";
+
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
+		snprintf(buf, sz, "%s.%s%02u", rc->o->output, dt, (unsigned int)tv.tv_usec / 10000);
+		if (strcmp(buf, rc->last_name))
+			break;
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+	snprintf(rc->last_name, sizeof(rc->last_name), "%s", buf);
+}
+
+/* --switch-max-files N: keep the N newest files, removing the one N switches old. */
+static void keep_file(struct recorder *rc, const char *name)
+{
+	unsigned int n = rc->o->switch_max_files;
+
+	if (!n)
+		return;
+	if (!rc->kept && !(rc->kept = calloc(n, sizeof(*rc->kept))))
+		return;
+	rc->cur_kept = (rc->cur_kept + 1) % n;
+	if (rc->kept[rc->cur_kept]) {
+		unlink(rc->kept[rc->cur_kept]);
+		free(rc->kept[rc->cur_kept]);
+	}
+	rc->kept[rc->cur_kept] = strdup(name);
+}
+
+static void free_kept(struct recorder *rc)
+{
+	for (unsigned int i = 0; rc->kept && i < rc->o->switch_max_files; i++)
+		free(rc->kept[i]);
+	free(rc->kept);
+}
+
+/* Finish the file as OUTPUT.<timestamp> and record into a new one; 0 or the error. */
+static int switch_output(struct recorder *rc)
+{
+	struct pcl_session_stats st;
+	char name[PATH_MAX];
+	int ret;
+
+	pcl_session__stats(rc->s, &st);
+	if (!rc->o->quiet)
+		fprintf(stderr, "[ pcl record: dump data: Woken up %llu times ]\n",
+			(unsigned long long)(st.wakeups ? st.wakeups : 1));
+	timestamp_name(rc, name, sizeof(name));
+	ret = pcl_session__switch_output(rc->s, name, &st);
+	if (ret)
+		return ret;
+	if (!rc->o->quiet)
+		fprintf(stderr, "[ pcl record: Dump %s ]\n", name);
+	keep_file(rc, name);
+	rc->file_start_ns = now_ns();
+	return 0;
+}
+
+/*
+ * --timestamp-filename, and the last file of --switch-output: OUTPUT.<timestamp>.
+ * As perf, a failed rename leaves the file complete under its own name.
+ */
+static bool rename_last(struct recorder *rc, char *name)
+{
+	timestamp_name(rc, name, PATH_MAX);
+	if (rename(rc->o->output, name)) {
+		fprintf(stderr, "pcl: warning: cannot rename '%s' to '%s': %s\n", rc->o->output,
+			name, strerror(errno));
+		return false;
+	}
+	keep_file(rc, name);
+	return true;
+}
+
+/* --max-size: the file holds that many bytes; stop as perf stops, saying so. */
+static bool max_size_reached(struct recorder *rc)
+{
+	struct pcl_session_stats st;
+
+	if (!rc->o->max_size)
+		return false;
+	pcl_session__stats(rc->s, &st);
+	if (st.bytes < rc->o->max_size)
+		return false;
+	fprintf(stderr, "[ pcl record: pcl size limit reached (%llu KB), stopping session ]\n",
+		(unsigned long long)(st.bytes >> 10));
+	rc->size_stop = true;
+	return true;
+}
+
+/* Whether a switch is due: SIGUSR2, the file's size, or its age. */
+static bool switch_due(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	struct pcl_session_stats st;
+
+	if (!o->switch_output)
+		return false;
+	if (switch_requested) {
+		switch_requested = 0;
+		return o->switch_signal;
+	}
+	if (o->switch_size) {
+		pcl_session__stats(rc->s, &st);
+		if (st.bytes >= o->switch_size)
+			return true;
+	}
+	return o->switch_secs && now_ns() - rc->file_start_ns >= o->switch_secs * 1000000000ull;
+}
 
 static int add_events(struct recorder *rc)
 {
@@ -37,11 +200,17 @@ static int add_events(struct recorder *rc)
 					  .exclude_kernel = 1 };
 	const char *def = "cycles";
 
+	rc->ev_end = calloc((size_t)o->nr_events + 1, sizeof(int));
+	if (!rc->ev_end) {
+		die_msg("out of memory");
+		return -1;
+	}
 	for (int i = 0; i < o->nr_events; i++) {
 		if (pcl_evlist__add(rc->el, o->events[i], &err) < 0) {
 			die_msg("%s", err.msg[0] ? err.msg : pcl_last_error());
 			return -1;
 		}
+		rc->ev_end[i] = pcl_evlist__nr(rc->el);
 	}
 	if (!o->nr_events) {
 		/* perf's default: cycles, or cpu-clock where there is no hardware PMU */
@@ -54,6 +223,13 @@ static int add_events(struct recorder *rc)
 			die_msg("%s", err.msg);
 			return -1;
 		}
+	}
+	/* perf's --all-user / --all-kernel: every event, whatever its modifiers said */
+	for (int i = 0; (o->all_user || o->all_kernel) && i < pcl_evlist__nr(rc->el); i++) {
+		struct perf_event_attr *a = pcl_evlist__attr(rc->el, i);
+
+		a->exclude_kernel = o->all_user;
+		a->exclude_user = o->all_kernel;
 	}
 	if (pcl_evlist__user_only_fallback(rc->el) > 0)
 		rc->notes[1] = "this user may not sample the kernel (perf_event_paranoid): "
@@ -75,6 +251,50 @@ static void rate_note(struct recorder *rc)
 	}
 }
 
+/*
+ * --filter, after open and before enable: on each event of the -e it
+ * follows, several joined as perf joins them, "(first) && (second)".
+ */
+static int apply_filters(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+
+	for (int k = 1; k <= o->nr_events; k++) {
+		char *f = NULL, *next;
+
+		for (int j = 0; j < o->nr_filters; j++) {
+			if (o->filters[j].nr_events != k)
+				continue;
+			if (!f ? !(next = strdup(o->filters[j].filter))
+			       : asprintf(&next, "(%s) && (%s)", f, o->filters[j].filter) < 0) {
+				free(f);
+				die_msg("out of memory");
+				return -1;
+			}
+			free(f);
+			f = next;
+		}
+		for (int i = k > 1 ? rc->ev_end[k - 2] : 0; f && i < rc->ev_end[k - 1]; i++) {
+			const struct pcl_event *ev = pcl_evlist__event(rc->el, i);
+
+			if (ev->attr.type != PERF_TYPE_TRACEPOINT) {
+				die_msg("--filter: event '%s' is not a tracepoint (no address "
+					"filtering PMU here either)",
+					ev->name);
+				free(f);
+				return -1;
+			}
+			if (pcl_evlist__set_filter(rc->el, i, f)) {
+				die_msg("%s", pcl_last_error());
+				free(f);
+				return -1;
+			}
+		}
+		free(f);
+	}
+	return 0;
+}
+
 /* Sleep until a ring fills to its watermark, the target ends, or a signal; drain. */
 static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitmask)
 {
@@ -83,6 +303,8 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
+	if (rc->ctl.ctl >= 0)
+		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
 	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
 	     i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
@@ -96,13 +318,21 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		for (int i = 0; i < nw; i++)
 			r->watch.fds[i].revents = fds[i].revents;
 		ret = pcl_session__drain(rc->s);
+		if (!ret && switch_due(rc))
+			ret = switch_output(rc);
+		if (!ret && max_size_reached(rc))
+			break;
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
+		if (record_control_process(&rc->ctl, rc->el)) {
+			rc->ctl_stop = true;
+			break;
+		}
 	}
 	return ret;
 }
 
-static void summary(struct recorder *rc, const struct pcl_session_stats *st)
+static void summary(struct recorder *rc, const struct pcl_session_stats *st, const char *dumped)
 {
 	if (st->lost || st->lost_samples)
 		fprintf(stderr,
@@ -114,9 +344,16 @@ static void summary(struct recorder *rc, const struct pcl_session_stats *st)
 		return;
 	fprintf(stderr, "[ pcl record: Woken up %llu times to write data ]\n",
 		(unsigned long long)(st->wakeups ? st->wakeups : 1));
-	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+	if (dumped)
+		fprintf(stderr, "[ pcl record: Dump %s ]\n", dumped);
+	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s%s (%llu samples)",
 		(double)st->bytes / (1024.0 * 1024.0), rc->o->output,
-		(unsigned long long)st->samples);
+		dumped ? ".<timestamp>" : "", (unsigned long long)st->samples);
+	if (rc->zcompressed)
+		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+			(double)rc->ztransferred / (1024.0 * 1024.0),
+			(double)rc->ztransferred / (double)rc->zcompressed);
+	fprintf(stderr, " ]\n");
 }
 
 /*
@@ -184,6 +421,12 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.mmap_pages = (unsigned int)o->mmap_pages,
 		.clockid = o->clockid,
 		.leaf_stack_size = o->leaf_stack_size,
+		.per_thread = o->per_thread,
+		.no_buildid = o->no_buildid,
+		.sample_regs_user = o->user_regs,
+		.sample_regs_intr = o->intr_regs,
+		.compression_level = o->compression_level,
+		.overwrite = o->overwrite,
 	};
 
 	rc->el = pcl_evlist__new();
@@ -199,21 +442,26 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
-	return 0;
+	return apply_filters(rc) ? 1 : 0;
 }
 
 int record_run(struct record_opts *o, int argc, char **argv)
 {
-	struct recorder rc = { .o = o };
+	struct recorder rc = { .o = o, .ctl = { -1, -1, false } };
 	struct pcl_session_stats st;
 	struct run r = { 0 };
 	sigset_t waitmask;
+	char last[PATH_MAX];
 	int ret, code = 0;
 
 	ret = prepare(&rc, &r, argc, argv);
+	if (!ret && o->control && record_control_open(&rc.ctl, o->control))
+		ret = EXIT_USAGE;
 	if (ret)
 		goto out;
 	run_signals_setup(&waitmask);
+	usr2_setup(o, &waitmask);
+	rc.file_start_ns = now_ns();
 	if (r.wl) {
 		watch_pidfd(&r.watch, pcl_workload__pid(r.wl));
 		r.watch.workload = true;
@@ -232,28 +480,35 @@ int record_run(struct record_opts *o, int argc, char **argv)
 		goto out;
 	}
 	ret = record_loop(&rc, &r, &waitmask);
-	/* like perf record, a stop request ends the workload too */
-	if (got_signal && r.wl && !r.exited)
+	/* like perf record, a stop (a signal, --control "stop", --max-size) ends the workload too */
+	if ((got_signal || rc.ctl_stop || rc.size_stop) && r.wl && !r.exited)
 		kill(pcl_workload__pid(r.wl), SIGTERM);
 	pcl_evlist__disable(rc.el);
 	if (r.wl && !r.exited && !ret)
 		reap(&r, 0);
+	if (!ret && o->compression_level && !(ret = pcl_session__drain(rc.s)))
+		pcl_session__compression(rc.s, &rc.ztransferred, &rc.zcompressed);
 	if (!ret) {
 		ret = pcl_session__close(rc.s, &st);
 		rc.s = NULL;
 		if (!ret)
-			summary(&rc, &st);
+			summary(&rc, &st,
+				o->timestamp_filename && rename_last(&rc, last) ? last : NULL);
 	}
 	if (ret) {
 		die_msg("%s", pcl_last_error());
 		ret = 1;
 		goto out;
 	}
+	/* after a --control "stop" too: perf's status is then the SIGTERM'ed command's */
 	if (r.exited)
 		code = run_exit_code(&r, o->argv[0]);
 	ret = code;
 out:
+	free_kept(&rc);
+	free(rc.ev_end);
 	watch_close(&r.watch);
+	record_control_close(&rc.ctl);
 	pcl_session__abort(rc.s);
 	pcl_workload__free(r.wl);
 	pcl_evlist__free(rc.el);

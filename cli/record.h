@@ -22,6 +22,25 @@ struct record_opts {
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */
+	const char *control;		/* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	/* --switch-output: rotate the file on SIGUSR2, at a size or every so often */
+	bool switch_output, switch_signal;
+	uint64_t switch_size;		/* bytes; 0: not by size */
+	uint64_t switch_secs;		/* seconds; 0: not by time */
+	unsigned int switch_max_files;	/* keep the newest N rotated files; 0: all */
+	bool timestamp_filename;	/* name the final file FILE.<timestamp> */
+	bool all_user, all_kernel;	/* --all-user / --all-kernel: every event's exclude bits */
+	struct record_filter {
+		int nr_events;		/* given after this many -e: applies to the last one's events */
+		const char *filter;
+	} *filters;			/* --filter, in command-line order */
+	int nr_filters;
+	bool per_thread;		/* --per-thread */
+	bool no_buildid;		/* -B: no BUILD_ID feature (and no build-id cache) */
+	uint64_t user_regs, intr_regs;	/* --user-regs / -I masks */
+	uint64_t max_size;		/* --max-size: stop when the file has this many bytes */
+	int compression_level;		/* -z[N]: zstd level; 0: none */
+	bool overwrite;			/* --overwrite: a flight recorder, dumped at the end/switch */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */

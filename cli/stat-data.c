@@ -19,8 +19,8 @@
 
 enum { STAT_ROUND_INTERVAL = 0, STAT_ROUND_FINAL = 1 };
 enum { TERM_AGGR_MODE = 0, TERM_INTERVAL = 1, TERM_SCALE = 2 };
-/* perf's enum aggr_mode, indexed by ours (global, none, core, socket, thread) */
-static const uint64_t perf_aggr[] = { 1, 0, 4, 2, 5 };
+/* perf's enum aggr_mode, indexed by ours (global, none, core, socket, thread, die, node) */
+static const uint64_t perf_aggr[] = { 1, 0, 4, 2, 5, 3, 7 };
 
 struct stat_writer {
 	struct pcl_data_writer *w;
@@ -375,8 +375,11 @@ static char *cmdline_desc(struct pcl_data_reader *rd)
 	FILE *m;
 	int n;
 
+	/* perf titles every stream 'pipe', whatever command line it carries: scripts grep for it */
+	if (pcl_data_reader__is_pipe(rd))
+		return strdup("'pipe'");
 	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
-		return strdup(pcl_data_reader__is_pipe(rd) ? "'pipe'" : "'<unknown>'");
+		return strdup("'<unknown>'");
 	m = open_memstream(&desc, &dl);
 	if (m) {
 		fputc('\'', m);

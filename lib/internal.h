@@ -58,8 +58,17 @@ static inline uint64_t hash_mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdULL;
 }
 
-/* Edit distance, capped: returns a value > @cap as soon as it exceeds @cap. */
+/*
+ * Edit distance (insertions, deletions, substitutions and swaps of two
+ * adjacent letters), capped: returns a value > @cap as soon as it exceeds @cap.
+ */
 int edit_distance(const char *a, const char *b, int cap);
+/*
+ * The word of NULL-terminated @words closest to @word by the rule of
+ * pcl_event_suggest() (event/suggest.c), or NULL when none is close enough.
+ * The command's "did you mean" for its own names (cli/main.c) uses it too.
+ */
+const char *suggest_word(const char *word, const char *const *words);
 
 /* Append modifier letters to an event's name so that it still parses. */
 void event_name_add_mods(struct pcl_event *ev, const char *mods, size_t mlen);

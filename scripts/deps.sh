@@ -25,7 +25,8 @@ pkgs=(
 	# ASan/UBSan runtimes for `clang -fsanitize=fuzzer,address,undefined`.
 	# clang only Recommends it, so --no-install-recommends would leave it out.
 	clang libclang-rt-14-dev
-	# Libraries libpcl builds against: libpfm4 for named raw events, libelf
+	# Libraries libpcl builds against: libpfm4 for named raw events and the
+	# core events of pcl stat -M metrics (lib/event/pfm.c), libelf
 	# and libdw for symbols and DWARF, zstd and zlib for compressed
 	# perf.data records and debug sections, libcap for capability probing.
 	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev
@@ -69,6 +70,9 @@ pkgs=(
 	# Debian's debuginfod server, which tests/e2e/t-debuginfod.sh starts on
 	# a loopback port over a folder of unstripped builds.
 	libdebuginfod-dev debuginfod
+	# The man pages (docs/man/*.scd) are written in scdoc's markup; make
+	# builds them into build/man with it, and make install installs them.
+	scdoc
 )
 
 check_only=0

@@ -132,6 +132,18 @@ PCL_API int pcl_data_writer__set_feature(struct pcl_data_writer *w, int feat, co
 
 /* Bytes of records written so far. */
 PCL_API uint64_t pcl_data_writer__data_size(const struct pcl_data_writer *w);
+/*
+ * perf record -z: from now on records go out zstd-compressed at @level
+ * (1..22) in PERF_RECORD_COMPRESSED records, and the file gets the
+ * COMPRESSED feature. @mmap_len is a ring's mapped size (data pages + 1):
+ * no compressed record holds more than its data pages' worth, which is
+ * what readers size their buffer by. 0 or -errno.
+ */
+PCL_API int pcl_data_writer__set_compression(struct pcl_data_writer *w, int level,
+					     uint32_t mmap_len);
+/* Bytes given to the compressor so far, and the COMPRESSED record bytes it wrote. */
+PCL_API void pcl_data_writer__compression(const struct pcl_data_writer *w, uint64_t *transferred,
+					  uint64_t *compressed);
 
 /*
  * Flush, append the features, write the final header, close, free. Returns

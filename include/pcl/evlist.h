@@ -90,6 +90,13 @@ PCL_API int pcl_evlist__set_read_format(struct pcl_evlist *el, uint64_t read_for
  */
 PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, int thread_idx);
 /*
+ * Set a tracepoint filter (PERF_EVENT_IOC_SET_FILTER, the tracefs filter
+ * syntax) on every counter of the open event @idx; call before enabling.
+ * 0, or -errno with a message naming the filter (-EINVAL: the kernel
+ * refused its syntax or fields).
+ */
+PCL_API int pcl_evlist__set_filter(struct pcl_evlist *el, int idx, const char *filter);
+/*
  * Replaying counts read elsewhere (a perf.data stat file): add an event
  * from its attr without parsing or opening it, give the CPU and thread maps
  * the counts refer to, then set each count; the list then reads like an

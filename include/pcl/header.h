@@ -56,6 +56,24 @@ extern "C" {
 PCL_API int pcl_header__print(FILE *fp, struct pcl_data_reader *r, const char *path,
 			      unsigned int flags);
 
+/* One field of an attr: its name in perf's words, its value as perf prints it. */
+typedef void (*pcl_attr_field_fn)(void *ctx, const char *name, const char *val);
+
+/*
+ * The fields of @attr that perf prints (perf_event_attr__fprintf: the
+ * non-zero ones, in its order, sample_type and friends as "IP|TID|..."),
+ * each given to @fn. EVENT_DESC's "# event :" lines are made this way.
+ */
+PCL_API void pcl_header__attr_fields(const struct perf_event_attr *attr, pcl_attr_field_fn fn,
+				     void *ctx);
+
+/*
+ * The name perf shows for event @a: its name from the file, else the
+ * generic event's name with perf's modifiers (":u", ":ppp"...) in @buf,
+ * else "unknown". Returns @a's name, @buf or a static string.
+ */
+PCL_API const char *pcl_header__event_name(const struct pcl_data_attr *a, char *buf, size_t len);
+
 /* perf's name of feature @feat ("HOSTNAME", "CPU_TOPOLOGY"...), or NULL. Static. */
 PCL_API const char *pcl_header__feature_name(int feat);
 

@@ -44,6 +44,7 @@
 #include <pcl/event.h>
 #include <pcl/evlist.h>
 #include <pcl/stat.h>
+#include <pcl/metric.h>
 #include <pcl/record.h>
 #include <pcl/ring.h>
 #include <pcl/data.h>

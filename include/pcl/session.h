@@ -52,6 +52,21 @@ struct pcl_session_opts {
 	 * plain frame-pointer ones (it unwinds only with the registers too).
 	 */
 	uint32_t leaf_stack_size;
+	/* perf record --per-thread: a counter and a ring per thread, children not followed */
+	bool per_thread;
+	bool no_buildid;	   /* no BUILD_ID feature (perf record -B) */
+	uint64_t sample_regs_user; /* these user registers in each sample (--user-regs) */
+	uint64_t sample_regs_intr; /* these registers at the interrupt (--intr-regs) */
+	int compression_level;	   /* perf record -z: zstd level 1..22 for the ring's records; 0: none */
+	/*
+	 * perf record --overwrite, a flight recorder: the events write backward
+	 * into rings the kernel overwrites, and only the newest records (a
+	 * ring's worth per CPU) reach the file, when it is finished (close,
+	 * switch_output). The threads' maps and names come from a "dummy:u"
+	 * event added to the list, in forward rings, so that the samples of
+	 * the dump resolve (perf keeps those in the overwritten rings too).
+	 */
+	bool overwrite;
 };
 
 struct pcl_session_stats {
@@ -68,7 +83,8 @@ struct pcl_session;
 /*
  * Start recording @el's events (added, not opened) on @target (with @wl, a
  * prepared workload, or NULL) into @path ("-" streams to stdout); @argc and
- * @argv are the recorder's command line for the file. NULL with errno and
+ * @argv are the recorder's command line for the file (kept, not copied: they
+ * must live as long as the session). NULL with errno and
  * pcl_last_error() on failure; every event must be countable here.
  */
 PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
@@ -87,6 +103,22 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
  * the write error (the file is then removed). @stats, if given, is filled.
  */
 PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats);
+/*
+ * perf record --switch-output: finish the file as close() does (@stats, if
+ * given, says what it got), rename it to @rename_to, and go on recording
+ * into a new file at the session's path, with the features and the state
+ * of what runs (and the workload's process) synthesized again. Not in pipe
+ * mode. 0 or -errno; after an error only abort() is left.
+ */
+PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
+				       struct pcl_session_stats *stats);
+/*
+ * With compression_level: the record bytes given to zstd so far and the
+ * COMPRESSED record bytes they became (0 and 0 without). Drain first for
+ * the whole of a recording.
+ */
+PCL_API void pcl_session__compression(const struct pcl_session *s, uint64_t *transferred,
+				      uint64_t *compressed);
 /* Give up: remove the file and free. NULL-safe. */
 PCL_API void pcl_session__abort(struct pcl_session *s);
 

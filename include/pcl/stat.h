@@ -34,6 +34,8 @@ enum pcl_aggr_mode {
 	PCL_AGGR_CORE,	     /* --per-core */
 	PCL_AGGR_SOCKET,     /* --per-socket */
 	PCL_AGGR_THREAD,     /* --per-thread */
+	PCL_AGGR_DIE,	     /* --per-die */
+	PCL_AGGR_NODE,	     /* --per-node: NUMA node */
 };
 
 enum pcl_stat_format {
@@ -51,6 +53,8 @@ struct pcl_stat_config {
 	int run_count;		 /* -r N; 0 or 1 for one run */
 	const char *target_desc; /* "'true'", "process id '42'", "'system wide'" */
 	bool workload;		 /* print user/sys times (a command was run) */
+	bool csv_summary;	 /* CSV totals start with a "summary" column (--summary) */
+	bool metric_only;	 /* --metric-only: the metrics alone, one column each */
 };
 
 struct pcl_stat;
@@ -82,6 +86,19 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 				     uint64_t interval_ns);
 
 /*
+ * Print the metric @name (formula @expr over event names, see
+ * <pcl/metric.h>; @scale_unit as there, or NULL) next to the events of
+ * @el it reads: @events[i] is the name of the formula that event index
+ * @idx[i] counts, for @n names. The metric shows on the row of its first
+ * event that carries no other metric, or on a line of its own. When one of
+ * its events could not be counted it shows that ("<not supported>") with
+ * the metric's name. The strings are copied. 0 or -errno.
+ */
+PCL_API int pcl_stat__add_metric(struct pcl_stat *st, const char *name, const char *expr,
+				 const char *scale_unit, const char *const *events, const int *idx,
+				 int n);
+
+/*
  * A metric for a value of event @idx given the other rows of the same
  * aggregation: fills @value, @unit (static) and @fmt (printf format, static)
  * and returns 1, or returns 0 when the event has no metric here. Exposed so
@@ -92,6 +109,7 @@ struct pcl_stat_metric {
 	const char *unit;    /* "CPUs utilized", "K/sec", "insn per cycle", ... */
 	const char *fmt;     /* "%8.3f" style, for the standard format */
 	const char *csv_fmt; /* "%.3f" style */
+	const char *status;  /* NULL, or "<not supported>" / "<not counted>" instead of a value */
 };
 
 #ifdef __cplusplus

@@ -26,8 +26,9 @@ struct pcl_session {
 	struct pcl_evlist *el;
 	bool cpu_target, task_target, tid_target;
 	int nev;
-	struct pcl_ring **rings; /* one per CPU index */
+	struct pcl_ring **rings; /* one per CPU index (or thread); then the backward ones */
 	int nrings;
+	int nfwd; /* rings[0..nfwd) are read forward; the rest (--overwrite) only on a dump */
 	int *fds; /* the mapped rings' fds */
 	int nfds;
 	struct pcl_data_writer *w;
@@ -42,6 +43,11 @@ struct pcl_session {
 	struct pcl_session_stats st;
 	uint64_t first_time, last_time;
 	int max_rate;
+	/* what a new file after a switch needs: its name, the command line, the workload */
+	char *path;
+	int argc;
+	char *const *argv; /* borrowed: the caller's, as open() says */
+	pid_t wl_pid;
 };
 
 static void set_rate(struct pcl_session *s, struct perf_event_attr *a)
@@ -91,6 +97,14 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = s->o.leaf_stack_size;
 	}
+	if (s->o.sample_regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= s->o.sample_regs_user;
+	}
+	if (s->o.sample_regs_intr) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = s->o.sample_regs_intr;
+	}
 	a->sample_id_all = 1;
 	a->inherit_stat = s->o.inherit_stat;
 	if (s->o.clockid >= 0) {
@@ -99,6 +113,12 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->o.mmap_pages * (unsigned int)getpagesize() / 4);
+	/* overwrite: every event but the tracking dummy (the last) writes backward */
+	if (s->o.overwrite && !first) {
+		a->write_backward = 1;
+		a->watermark = 0;
+		a->wakeup_events = 0;
+	}
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->mmap_data = s->o.data_addr || dwarf;
@@ -106,20 +126,29 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	}
 }
 
-/* One ring per CPU: the first fd on a CPU maps it, the others write into it. */
+/*
+ * One ring per CPU: the first fd on a CPU maps it, the others write into
+ * it. Counters on any CPU (--per-thread) cannot share a ring between tasks
+ * (the kernel refuses SET_OUTPUT across contexts): one ring per thread.
+ */
 static int map_rings(struct pcl_session *s)
 {
 	int ncpu = pcl_evlist__nr_cpus(s->el), nthr = pcl_evlist__nr_threads(s->el), ret;
+	bool by_thread = s->o.per_thread && !s->cpu_target;
+	int nr = by_thread ? nthr : ncpu;
 
-	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
-	s->fds = calloc((size_t)ncpu, sizeof(*s->fds));
+	s->rings = calloc((size_t)nr * 2, sizeof(*s->rings));
+	s->fds = calloc((size_t)nr, sizeof(*s->fds));
 	s->ids = calloc((size_t)s->nev, sizeof(*s->ids));
 	s->attrs = calloc((size_t)s->nev, sizeof(*s->attrs));
 	if (!s->rings || !s->fds || !s->ids || !s->attrs)
 		return -ENOMEM;
-	s->nrings = ncpu;
+	s->nrings = s->o.overwrite ? 2 * nr : nr;
+	s->nfwd = nr;
 	for (int i = 0; i < s->nev; i++) {
 		const struct pcl_event *ev = pcl_evlist__event(s->el, i);
+		/* the kernel will not mix write directions in one ring */
+		bool bw = ev->attr.write_backward;
 
 		s->ids[i] = calloc((size_t)(ncpu * nthr), sizeof(uint64_t));
 		if (!s->ids[i])
@@ -129,29 +158,31 @@ static int map_rings(struct pcl_session *s)
 		s->attrs[i].ids = s->ids[i];
 		for (int c = 0; c < ncpu; c++) {
 			for (int t = 0; t < nthr; t++) {
-				int fd = pcl_evlist__fd(s->el, i, c, t);
+				int fd = pcl_evlist__fd(s->el, i, c, t),
+				    r = (by_thread ? t : c) + (bw ? nr : 0);
 				uint64_t id;
 
 				if (fd < 0)
 					continue;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					s->ids[i][s->attrs[i].nr_ids++] = id;
-				if (s->rings[c]) {
-					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[c]));
+				if (s->rings[r]) {
+					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[r]));
 					if (ret)
 						return pcl_err(-ret,
 							       "cannot share a ring buffer: %s",
 							       pcl_strerror(ret));
 					continue;
 				}
-				s->rings[c] = pcl_ring__mmap(fd, s->o.mmap_pages, false);
-				if (!s->rings[c])
+				s->rings[r] = pcl_ring__mmap(fd, s->o.mmap_pages, bw);
+				if (!s->rings[r])
 					return pcl_err(
 						errno,
 						"cannot map a %u-page ring buffer: %s (a smaller "
 						"-m may fit perf_event_mlock_kb)",
 						s->o.mmap_pages, strerror(errno));
-				s->fds[s->nfds++] = fd;
+				if (!bw) /* a backward ring wakes no one: it is read on a dump */
+					s->fds[s->nfds++] = fd;
 			}
 		}
 	}
@@ -222,7 +253,7 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	if (!s)
 		return pcl_err(EINVAL, "pcl_session__drain: invalid argument");
 	before = pcl_data_writer__data_size(s->w);
-	for (int c = 0; c < s->nrings && !ret; c++) {
+	for (int c = 0; c < s->nfwd && !ret; c++) {
 		const struct perf_event_header *h;
 
 		if (!s->rings[c])
@@ -238,8 +269,64 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 	}
 	if (!ret && pcl_data_writer__data_size(s->w) != before) {
 		s->st.wakeups++;
-		ret = pcl_data_writer__finish_round(s->w);
+		/*
+		 * overwrite: no round ends before the dump, so a reader sorts the
+		 * tracking records and the dumped samples, older ones too, as one
+		 */
+		if (!s->o.overwrite)
+			ret = pcl_data_writer__finish_round(s->w);
 	}
+	return ret;
+}
+
+/*
+ * --overwrite: pause each backward ring, take what it holds since the last
+ * dump (newest first) and write it oldest first, then end the round.
+ * @resume: let the kernel write again (a switch; not at the end).
+ */
+static int dump_backward(struct pcl_session *s, bool resume)
+{
+	uint8_t *buf = NULL;
+	size_t cap = (size_t)s->o.mmap_pages * (size_t)getpagesize();
+	int ret = 0;
+
+	if (!s->o.overwrite)
+		return 0;
+	buf = malloc(cap);
+	if (!buf)
+		return pcl_err(ENOMEM, "pcl_session: out of memory");
+	for (int c = s->nfwd; c < s->nrings && !ret; c++) {
+		const struct perf_event_header *h;
+		size_t used = 0, n = 0, *offs;
+
+		if (!s->rings[c])
+			continue;
+		pcl_ring__pause(s->rings[c], true);
+		if (pcl_ring__read_begin(s->rings[c]) == 0) {
+			while ((h = pcl_ring__next(s->rings[c])) && used + h->size <= cap) {
+				memcpy(buf + used, h, h->size);
+				used += h->size;
+				n++;
+			}
+		}
+		pcl_ring__read_end(s->rings[c]);
+		if (resume)
+			pcl_ring__pause(s->rings[c], false);
+		offs = malloc((n ? n : 1) * sizeof(*offs));
+		if (!offs) {
+			ret = pcl_err(ENOMEM, "pcl_session: out of memory");
+			break;
+		}
+		n = 0;
+		for (size_t off = 0; off < used; off += ((struct perf_event_header *)(buf + off))->size)
+			offs[n++] = off;
+		while (n && !ret)
+			ret = sink(s, (const struct perf_event_header *)(buf + offs[--n]));
+		free(offs);
+	}
+	free(buf);
+	if (!ret)
+		ret = pcl_data_writer__finish_round(s->w);
 	return ret;
 }
 
@@ -360,8 +447,40 @@ static void free_session(struct pcl_session *s)
 	free(s->ids);
 	free(s->index);
 	free(s->attrs);
+	free(s->path);
 	pcl_dso_hits__free(s->hits);
 	free(s);
+}
+
+/*
+ * Create the file at s->path with the attrs, features and the state of what
+ * runs. A file after a switch also gets the workload's process, which
+ * announced itself (exec) in the first file only.
+ */
+static int open_file(struct pcl_session *s, bool again)
+{
+	int ret;
+
+	s->w = pcl_data_writer__create(s->path, s->attrs, s->nev);
+	if (!s->w)
+		return -errno;
+	ret = pcl_data_writer__add_host_features(s->w, s->argc, s->argv);
+	ret = ret ? ret : add_tracing(s);
+	ret = ret ? ret : add_clockid(s);
+	ret = ret ? ret : add_clock_data(s);
+	if (!ret && again && s->wl_pid > 0)
+		ret = pcl_synthesize_process(s->wl_pid, &s->attrs[0].attr,
+					     s->attrs[0].nr_ids ? s->ids[0][0] : 0,
+					     s->attrs[0].attr.mmap_data, sink, s) == -EIO
+			      ? -EIO
+			      : 0;
+	ret = ret ? ret : synthesize_all(s);
+	/* as perf's, the synthesized state stays plain: only the rings' records are compressed */
+	if (!ret && s->o.compression_level)
+		ret = pcl_data_writer__set_compression(
+			s->w, s->o.compression_level,
+			(s->o.mmap_pages + 1) * (uint32_t)getpagesize());
+	return ret;
 }
 
 /* Open the events, map the rings, create the file; 0 or -errno with a message. */
@@ -371,7 +490,10 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	struct pcl_target t = *target;
 	int ret;
 
-	t.per_cpu = !s->cpu_target;
+	/* perf --per-thread: the kernel maps an inherited event per CPU only, so no children */
+	t.per_cpu = !s->cpu_target && !s->o.per_thread;
+	if (s->o.per_thread && !s->cpu_target)
+		t.no_inherit = true;
 	/* perf's read_format for sampling: ids (and lost counts); times only for -s */
 	pcl_evlist__set_read_format(s->el, PERF_FORMAT_ID | PERF_FORMAT_LOST |
 						   (s->o.inherit_stat
@@ -391,14 +513,13 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	ret = ret ? ret : build_index(s);
 	if (ret)
 		return ret;
-	s->w = pcl_data_writer__create(path, s->attrs, s->nev);
-	if (!s->w)
-		return -errno;
-	ret = pcl_data_writer__add_host_features(s->w, argc, argv);
-	ret = ret ? ret : add_tracing(s);
-	ret = ret ? ret : add_clockid(s);
-	ret = ret ? ret : add_clock_data(s);
-	return ret ? ret : synthesize_all(s);
+	s->path = strdup(path);
+	if (!s->path)
+		return -ENOMEM;
+	s->argc = argc;
+	s->argv = argv;
+	s->wl_pid = wl ? pcl_workload__pid(wl) : 0;
+	return open_file(s, false);
 }
 
 PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
@@ -444,6 +565,12 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	if (!s->o.mmap_pages)
 		s->o.mmap_pages = DEFAULT_PAGES;
 	s->el = el;
+	/* overwrite: the maps and names go through a forward ring of their own */
+	if (o.overwrite && pcl_evlist__add(el, "dummy:u", NULL) < 0) {
+		free(s);
+		errno = EINVAL;
+		return NULL;
+	}
 	s->nev = pcl_evlist__nr(el);
 	s->cpu_target = target->system_wide || target->cpu_list || target->cgroup;
 	s->task_target = target->pid || target->tid;
@@ -452,7 +579,7 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	pcl_sys_probe(&caps);
 	s->max_rate = caps.max_sample_rate;
 	for (int i = 0; i < s->nev; i++)
-		setup_attr(s, pcl_evlist__attr(el, i), i == 0);
+		setup_attr(s, pcl_evlist__attr(el, i), i == (o.overwrite ? s->nev - 1 : 0));
 	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;
 	if (ret) {
 		pcl_session__abort(s);
@@ -470,6 +597,12 @@ PCL_API int pcl_session__nr_fds(const struct pcl_session *s)
 PCL_API int pcl_session__fd(const struct pcl_session *s, int i)
 {
 	return s && i >= 0 && i < s->nfds ? s->fds[i] : -1;
+}
+
+PCL_API void pcl_session__compression(const struct pcl_session *s, uint64_t *transferred,
+				      uint64_t *compressed)
+{
+	pcl_data_writer__compression(s ? s->w : NULL, transferred, compressed);
 }
 
 PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_stats *out)
@@ -490,19 +623,18 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 	}
 }
 
-PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats)
+/* Drain and finish the current file: build ids, sample times, features. */
+static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, bool resume)
 {
 	uint64_t times[2];
 	int ret;
 
-	if (!s)
-		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
 	ret = pcl_session__drain(s);
-	if (ret) {
-		pcl_session__abort(s);
+	ret = ret ? ret : dump_backward(s, resume);
+	if (ret)
 		return ret;
-	}
-	pcl_dso_hits__write_build_ids(s->hits, s->w);
+	if (!s->o.no_buildid)
+		pcl_dso_hits__write_build_ids(s->hits, s->w);
 	times[0] = s->first_time;
 	times[1] = s->last_time;
 	if (s->st.samples)
@@ -510,8 +642,47 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 	pcl_session__stats(s, stats);
 	ret = pcl_data_writer__close(s->w);
 	s->w = NULL;
-	free_session(s);
 	return ret;
+}
+
+PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *stats)
+{
+	int ret;
+
+	if (!s)
+		return pcl_err(EINVAL, "pcl_session__close: invalid argument");
+	ret = finish_file(s, stats, false);
+	if (ret) {
+		pcl_session__abort(s);
+		return ret;
+	}
+	free_session(s);
+	return 0;
+}
+
+PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
+				       struct pcl_session_stats *stats)
+{
+	int ret, e;
+
+	if (!s || !s->w || !rename_to || pcl_data_writer__is_pipe(s->w))
+		return pcl_err(EINVAL, "pcl_session__switch_output: invalid argument");
+	ret = finish_file(s, stats, true);
+	if (ret)
+		return ret;
+	if (rename(s->path, rename_to)) {
+		e = errno;
+		return pcl_err(e, "cannot rename '%s' to '%s': %s", s->path, rename_to,
+			       strerror(e));
+	}
+	/* the next file counts its own samples, times and the files they hit */
+	pcl_dso_hits__free(s->hits);
+	s->hits = pcl_dso_hits__new();
+	if (!s->hits)
+		return pcl_err(ENOMEM, "pcl_session__switch_output: out of memory");
+	memset(&s->st, 0, sizeof(s->st));
+	s->first_time = s->last_time = 0;
+	return open_file(s, true);
 }
 
 PCL_API void pcl_session__abort(struct pcl_session *s)

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "internal.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
@@ -69,6 +70,18 @@ struct pcl_data_writer {
 	struct feature feat[PCL_FEAT_MAX];
 	uint8_t *build_ids; /* BUILD_ID feature records, appended */
 	size_t build_ids_len;
+	/*
+	 * -z: records are staged in zin, then go out as COMPRESSED records,
+	 * each a piece of one zstd stream that runs across the file (perf's
+	 * format). A staged chunk never holds more than a ring's data, so no
+	 * record's decompressed bytes outgrow the reader's buffer of the
+	 * COMPRESSED feature's mmap_len.
+	 */
+	ZSTD_CStream *zcs;
+	uint32_t zlevel, zmmap_len;
+	uint8_t *zin, *zout;
+	size_t zin_used, zin_cap;
+	uint64_t ztransferred, zcompressed; /* bytes in, COMPRESSED record bytes out */
 };
 
 static int write_all(int fd, const void *p, size_t len)
@@ -192,6 +205,7 @@ static int start_file(struct pcl_data_writer *w)
 }
 
 static int add_event_desc(struct pcl_data_writer *w);
+static int compress_staged(struct pcl_data_writer *w);
 
 /* EVENT_UPDATE { header, u64 type (2: name), u64 id, name padded to 8 }. */
 static void emit_event_name(struct pcl_data_writer *w, const struct pcl_data_attr *a)
@@ -263,6 +277,9 @@ static void free_writer(struct pcl_data_writer *w)
 	for (int i = 0; i < PCL_FEAT_MAX; i++)
 		free(w->feat[i].data);
 	free(w->build_ids);
+	ZSTD_freeCStream(w->zcs);
+	free(w->zin);
+	free(w->zout);
 	free(w->attrs);
 	free(w->ids);
 	free(w->buf);
@@ -400,6 +417,87 @@ PCL_API bool pcl_data_writer__is_pipe(const struct pcl_data_writer *w)
 	return w && w->pipe;
 }
 
+/*
+ * Compress what is staged into COMPRESSED records, as perf does with a ring's
+ * chunk: the stream flushed at the end of each, so a record's bytes need no
+ * later record to decompress. The data size then counts them instead.
+ */
+static int compress_staged(struct pcl_data_writer *w)
+{
+	const size_t room = 0xffff - sizeof(struct perf_event_header);
+	ZSTD_inBuffer in = { w->zin, w->zin_used, 0 };
+	size_t left = 1;
+
+	if (w->err || !w->zin_used)
+		return w->err;
+	while (in.pos < in.size || left) {
+		ZSTD_outBuffer out = { w->zout + sizeof(struct perf_event_header), room, 0 };
+		struct perf_event_header h = { .type = PCL_RECORD_COMPRESSED };
+		size_t r = ZSTD_compressStream(w->zcs, &out, &in);
+
+		if (!ZSTD_isError(r))
+			r = left = ZSTD_flushStream(w->zcs, &out);
+		if (ZSTD_isError(r))
+			return fail(w, -EIO);
+		if (!out.pos)
+			continue;
+		h.size = (uint16_t)(sizeof(h) + out.pos);
+		memcpy(w->zout, &h, sizeof(h));
+		if (emit(w, w->zout, h.size))
+			return w->err;
+		w->data_size += h.size;
+		w->zcompressed += h.size;
+	}
+	w->ztransferred += w->zin_used;
+	w->data_size -= w->zin_used;
+	w->zin_used = 0;
+	return 0;
+}
+
+PCL_API int pcl_data_writer__set_compression(struct pcl_data_writer *w, int level,
+					     uint32_t mmap_len)
+{
+	uint32_t feat[5] = { 1, 1 /* zstd */, 0, 0, mmap_len };
+	size_t r;
+
+	if (!w || level < 1 || level > ZSTD_maxCLevel() || mmap_len < 2 * 4096 || w->zcs)
+		return pcl_err(EINVAL, "pcl_data_writer__set_compression: invalid argument");
+	w->zcs = ZSTD_createCStream();
+	w->zin_cap = mmap_len - (size_t)getpagesize(); /* a ring's data, without its page */
+	w->zin = malloc(w->zin_cap);
+	w->zout = malloc(0xffff);
+	if (!w->zcs || !w->zin || !w->zout)
+		return pcl_err(ENOMEM, "pcl_data_writer__set_compression: out of memory");
+	r = ZSTD_initCStream(w->zcs, level);
+	if (ZSTD_isError(r))
+		return pcl_err(EINVAL, "cannot start zstd level %d: %s", level, ZSTD_getErrorName(r));
+	w->zlevel = (uint32_t)level;
+	w->zmmap_len = mmap_len;
+	/* a stream has no end to put the feature at: the reader needs mmap_len before the data */
+	if (w->pipe) {
+		feat[2] = w->zlevel;
+		return pcl_data_writer__set_feature(w, PCL_FEAT_COMPRESSED, feat, sizeof(feat));
+	}
+	return 0;
+}
+
+PCL_API void pcl_data_writer__compression(const struct pcl_data_writer *w, uint64_t *transferred,
+					  uint64_t *compressed)
+{
+	*transferred = w && w->zcs ? w->ztransferred + w->zin_used : 0;
+	*compressed = w && w->zcs ? w->zcompressed : 0;
+}
+
+/* The COMPRESSED feature: u32 version 1, type 1 (zstd), level, ratio (rounded), mmap_len. */
+static void add_compressed_feature(struct pcl_data_writer *w)
+{
+	uint32_t feat[5] = { 1, 1, w->zlevel, 0, w->zmmap_len };
+
+	if (w->zcompressed)
+		feat[3] = (uint32_t)((double)w->ztransferred / (double)w->zcompressed + 0.5);
+	pcl_data_writer__set_feature(w, PCL_FEAT_COMPRESSED, feat, sizeof(feat));
+}
+
 PCL_API int pcl_data_writer__write(struct pcl_data_writer *w, const void *record)
 {
 	const struct perf_event_header *h = record;
@@ -407,6 +505,16 @@ PCL_API int pcl_data_writer__write(struct pcl_data_writer *w, const void *record
 	if (!w || !h || h->size < sizeof(*h))
 		return pcl_err(EINVAL, "pcl_data_writer__write: invalid argument");
 	w->data_size += h->size;
+	if (w->zcs && h->type < PCL_RECORD_USER_TYPE_START && h->size <= w->zin_cap) {
+		if (w->zin_used + h->size > w->zin_cap && compress_staged(w))
+			return w->err;
+		memcpy(w->zin + w->zin_used, h, h->size);
+		w->zin_used += h->size;
+		return 0;
+	}
+	/* perf's user records (pipe mode's build ids) stay outside the stream, after it */
+	if (w->zcs && compress_staged(w))
+		return w->err;
 	return emit(w, h, h->size);
 }
 
@@ -416,7 +524,9 @@ PCL_API int pcl_data_writer__finish_round(struct pcl_data_writer *w)
 
 	if (!w)
 		return pcl_err(EINVAL, "pcl_data_writer__finish_round: invalid argument");
-	pcl_data_writer__write(w, &h);
+	compress_staged(w);
+	w->data_size += h.size;
+	emit(w, &h, sizeof(h));
 	return flush(w);
 }
 
@@ -557,6 +667,9 @@ PCL_API int pcl_data_writer__close(struct pcl_data_writer *w)
 
 	if (!w)
 		return pcl_err(EINVAL, "pcl_data_writer__close: invalid argument");
+	compress_staged(w);
+	if (w->zcs && !w->pipe)
+		add_compressed_feature(w);
 	if (w->build_ids_len)
 		pcl_data_writer__set_feature(w, PCL_FEAT_BUILD_ID, w->build_ids, w->build_ids_len);
 	if (!w->pipe && !w->err && add_event_desc(w))

@@ -22,7 +22,9 @@
 #include <string.h>
 #include <linux/hw_breakpoint.h>
 #include "internal.h"
+#include "event/metrics.h"
 #include "event/names.h"
+#include "event/pfm.h"
 
 struct parser {
 	const char *spec;
@@ -185,7 +187,98 @@ static bool is_raw(const char *s, size_t len)
 	return true;
 }
 
-/* A name without PMU or colon: generic, cache, raw, or a PMU alias. */
+static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t close,
+			   struct pcl_event *ev);
+
+/* A core PMU event encoded by libpfm4: counted by the hardware PMU as raw events are. */
+static int named_core(struct pcl_event *ev, const char *spec)
+{
+	uint64_t config[3];
+	uint32_t type;
+	int ret = pfm_encode(spec, &type, config);
+
+	if (ret)
+		return ret;
+	ev->attr.type = type;
+	ev->attr.config = config[0];
+	ev->attr.config1 = config[1];
+	ev->attr.config2 = config[2];
+	ev->pmu = pcl_pmu__find_by_type(ev->attr.type);
+	if (!ev->pmu)
+		ev->pmu = pmu_hardware();
+	return ev->pmu ? 0 : -ENOENT;
+}
+
+/*
+ * One spec of a named event: a libpfm name, or "pmu/terms/". 0 when it
+ * encoded @ev; -ENOENT when this machine cannot use it (libpfm does not
+ * know the name for this CPU model, or the PMU is not there), and
+ * *@absent_pmu set in the second case.
+ */
+static int resolve_spec(struct parser *p, struct pcl_event *ev, const char *spec, size_t len,
+			bool *absent_pmu)
+{
+	const char *slash = memchr(spec, '/', len);
+	char buf[256];
+
+	if (len >= sizeof(buf))
+		return -ENOENT;
+	memcpy(buf, spec, len);
+	buf[len] = '\0';
+	if (!slash)
+		return named_core(ev, buf) ? -ENOENT : 0;
+	buf[slash - spec] = '\0';
+	if (!pcl_pmu__find(buf)) {
+		*absent_pmu = true;
+		return -ENOENT;
+	}
+	/* parsed in place: the table's strings live for the program */
+	return parse_pmu_event(p, spec, (size_t)(slash - spec), len - 1, ev);
+}
+
+/*
+ * A named hardware event: this CPU's metric events by perf's name
+ * ("l2_pf_hit_l2", "ic_tag_hit_miss.instruction_cache_miss"), by the first
+ * of its '|'-separated specs this machine can use; else any event libpfm4
+ * knows for this CPU ("RETIRED_INSTRUCTIONS").
+ */
+static int resolve_named(struct parser *p, struct pcl_event *ev, const char *name)
+{
+	const struct metric_event *me = metric_event_find(name);
+	bool absent_pmu = false;
+	int ret;
+
+	if (!me) {
+		ret = named_core(ev, name);
+		if (ret && ret != -ENOENT)
+			return perr(p, -ret, name, strlen(name), "%s", pcl_last_error());
+		return ret;
+	}
+	for (const char *spec = me->spec; *spec;) {
+		size_t len = strcspn(spec, "|");
+
+		ret = resolve_spec(p, ev, spec, len, &absent_pmu);
+		if (ret != -ENOENT)
+			return ret;
+		spec += len + (spec[len] == '|');
+	}
+	if (!absent_pmu)
+		return perr(p, EINVAL, name, strlen(name),
+			    "event '%s' has no encoding libpfm4 knows on this CPU ('%s')", name,
+			    me->spec);
+	/*
+	 * Its PMU (the core PMU in a VM, an L3 or data fabric PMU) is not on
+	 * this machine: an event type no PMU has, so that opening it fails
+	 * and it shows <not supported>, never another PMU counting something
+	 * else in its place.
+	 */
+	ev->attr.type = PCL_TYPE_ABSENT_PMU;
+	ev->attr.config = 0;
+	ev->pmu = pmu_hardware() ? pmu_hardware() : pmu_software();
+	return 0;
+}
+
+/* A name without PMU or colon: generic, cache, raw, a PMU alias, or a named hardware event. */
 static int resolve_name(struct parser *p, struct pcl_event *ev, const char *s, size_t len)
 {
 	char name[128];
@@ -225,7 +318,7 @@ static int resolve_name(struct parser *p, struct pcl_event *ev, const char *s, s
 	pmu = pmu_find_alias_anywhere(name, &alias);
 	if (pmu)
 		return -EAGAIN; /* caller re-parses as pmu/alias/ */
-	return -ENOENT;
+	return resolve_named(p, ev, name);
 }
 
 static int parse_u64(const char *s, size_t len, uint64_t *v)

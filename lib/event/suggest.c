@@ -64,6 +64,29 @@ static void consider_tracepoints(struct best *b, const char *want)
 	closedir(d);
 }
 
+/* at most a third of the name may differ, and never more than 3 edits */
+static int suggest_limit(size_t len)
+{
+	int d = (int)(len / 3) + 1;
+
+	return d > 4 ? 4 : d < 2 ? 2 : d;
+}
+
+const char *suggest_word(const char *word, const char *const *words)
+{
+	const char *best = NULL;
+	int dist = suggest_limit(strlen(word)), d;
+
+	for (; *words; words++) {
+		d = edit_distance(word, *words, dist - 1);
+		if (d < dist) {
+			dist = d;
+			best = *words;
+		}
+	}
+	return best;
+}
+
 PCL_API const char *pcl_event_suggest(const char *name)
 {
 	static __thread char out[128];
@@ -75,12 +98,7 @@ PCL_API const char *pcl_event_suggest(const char *name)
 	if (!name || !*name)
 		return NULL;
 	len = strlen(name);
-	/* at most a third of the name may differ, and never more than 3 edits */
-	b.dist = (int)(len / 3) + 1;
-	if (b.dist > 4)
-		b.dist = 4;
-	if (b.dist < 2)
-		b.dist = 2;
+	b.dist = suggest_limit(len);
 	b.name[0] = '\0';
 	for (int i = 0; (n = pcl_event_names(i)); i++) {
 		consider(&b, name, n->name);

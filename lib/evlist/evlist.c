@@ -597,6 +597,33 @@ PCL_API int pcl_evlist__fd(const struct pcl_evlist *el, int idx, int cpu_idx, in
 	return e->ctr[c].fd;
 }
 
+PCL_API int pcl_evlist__set_filter(struct pcl_evlist *el, int idx, const char *filter)
+{
+	const struct evsel *e;
+	int n = 0;
+
+	if (!el || idx < 0 || idx >= el->nr || !filter)
+		return pcl_err(EINVAL, "pcl_evlist__set_filter: invalid argument");
+	e = &el->evsels[idx];
+	if (e->state != PCL_EVSEL_OK)
+		return pcl_err(EINVAL, "event '%s' is not open", e->ev.name);
+	for (int c = 0; c < el->ncpus; c++) {
+		for (int t = 0; t < el->nthreads; t++) {
+			int fd = pcl_evlist__fd(el, idx, c, t), err;
+
+			if (fd < 0)
+				continue;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+				err = errno;
+				return pcl_err(err, "cannot set filter \"%s\" on event '%s': %s",
+					       filter, e->ev.name, strerror(err));
+			}
+			n++;
+		}
+	}
+	return n ? 0 : pcl_err(ENODEV, "event '%s' has no kernel counter to filter", e->ev.name);
+}
+
 PCL_API const char *pcl_evlist__cgroup(const struct pcl_evlist *el, int idx)
 {
 	return el && idx >= 0 && idx < el->nr ? el->evsels[idx].cgroup : NULL;

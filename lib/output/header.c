@@ -403,12 +403,18 @@ static void p_bits(char *buf, uint64_t v, const struct bit_name *bits)
 	}
 }
 
-static void field(FILE *o, const char *name, const char *val)
+/* Where an attr's fields go: EVENT_DESC's ", name = value", or a caller's callback. */
+struct attr_sink {
+	pcl_attr_field_fn fn;
+	void *ctx;
+};
+
+static void field(const struct attr_sink *o, const char *name, const char *val)
 {
-	fprintf(o, ", %s = %s", name, val);
+	o->fn(o->ctx, name, val);
 }
 
-static void field_u(FILE *o, char *buf, const char *name, uint64_t v)
+static void field_u(const struct attr_sink *o, char *buf, const char *name, uint64_t v)
 {
 	if (!v)
 		return;
@@ -416,7 +422,7 @@ static void field_u(FILE *o, char *buf, const char *name, uint64_t v)
 	field(o, name, buf);
 }
 
-static void field_x(FILE *o, char *buf, const char *name, uint64_t v)
+static void field_x(const struct attr_sink *o, char *buf, const char *name, uint64_t v)
 {
 	if (!v)
 		return;
@@ -424,7 +430,7 @@ static void field_x(FILE *o, char *buf, const char *name, uint64_t v)
 	field(o, name, buf);
 }
 
-static void field_bits(FILE *o, char *buf, const char *name, uint64_t v,
+static void field_bits(const struct attr_sink *o, char *buf, const char *name, uint64_t v,
 		       const struct bit_name *bits)
 {
 	if (!v)
@@ -433,7 +439,7 @@ static void field_bits(FILE *o, char *buf, const char *name, uint64_t v,
 	field(o, name, buf);
 }
 
-static void print_attr(FILE *o, const struct attr7 *a)
+static void print_attr(const struct attr_sink *o, const struct attr7 *a)
 {
 	char buf[ATTR_BUF] = "";
 
@@ -483,6 +489,19 @@ static bool attr_known(const struct attr7 *a)
 		 (a->branch_sample_type & ~((1ull << 19) - 1)));
 }
 
+static void desc_field(void *ctx, const char *name, const char *val)
+{
+	fprintf(ctx, ", %s = %s", name, val);
+}
+
+void pcl_header__attr_fields(const struct perf_event_attr *attr, pcl_attr_field_fn fn, void *ctx)
+{
+	struct attr7 a = { 0 };
+
+	memcpy(&a, attr, sizeof(*attr) < sizeof(a) ? sizeof(*attr) : sizeof(a));
+	print_attr(&(struct attr_sink){ fn, ctx }, &a);
+}
+
 /* EVENT_DESC: u32 nr, u32 attr_size, per event: attr, u32 nr_ids, string name, ids. */
 static int print_event_desc(const struct ctx *x, FILE *o, struct cur c)
 {
@@ -519,7 +538,7 @@ static int print_event_desc(const struct ctx *x, FILE *o, struct cur c)
 		}
 		if (nr)
 			fputs(" }", o);
-		print_attr(o, &a);
+		print_attr(&(struct attr_sink){ desc_field, o }, &a);
 		fputc('\n', o);
 	}
 	return 0;
@@ -966,7 +985,7 @@ static void add_modifiers(char *buf, size_t len, const struct perf_event_attr *a
 }
 
 /* The event's name from EVENT_DESC, else the one perf makes up for a generic event. */
-static const char *event_name(const struct pcl_data_attr *a, char *buf, size_t len)
+const char *pcl_header__event_name(const struct pcl_data_attr *a, char *buf, size_t len)
 {
 	const struct pcl_event_name *n;
 
@@ -995,7 +1014,7 @@ static int print_groups(const struct ctx *x, FILE *o, const struct group *g, uin
 
 	for (int idx = 0; idx < nr_attrs; idx++) {
 		char buf[256];
-		const char *name = event_name(pcl_data_reader__attr(x->r, idx), buf, sizeof(buf));
+		const char *name = pcl_header__event_name(pcl_data_reader__attr(x->r, idx), buf, sizeof(buf));
 
 		if (i < nr_groups && (uint32_t)idx == g[i].leader) {
 			if (members)

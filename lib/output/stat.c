@@ -16,14 +16,17 @@
  * CSV fields: [interval,][aggr,]value,unit,event,[variance,]run,pcnt,
  *   metric,metric-unit. JSON keys: the same names perf uses.
  */
+#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "internal.h"
 #include "output/json.h"
 #include "output/stat-metrics.h"
+#include <pcl/metric.h>
 
 struct welford {
 	int n;
@@ -41,14 +44,30 @@ struct row {
 
 struct aggr_id {
 	int socket, die, core, cpu;
+	int node;	/* NUMA node, -1 when sysfs does not say */
 	int nr;		/* CPUs in it */
 	int thread_idx; /* per-thread mode */
 	char comm[32];
 	pid_t tid;
 };
 
+/* A formula metric (-M) and the events it reads. */
+struct user_metric {
+	char *name, *expr;
+	char unit[192]; /* what the metric column shows after the value: "%  name" or "name" */
+	double scale;
+	bool scaled;  /* it has a scale unit: one decimal, as perf prints those */
+	char **names; /* the formula's event names ... */
+	int *idx;     /* ... and the evlist index counting each */
+	int n;
+	int anchor;    /* the event whose row shows it */
+	bool own_line; /* that row already shows another metric */
+};
+
 struct pcl_stat {
 	struct pcl_stat_config cfg;
+	struct user_metric *um;
+	int nr_um;
 	struct pcl_evlist *el;
 	int nr_ev;
 	int nr_aggr;
@@ -98,6 +117,10 @@ static int same_id(const struct aggr_id *a, const struct aggr_id *b, enum pcl_ag
 {
 	if (m == PCL_AGGR_SOCKET)
 		return a->socket == b->socket;
+	if (m == PCL_AGGR_DIE)
+		return a->socket == b->socket && a->die == b->die;
+	if (m == PCL_AGGR_NODE)
+		return a->node == b->node;
 	return a->socket == b->socket && a->die == b->die && a->core == b->core;
 }
 
@@ -105,6 +128,8 @@ static int cmp_aggr(const void *pa, const void *pb)
 {
 	const struct aggr_id *a = pa, *b = pb;
 
+	if (a->node != b->node)
+		return a->node - b->node; /* equal but for --per-node */
 	if (a->socket != b->socket)
 		return a->socket - b->socket;
 	if (a->die != b->die)
@@ -123,12 +148,39 @@ static void read_comm(pid_t tid, char *buf, size_t size)
 		snprintf(buf, size, "%s", "<unknown>");
 }
 
-/* The socket/die/core of a CPU, with sysfs gaps filled as perf does. */
-static struct aggr_id cpu_id(int cpu)
+/*
+ * The NUMA node holding @cpu: the nodeN directory with a cpuM entry, as
+ * perf's cpu map reads it; -1 when sysfs has none.
+ */
+static int cpu_node(int cpu)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	int node = -1;
+
+	while (d && node < 0 && (de = readdir(d))) {
+		char path[300];
+		struct stat sb;
+		int n;
+
+		if (sscanf(de->d_name, "node%d", &n) != 1 || n < 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpu%d", de->d_name, cpu);
+		if (!stat(path, &sb))
+			node = n;
+	}
+	if (d)
+		closedir(d);
+	return node;
+}
+
+/* The socket/die/core (and, for --per-node, node) of a CPU, with sysfs gaps filled as perf does. */
+static struct aggr_id cpu_id(int cpu, enum pcl_aggr_mode m)
 {
 	struct aggr_id id = { .cpu = cpu, .nr = 1 };
 	struct pcl_cpu_topo topo;
 
+	id.node = m == PCL_AGGR_NODE ? cpu_node(cpu) : 0;
 	pcl_cpu_topology(cpu, &topo);
 	id.socket = topo.socket < 0 ? 0 : topo.socket;
 	id.die = topo.die;
@@ -145,7 +197,7 @@ static bool id_matches(const struct aggr_id *a, const struct aggr_id *b, enum pc
 static void build_cpu_aggr(struct pcl_stat *st, int ncpu, enum pcl_aggr_mode m)
 {
 	for (int c = 0; c < ncpu; c++) {
-		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c), m);
 		int k;
 
 		for (k = 0; k < st->nr_aggr && !id_matches(&st->ids[k], &id, m); k++)
@@ -155,11 +207,11 @@ static void build_cpu_aggr(struct pcl_stat *st, int ncpu, enum pcl_aggr_mode m)
 		else
 			st->ids[k].nr++;
 	}
-	/* -A keeps CPU order (the CPU map is sorted); cores and sockets sort by topology */
+	/* -A keeps CPU order (the CPU map is sorted); the others sort by topology */
 	if (m != PCL_AGGR_NONE)
 		qsort(st->ids, (size_t)st->nr_aggr, sizeof(*st->ids), cmp_aggr);
 	for (int c = 0; c < ncpu; c++) {
-		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c));
+		struct aggr_id id = cpu_id(pcl_evlist__cpu(st->el, c), m);
 
 		for (int k = 0; k < st->nr_aggr; k++) {
 			if (id_matches(&st->ids[k], &id, m)) {
@@ -243,10 +295,88 @@ PCL_API void pcl_stat__free(struct pcl_stat *st)
 {
 	if (!st)
 		return;
+	for (int i = 0; i < st->nr_um; i++) {
+		for (int k = 0; k < st->um[i].n; k++)
+			free(st->um[i].names[k]);
+		free(st->um[i].names);
+		free(st->um[i].idx);
+		free(st->um[i].name);
+		free(st->um[i].expr);
+	}
+	free(st->um);
 	free(st->rows);
 	free(st->ids);
 	free(st->cpu_aggr);
 	free(st);
+}
+
+static bool anchors(const struct pcl_stat *st, int ev)
+{
+	for (int i = 0; i < st->nr_um; i++)
+		if (st->um[i].anchor == ev && !st->um[i].own_line)
+			return true;
+	return false;
+}
+
+PCL_API int pcl_stat__add_metric(struct pcl_stat *st, const char *name, const char *expr,
+				 const char *scale_unit, const char *const *events, const int *idx,
+				 int n)
+{
+	struct user_metric *um, *grown;
+	const char *unit;
+	double scale;
+
+	if (!st || !name || !expr || n <= 0 || !events || !idx)
+		return pcl_err(EINVAL, "pcl_stat__add_metric: invalid argument");
+	for (int i = 0; i < n; i++)
+		if (idx[i] < 0 || idx[i] >= st->nr_ev)
+			return pcl_err(EINVAL, "pcl_stat__add_metric: event index %d out of range",
+				       idx[i]);
+	if (pcl_metric_scale(scale_unit, &scale, &unit))
+		return -EINVAL;
+	grown = realloc(st->um, sizeof(*st->um) * (size_t)(st->nr_um + 1));
+	if (!grown)
+		return pcl_err(ENOMEM, "pcl_stat__add_metric: out of memory");
+	st->um = grown;
+	um = &st->um[st->nr_um];
+	memset(um, 0, sizeof(*um));
+	um->name = strdup(name);
+	um->expr = strdup(expr);
+	um->names = calloc((size_t)n, sizeof(*um->names));
+	um->idx = calloc((size_t)n, sizeof(*um->idx));
+	if (!um->name || !um->expr || !um->names || !um->idx)
+		goto nomem;
+	for (int i = 0; i < n; i++) {
+		if (!(um->names[i] = strdup(events[i])))
+			goto nomem;
+		um->idx[i] = idx[i];
+	}
+	um->n = n;
+	um->scale = scale;
+	um->scaled = scale_unit != NULL;
+	/* perf's layout: "%8.1f unit  name" with a scale unit, "%8.2f name" without */
+	if (scale_unit)
+		snprintf(um->unit, sizeof(um->unit), "%s  %s", unit, name);
+	else
+		snprintf(um->unit, sizeof(um->unit), "%s", name);
+	um->anchor = -1;
+	for (int i = 0; i < n && um->anchor < 0; i++)
+		if (!anchors(st, idx[i]))
+			um->anchor = idx[i];
+	if (um->anchor < 0) {
+		um->anchor = idx[0];
+		um->own_line = true;
+	}
+	st->nr_um++;
+	return 0;
+nomem:
+	for (int i = 0; um->names && i < n; i++)
+		free(um->names[i]);
+	free(um->names);
+	free(um->idx);
+	free(um->name);
+	free(um->expr);
+	return pcl_err(ENOMEM, "pcl_stat__add_metric: out of memory");
 }
 
 /* Sum of the last read counts of event @ev over aggregation id @a. */
@@ -369,6 +499,24 @@ static void print_prefix(struct pcl_stat *st, FILE *out, int a)
 		else
 			fprintf(out, "S%-5d %4d ", id->socket, id->nr);
 		break;
+	case PCL_AGGR_DIE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"die\" : \"S%d-D%d\", \"aggregate-number\" : %d, ",
+				id->socket, id->die, id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "S%d-D%d%s%d%s", id->socket, id->die, sep, id->nr, sep);
+		else
+			fprintf(out, "S%d-D%-8d %4d ", id->socket, id->die, id->nr);
+		break;
+	case PCL_AGGR_NODE:
+		if (f == PCL_STAT_JSON)
+			fprintf(out, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", id->node,
+				id->nr);
+		else if (f == PCL_STAT_CSV)
+			fprintf(out, "N%d%s%d%s", id->node, sep, id->nr, sep);
+		else
+			fprintf(out, "N%-5d %4d ", id->node, id->nr);
+		break;
 	case PCL_AGGR_THREAD:
 		if (f == PCL_STAT_JSON) {
 			char t[64];
@@ -404,7 +552,12 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 	if (l->prefix_ts)
 		fprintf(out, "%s ", l->prefix_ts);
 	print_prefix(st, out, l->aggr);
-	if (!l->supported || !l->counted) {
+	if ((!l->supported || !l->counted) && has_metric) {
+		/* a formula metric over it: say so, with the metric's name */
+		fprintf(out, "%18s %-4s %-32s # %s %s",
+			l->supported ? "<not counted>" : "<not supported>", unit, l->ev->name,
+			m->status ? m->status : "", m->unit);
+	} else if (!l->supported || !l->counted) {
 		fprintf(out, "%18s %-4s %-25s%-35s",
 			l->supported ? "<not counted>" : "<not supported>", unit, l->ev->name, "");
 	} else {
@@ -416,7 +569,10 @@ static void print_line_std(struct pcl_stat *st, FILE *out, const struct line *l,
 			char num[64];
 			int n;
 
-			n = snprintf(num, sizeof(num), m->fmt, m->value);
+			if (m->status)
+				n = snprintf(num, sizeof(num), "%s", m->status);
+			else
+				n = snprintf(num, sizeof(num), m->fmt, m->value);
 			fprintf(out, " # %s %-*s", num, 35 - 3 - n - 1 > 0 ? 35 - 3 - n - 1 : 0,
 				m->unit);
 		} else {
@@ -442,6 +598,8 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 
 	if (l->prefix_ts)
 		fprintf(out, "%s%s", l->prefix_ts, sep);
+	else if (st->cfg.csv_summary)
+		fprintf(out, "%16s%s", "summary", sep);
 	print_prefix(st, out, l->aggr);
 	if (!l->supported || !l->counted)
 		fprintf(out, "%s", l->supported ? "<not counted>" : "<not supported>");
@@ -453,8 +611,11 @@ static void print_line_csv(struct pcl_stat *st, FILE *out, const struct line *l,
 	if (l->noise >= 0)
 		fprintf(out, "%.2f%%%s", l->noise, sep);
 	fprintf(out, "%llu%s%.2f%s", (unsigned long long)l->run, sep, pcnt_running(l), sep);
-	if (has_metric && l->supported && l->counted) {
-		fprintf(out, m->csv_fmt, m->value);
+	if (has_metric && (m->status || (l->supported && l->counted))) {
+		if (m->status)
+			fprintf(out, "%s", m->status);
+		else
+			fprintf(out, m->csv_fmt, m->value);
 		fprintf(out, "%s%s", sep, m->unit);
 	} else {
 		fprintf(out, "%s", sep);
@@ -489,9 +650,16 @@ static void print_line_json(struct pcl_stat *st, FILE *out, const struct line *l
 	fprintf(out, ", \"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ",
 		(unsigned long long)l->run, pcnt_running(l));
 	/* perf prints "(null)" for an event without a metric; an empty unit is what it means */
-	fprintf(out,
-		"\"metric-value\" : %f, \"metric-unit\" : ", has_metric && ok ? m->value : 0.0);
-	json_str(out, has_metric && ok ? m->unit : "");
+	if (has_metric && m->status) {
+		fprintf(out, "\"metric-value\" : ");
+		json_str(out, m->status);
+		fprintf(out, ", \"metric-unit\" : ");
+		json_str(out, m->unit);
+	} else {
+		fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : ",
+			has_metric && ok ? m->value : 0.0);
+		json_str(out, has_metric && ok ? m->unit : "");
+	}
 	fprintf(out, "}\n");
 }
 
@@ -510,6 +678,94 @@ static void gather_shadow(struct pcl_stat *st, struct line *lines, int a, int id
 	}
 }
 
+struct um_ctx {
+	const struct pcl_stat *st;
+	const struct line *lines;
+	const struct user_metric *um;
+	int aggr;
+};
+
+static int um_lookup(void *ctx, const char *name, double *v)
+{
+	const struct um_ctx *c = ctx;
+
+	for (int k = 0; k < c->um->n; k++) {
+		const struct line *l;
+
+		if (strcmp(c->um->names[k], name))
+			continue;
+		l = &c->lines[c->um->idx[k] * c->st->nr_aggr + c->aggr];
+		if (!l->supported)
+			return -EOPNOTSUPP;
+		if (!l->counted)
+			return -ENODATA;
+		*v = l->raw;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The value of formula metric @um on aggregation @a, or why there is none, into @m. */
+static void eval_user_metric(const struct pcl_stat *st, const struct line *lines,
+			     const struct user_metric *um, int a, struct pcl_stat_metric *m)
+{
+	struct um_ctx c = { st, lines, um, a };
+	double v = 0;
+	int ret = pcl_metric_expr_eval(um->expr, um_lookup, &c, &v);
+
+	memset(m, 0, sizeof(*m));
+	m->unit = um->unit;
+	m->fmt = um->scaled ? "%8.1f" : "%8.2f";
+	m->csv_fmt = um->scaled ? "%.1f" : "%.2f";
+	if (ret == -EOPNOTSUPP)
+		m->status = "<not supported>";
+	else if (ret == -ENODATA || ret == -ENOENT)
+		m->status = "<not counted>";
+	else
+		m->value = ret ? NAN : v * um->scale; /* NAN: a division by zero */
+}
+
+/* A formula metric that shares its row's event with another: a line of its own, as perf. */
+static void print_metric_line(struct pcl_stat *st, FILE *out, const struct line *l,
+			      const struct pcl_stat_metric *m)
+{
+	const char *sep = st->cfg.csv_sep;
+	char num[64];
+
+	if (st->cfg.format == PCL_STAT_JSON) {
+		fputc('{', out);
+		if (l->prefix_ts)
+			fprintf(out, "\"interval\" : %s, ", l->prefix_ts);
+		print_prefix(st, out, l->aggr);
+		fprintf(out, "\"metric-value\" : ");
+		if (m->status)
+			json_str(out, m->status);
+		else
+			fprintf(out, "%f", m->value);
+		fprintf(out, ", \"metric-unit\" : ");
+		json_str(out, m->unit);
+		fprintf(out, "}\n");
+		return;
+	}
+	if (m->status)
+		snprintf(num, sizeof(num), "%s", m->status);
+	else
+		snprintf(num, sizeof(num), st->cfg.format == PCL_STAT_CSV ? m->csv_fmt : m->fmt,
+			 m->value);
+	if (st->cfg.format == PCL_STAT_CSV) {
+		if (l->prefix_ts)
+			fprintf(out, "%s%s", l->prefix_ts, sep);
+		print_prefix(st, out, l->aggr);
+		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, sep, sep, sep, num, sep, m->unit,
+			"");
+		return;
+	}
+	if (l->prefix_ts)
+		fprintf(out, "%s ", l->prefix_ts);
+	print_prefix(st, out, l->aggr);
+	fprintf(out, "%18s %-4s %-32s # %s %s\n", "", "", "", num, m->unit);
+}
+
 static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int idx, double wall_ns)
 {
 	struct line *l = &lines[idx];
@@ -520,12 +776,163 @@ static void print_line(struct pcl_stat *st, FILE *out, struct line *lines, int i
 	gather_shadow(st, lines, l->aggr, l->idx, &sh);
 	sh.wall_ns = wall_ns;
 	has = l->supported && l->counted && stat_metric(&sh, l->ev, l->raw, &m);
+	for (int i = 0; i < st->nr_um; i++) {
+		if (st->um[i].anchor == l->idx && !st->um[i].own_line) {
+			eval_user_metric(st, lines, &st->um[i], l->aggr, &m);
+			has = true;
+			break;
+		}
+	}
 	if (st->cfg.format == PCL_STAT_CSV)
 		print_line_csv(st, out, l, &m, has);
 	else if (st->cfg.format == PCL_STAT_JSON)
 		print_line_json(st, out, l, &m, has);
 	else
 		print_line_std(st, out, l, &m, has);
+	for (int i = 0; i < st->nr_um; i++) {
+		if (st->um[i].anchor == l->idx && st->um[i].own_line) {
+			eval_user_metric(st, lines, &st->um[i], l->aggr, &m);
+			print_metric_line(st, out, l, &m);
+		}
+	}
+}
+
+/*
+ * --metric-only: one column per metric, one row per aggregation. The
+ * columns are the metrics the first aggregation has (the derived metrics
+ * of its events: CPUs utilized, insn per cycle ...) and every -M metric.
+ */
+struct mcol {
+	const char *head;
+	int ev; /* the event it hangs on */
+	int um; /* index of a -M metric, or -1 for the event's derived metric */
+};
+
+static bool derived_metric(struct pcl_stat *st, struct line *lines, int e, int a, double wall_ns,
+			   struct pcl_stat_metric *m)
+{
+	struct line *l = &lines[e * st->nr_aggr + a];
+	struct stat_shadow sh;
+
+	if (!l->supported || !l->counted)
+		return false;
+	gather_shadow(st, lines, a, e, &sh);
+	sh.wall_ns = wall_ns;
+	return stat_metric(&sh, l->ev, l->raw, m);
+}
+
+static int metric_cols(struct pcl_stat *st, struct line *lines, double wall_ns, struct mcol *cols,
+		       int max)
+{
+	int n = 0;
+
+	for (int e = 0; e < st->nr_ev; e++) {
+		struct pcl_stat_metric m;
+
+		if (n < max && derived_metric(st, lines, e, 0, wall_ns, &m))
+			cols[n++] = (struct mcol){ m.unit, e, -1 };
+		for (int i = 0; i < st->nr_um && n < max; i++)
+			if (st->um[i].anchor == e)
+				cols[n++] = (struct mcol){ st->um[i].unit, e, i };
+	}
+	return n;
+}
+
+/* The text of column @c on aggregation @a: a number, "<not supported>", or "". */
+static void mcol_text(struct pcl_stat *st, struct line *lines, double wall_ns, const struct mcol *c,
+		      int a, char *buf, size_t size)
+{
+	struct pcl_stat_metric m;
+
+	buf[0] = '\0';
+	if (c->um >= 0)
+		eval_user_metric(st, lines, &st->um[c->um], a, &m);
+	else if (!derived_metric(st, lines, c->ev, a, wall_ns, &m))
+		return;
+	if (m.status) {
+		snprintf(buf, size, "%s", m.status);
+	} else {
+		int n = snprintf(buf, size, m.csv_fmt, m.value);
+
+		/* a rate picks its unit by size (K/sec, M/sec): name it when not the column's */
+		if (n > 0 && (size_t)n < size && strcmp(m.unit, c->head))
+			snprintf(buf + n, size - (size_t)n, " %s", m.unit);
+	}
+}
+
+static int col_width(const struct mcol *c)
+{
+	int w = (int)strlen(c->head);
+
+	return w < 15 ? 15 : w;
+}
+
+/* The aggregation (and time) prefix of row @a as text, for measuring and printing. */
+static void prefix_text(struct pcl_stat *st, int a, const char *ts, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (ts)
+		fprintf(f, st->cfg.format == PCL_STAT_CSV ? "%s%s" : "%s ", ts, st->cfg.csv_sep);
+	print_prefix(st, f, a);
+	fclose(f);
+}
+
+static void print_metric_only(struct pcl_stat *st, FILE *out, struct line *lines, double wall_ns,
+			      const char *ts, bool head)
+{
+	enum pcl_stat_format f = st->cfg.format;
+	const char *sep = st->cfg.csv_sep;
+	struct mcol cols[128];
+	int nc = metric_cols(st, lines, wall_ns, cols, 128);
+	char pre[256], txt[64];
+
+	if (head && f != PCL_STAT_JSON) {
+		prefix_text(st, 0, ts, pre, sizeof(pre));
+		if (f == PCL_STAT_CSV) {
+			/* empty fields where the rows have their time and aggregation */
+			for (const char *p = pre; *p; p++)
+				if (!strncmp(p, sep, strlen(sep)))
+					fputs(sep, out);
+		} else {
+			fprintf(out, "%s%*s", ts ? "#" : "", (int)strlen(pre) - (ts ? 1 : 0), "");
+		}
+		for (int c = 0; c < nc; c++) {
+			if (f == PCL_STAT_CSV)
+				fprintf(out, "%s%s", cols[c].head, sep);
+			else
+				fprintf(out, " %*s", col_width(&cols[c]), cols[c].head);
+		}
+		fputc('\n', out);
+	}
+	for (int a = 0; a < st->nr_aggr; a++) {
+		prefix_text(st, a, ts, pre, sizeof(pre));
+		if (f == PCL_STAT_JSON) {
+			fputc('{', out);
+			if (ts)
+				fprintf(out, "\"interval\" : %s, ", ts);
+			print_prefix(st, out, a);
+		} else {
+			fputs(pre, out);
+		}
+		for (int c = 0; c < nc; c++) {
+			mcol_text(st, lines, wall_ns, &cols[c], a, txt, sizeof(txt));
+			if (f == PCL_STAT_JSON) {
+				fprintf(out, "%s", c ? ", " : "");
+				json_str(out, cols[c].head);
+				fprintf(out, " : ");
+				json_str(out, txt);
+			} else if (f == PCL_STAT_CSV) {
+				fprintf(out, "%s%s", txt, sep);
+			} else {
+				fprintf(out, " %*s", col_width(&cols[c]), txt);
+			}
+		}
+		fputs(f == PCL_STAT_JSON ? "}\n" : "\n", out);
+	}
 }
 
 static int cmp_thread_lines(const void *pa, const void *pb)
@@ -541,7 +948,8 @@ static void print_lines(struct pcl_stat *st, FILE *out, struct line *lines, doub
 {
 	int nr = st->nr_ev * st->nr_aggr;
 
-	if (st->cfg.aggr == PCL_AGGR_CORE || st->cfg.aggr == PCL_AGGR_SOCKET) {
+	if (st->cfg.aggr == PCL_AGGR_CORE || st->cfg.aggr == PCL_AGGR_SOCKET ||
+	    st->cfg.aggr == PCL_AGGR_DIE || st->cfg.aggr == PCL_AGGR_NODE) {
 		/* by aggregation id, then event */
 		for (int a = 0; a < st->nr_aggr; a++)
 			for (int e = 0; e < st->nr_ev; e++)
@@ -669,7 +1077,10 @@ PCL_API int pcl_stat__print(struct pcl_stat *st, FILE *out)
 	}
 	if (st->cfg.format == PCL_STAT_STD)
 		print_header(st, out);
-	print_lines(st, out, lines, st->wall.mean);
+	if (st->cfg.metric_only)
+		print_metric_only(st, out, lines, st->wall.mean, NULL, true);
+	else
+		print_lines(st, out, lines, st->wall.mean);
 	if (st->cfg.format == PCL_STAT_STD)
 		print_footer(st, out);
 	free(lines);
@@ -687,6 +1098,14 @@ static void print_interval_header(struct pcl_stat *st, FILE *out)
 	case PCL_AGGR_CORE:
 		fprintf(out,
 			"#           time core            cpus             counts %*s events\n", 4,
+			"unit");
+		break;
+	case PCL_AGGR_DIE:
+		fprintf(out, "#           time die          cpus             counts %*s events\n",
+			4, "unit");
+		break;
+	case PCL_AGGR_NODE:
+		fprintf(out, "#           time node   cpus             counts %*s events\n", 4,
 			"unit");
 		break;
 	case PCL_AGGR_NONE:
@@ -739,6 +1158,14 @@ PCL_API int pcl_stat__print_interval(struct pcl_stat *st, FILE *out, const struc
 			l->counted = d.run > 0;
 			l->prefix_ts = tsbuf;
 		}
+	}
+	if (st->cfg.metric_only) {
+		print_metric_only(st, out, lines, (double)interval_ns, tsbuf,
+				  st->intervals % 25 == 0);
+		st->intervals++;
+		free(lines);
+		fflush(out);
+		return 0;
 	}
 	if (st->cfg.format == PCL_STAT_STD && st->intervals % 25 == 0)
 		print_interval_header(st, out);

@@ -16,7 +16,10 @@
  * Overwrite mode (mapped read-only, attr.write_backward): the kernel writes
  * backward from data_head and never waits; after pausing the output, the
  * newest records start at data_head and run forward until the buffer has
- * been read once around or a zeroed header shows the unwritten part.
+ * been read once around, a zeroed header shows the unwritten part, or the
+ * head of the previous read is reached (read_end remembers it, so reads
+ * between resumes do not repeat records). The record the buffer's wrap
+ * cut, the oldest, is left out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +39,16 @@ struct pcl_ring {
 	uint64_t head;	/* snapshot taken by read_begin */
 	uint64_t pos;	/* next record to return */
 	uint64_t start; /* overwrite mode: where this read began */
+	uint64_t prev;	/* overwrite mode: the head of the last read (what it read ends there) */
 	uint8_t bounce[65536];
 	struct pcl_ring_stats stats;
 };
+
+static uint64_t load_head(const struct pcl_ring *r)
+{
+	/* pairs with the kernel's store of data_head after it wrote the records */
+	return __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+}
 
 PCL_API struct pcl_ring *pcl_ring__mmap(int fd, unsigned int data_pages, bool overwrite)
 {
@@ -63,6 +73,7 @@ PCL_API struct pcl_ring *pcl_ring__mmap(int fd, unsigned int data_pages, bool ov
 	r->fd = fd;
 	r->overwrite = overwrite;
 	r->page = map;
+	r->prev = load_head(r);
 	r->data = (uint8_t *)map + psize;
 	r->size = (uint64_t)psize * data_pages;
 	r->mask = r->size - 1;
@@ -104,11 +115,6 @@ PCL_API const struct perf_event_mmap_page *pcl_ring__page(const struct pcl_ring 
 	return r ? r->page : NULL;
 }
 
-static uint64_t load_head(const struct pcl_ring *r)
-{
-	/* pairs with the kernel's store of data_head after it wrote the records */
-	return __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
-}
 
 PCL_API uint64_t pcl_ring__pending(const struct pcl_ring *r)
 {
@@ -175,6 +181,18 @@ static void account(struct pcl_ring *r, const struct perf_event_header *h)
 	}
 }
 
+/*
+ * Overwrite mode: the bytes written since the last read (the kernel's head
+ * moves down, so they lie from this head up to the last one), at most a
+ * buffer's worth: a second dump does not repeat what the first one read.
+ */
+static uint64_t overwrite_span(const struct pcl_ring *r)
+{
+	uint64_t since = r->prev - r->start;
+
+	return since < r->size ? since : r->size;
+}
+
 PCL_API const struct perf_event_header *pcl_ring__next(struct pcl_ring *r)
 {
 	struct perf_event_header h;
@@ -183,14 +201,17 @@ PCL_API const struct perf_event_header *pcl_ring__next(struct pcl_ring *r)
 
 	if (!r)
 		return NULL;
-	left = r->overwrite ? r->size - (r->pos - r->start) : r->head - r->pos;
+	left = r->overwrite ? overwrite_span(r) - (r->pos - r->start) : r->head - r->pos;
 	if (left < sizeof(h))
 		return NULL;
 	ring_copy(r, r->pos, &h, sizeof(h));
 	if (r->overwrite && !h.size)
 		return NULL; /* the part of the buffer never written yet */
+	/* the oldest record, partly overwritten by the newest: the read ends before it */
+	if (r->overwrite && h.size > left && h.size >= sizeof(h) && !(h.size & 7))
+		return NULL;
 	if (h.size < sizeof(h) || h.size > left || h.size & 7) {
-		r->pos = r->overwrite ? r->start + r->size : r->head;
+		r->pos = r->overwrite ? r->start + overwrite_span(r) : r->head;
 		return pcl_err_null(EBADMSG, "pcl_ring__next: malformed record");
 	}
 	if ((r->pos & r->mask) + h.size <= r->size) {
@@ -206,8 +227,12 @@ PCL_API const struct perf_event_header *pcl_ring__next(struct pcl_ring *r)
 
 PCL_API void pcl_ring__read_end(struct pcl_ring *r)
 {
-	if (!r || r->overwrite)
+	if (!r)
 		return;
+	if (r->overwrite) {
+		r->prev = r->head; /* the next read stops where this one began */
+		return;
+	}
 	/* our reads of the records come before the kernel may overwrite them */
 	__atomic_store_n(&r->page->data_tail, r->pos, __ATOMIC_RELEASE);
 }

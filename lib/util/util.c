@@ -82,31 +82,37 @@ int grow_array(void **arr, int *alloc, int need, size_t elem)
 int edit_distance(const char *a, const char *b, int cap)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	int row[128], i, j;
+	int rows[3][128], *r2 = rows[0], *r1 = rows[1], *r0 = rows[2], *t, i, j;
 
-	if (lb >= ARRAY_SIZE(row) || la >= 256)
+	if (lb >= ARRAY_SIZE(rows[0]) || la >= 256)
 		return cap + 1;
+	/* r1: the row of a's first i-1 letters, r2 the one before, r0 this one */
 	for (j = 0; j <= (int)lb; j++)
-		row[j] = j;
+		r1[j] = j;
 	for (i = 1; i <= (int)la; i++) {
-		int prev = row[0], best;
+		int best = r0[0] = i;
 
-		row[0] = i;
-		best = i;
 		for (j = 1; j <= (int)lb; j++) {
-			int cur = row[j];
-			int sub = prev + (a[i - 1] != b[j - 1]);
-			int del = row[j] + 1, ins = row[j - 1] + 1;
+			int sub = r1[j - 1] + (a[i - 1] != b[j - 1]);
+			int del = r1[j] + 1, ins = r0[j - 1] + 1;
+			int d = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
 
-			row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-			if (row[j] < best)
-				best = row[j];
-			prev = cur;
+			/* two letters swapped ("lsit") are one slip, not two */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    r2[j - 2] + 1 < d)
+				d = r2[j - 2] + 1;
+			r0[j] = d;
+			if (d < best)
+				best = d;
 		}
 		if (best > cap)
 			return cap + 1;
+		t = r2;
+		r2 = r1;
+		r1 = r0;
+		r0 = t;
 	}
-	return row[lb];
+	return r1[lb];
 }
 
 void bytebuf_put(struct bytebuf *b, const void *data, size_t n)

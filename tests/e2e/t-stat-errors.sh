@@ -90,10 +90,11 @@ bad_input stat-bad-cgroup -a -G pcl-no-such-cgroup-e2e -- true
 bad_input stat-bad-breakpoint -e mem:nothex:w -- true
 bad_input stat-missing-event-arg -e
 
-# No command and no target: perf prints its usage; pcl must not crash.
-run nocmd "$PCL" stat
-if crashed "$TMP/nocmd.err" "$RC" || [ "$RC" -eq 0 ]; then
-	not_ok stat-no-command "pcl stat with nothing to count: exit $RC (want 1..127, no sanitizer output):" \
+# No command and no target: perf counts the whole system until Ctrl-C (or
+# the end of --interval-count); so does pcl.
+run nocmd timeout -s INT 5 "$PCL" stat -e cpu-clock -I 100 --interval-count 2
+if crashed "$TMP/nocmd.err" "$RC" || [ "$RC" -ne 0 ] || [ "$(grep -c ' cpu-clock ' "$TMP/nocmd.err")" != 2 ]; then
+	not_ok stat-no-command "pcl stat -I 100 --interval-count 2 (no target): exit $RC (want 0 and two intervals, system wide):" \
 		"$(show "$TMP/nocmd.err")"
 else
 	ok stat-no-command

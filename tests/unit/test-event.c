@@ -1163,6 +1163,7 @@ static const struct suggest_case suggest_cases[] = {
 	{ "contxt-switches", "context-switches" },
 	{ "L1-dcache-load-mises", "L1-dcache-load-misses" },
 	{ "duration_tim", "duration_time" },
+	{ "taks-clock", "task-clock" }, /* a swap is one edit */
 	{ "xqzjwvkq", NULL },
 	{ "", NULL },
 	{ NULL, NULL },

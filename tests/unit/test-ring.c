@@ -115,6 +115,17 @@ static void test_overwrite(void **state)
 	assert_int_equal(pcl_ring__pause(r, false), 0);
 	print_message("overwrite ring held %d of 500 samples\n", n);
 	assert_true(n > 10 && n < 500);
+	/* a second read gives what came since the first, not the first's again */
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch(5);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	assert_int_equal(pcl_ring__pause(r, true), 0);
+	n = drain(r, 0, NULL);
+	assert_int_equal(pcl_ring__pause(r, false), 0);
+	print_message("then %d new samples for 5 pages touched\n", n);
+	assert_true(n >= 5 && n < 10);
+	/* and nothing when nothing came */
+	assert_int_equal(drain(r, 0, NULL), 0);
 	pcl_ring__munmap(r);
 	close(fd);
 }

@@ -254,6 +254,75 @@ static void test_metrics(void **state)
 	assert_string_equal(m.unit, "G/sec");
 }
 
+/* -M formula metrics on counts the fake PMU gives: arithmetic, scale units, layouts. */
+static char *print_with_metrics(struct pcl_evlist *el, struct pcl_stat_config *cfg)
+{
+	static const char *const ab[] = { "a", "b" }, *const idle[] = { "i" };
+	static const int i01[] = { 0, 1 }, i2[] = { 2 };
+	struct pcl_stat *st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cfg->sz = sizeof(*cfg);
+	cfg->target_desc = "'fake'";
+	st = pcl_stat__new(cfg, el);
+	assert_non_null(st);
+	/* mux reads 2000 (1000 in half the time), joules 5 (10 x 0.5) */
+	assert_int_equal(pcl_stat__add_metric(st, "ratio", "a / b * 2", NULL, ab, i01, 2), 0);
+	assert_int_equal(pcl_stat__add_metric(st, "share", "d_ratio(b, a)", "100%", ab, i01, 2), 0);
+	/* 'share' goes on joules' row (mux has 'ratio'); 'again' finds both taken: own line */
+	assert_int_equal(pcl_stat__add_metric(st, "again", "a + b", "1e-3K", ab, i01, 2), 0);
+	assert_int_equal(pcl_stat__add_metric(st, "idle_m", "i * 2", NULL, idle, i2, 1), 0);
+	assert_int_equal(pcl_stat__add_metric(st, "bad", "a", NULL, idle, (const int[]){ 7 }, 1),
+			 -EINVAL);
+	assert_int_equal(pcl_evlist__read(el), 0);
+	assert_int_equal(pcl_stat__add_run(st, 1000000000ull, 0.5, 0.25), 0);
+	assert_int_equal(pcl_stat__print(st, f), 0);
+	fclose(f);
+	pcl_stat__free(st);
+	return buf;
+}
+
+static void test_user_metrics(void **state)
+{
+	struct pcl_stat_config cfg = { 0 };
+	struct pcl_evlist *el;
+	char *out;
+
+	(void)state;
+	set_fakes();
+	el = open_fake("fakestat/mux/,fakestat/joules/,fakestat/idle/");
+	out = print_with_metrics(el, &cfg);
+	print_message("%s", out);
+	/* 2000 / 5 * 2, perf's "%8.2f name" */
+	assert_non_null(strstr(out, "fakestat/mux/                    #   800.00 ratio"));
+	/* 5 / 2000 x 100, "%8.1f unit  name" for a scale unit */
+	assert_non_null(strstr(out, "Joules fakestat/joules/                 #      0.2 %  share"));
+	/* (2000 + 5) x 1e-3 on a line of its own */
+	assert_non_null(strstr(out, "#      2.0 K  again\n"));
+	/* an event that did not count: the metric says so, with its name */
+	assert_non_null(strstr(out, "<not counted>      fakestat/idle/                   # <not counted> idle_m"));
+	free(out);
+
+	cfg = (struct pcl_stat_config){ .format = PCL_STAT_CSV };
+	out = print_with_metrics(el, &cfg);
+	print_message("%s", out);
+	assert_non_null(strstr(out, ",fakestat/mux/,1000,50.00,800.00,ratio\n"));
+	assert_non_null(strstr(out, ",,,,,2.0,K  again\n"));
+	assert_non_null(strstr(out, "<not counted>,,fakestat/idle/,0,0.00,<not counted>,idle_m\n"));
+	free(out);
+
+	cfg = (struct pcl_stat_config){ .metric_only = true };
+	out = print_with_metrics(el, &cfg);
+	print_message("%s", out);
+	/* the columns in event order: mux's two metrics, then joules', then idle's */
+	assert_non_null(strstr(out, "           ratio        K  again        %  share          idle_m\n"));
+	assert_non_null(strstr(out, "          800.00             2.0             0.2   <not counted>\n"));
+	free(out);
+	pcl_evlist__free(el);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_noise),
 		cmocka_unit_test(test_repeat_whole_counts),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_user_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
