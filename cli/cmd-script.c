@@ -840,6 +840,8 @@ static int dump_run(struct input *in, struct pcl_script *s, struct filter *f)
 	}
 	if (!ret)
 		ret = dump_flush(&d, UINT64_MAX);
+	/* the reader expands COMPRESSED records itself; perf counts them too */
+	d.nr[PCL_RECORD_COMPRESSED] += pcl_data_reader__nr_compressed(in->reader);
 	if (!ret && !s) {
 		const char **names =
 			calloc((size_t)(d.nr_attrs > 0 ? d.nr_attrs : 1), sizeof(*names));

@@ -118,6 +118,17 @@ PY
 		timeout -k 5 60 "$PCL" script $h -i - <"$TMP/pipe.data" >"$TMP/c.out" 2>&1
 		diff_or_ok "script-perf13-pipe$h" "$TMP/p.out" "$TMP/c.out" "perf script $h -i -" "pcl script $h -i -"
 	done
+	# zstd-compressed records (record -z): dumped expanded, counted as perf counts them
+	if timeout -k 5 60 perf record -q --no-bpf-event -z -F 2000 -o "$TMP/z.data" -- "$hot" 200 \
+		>/dev/null 2>&1 && perf report --header-only -i "$TMP/z.data" 2>/dev/null | grep -q '^# compressed'; then
+		for c in script report; do
+			timeout -k 5 60 perf $c -D -i "$TMP/z.data" >"$TMP/p.out" 2>&1
+			timeout -k 5 60 "$PCL" $c -D -i "$TMP/z.data" >"$TMP/c.out" 2>&1
+			diff_or_ok "$c-perf13-D-zstd" "$TMP/p.out" "$TMP/c.out" "perf $c -D (record -z)" "pcl $c -D"
+		done
+	else
+		skip script-perf13-D-zstd "perf record -z wrote no compressed records"
+	fi
 	# tod needs CLOCK_DATA: refused on rec.data, as perf refuses it; printed with -k
 	pair script-perf13-tod-refused "$TMP/rec.data" -F +tod
 	if timeout -k 5 60 perf record -q --no-bpf-event -k mono -F 2000 -o "$TMP/clk.data" -- "$hot" 200 \
