@@ -120,6 +120,18 @@ void output_catch_sigpipe(void);
 bool output_reader_gone(void);
 int stdout_finish(int ret);
 
+/*
+ * Whether stdout gets perf's colours (report, annotate, diff): not when
+ * NO_COLOR is set to anything but "" (no-color.org), else when stdout is a
+ * terminal or goes through the pager. Commands with perf's --stdio-color always|never|auto ask this
+ * for auto (and without the option).
+ */
+bool cli_use_color(void);
+/* --stdio-color's MODE (NULL: always, perf's default) into *@out: 0, or -1 with the error said. */
+int cli_color_mode(const char *arg, int *out);
+/* The colour decision for a mode from cli_color_mode (-1: auto). */
+bool cli_color(int mode);
+
 /* "pcl: " + message + newline on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -24,6 +24,7 @@ enum {
 	OPT_IGNORE_BUILD_IDS,
 	OPT_SKIP_MISSING,
 	OPT_PERCENT_LIMIT,
+	OPT_STDIO_COLOR,
 };
 
 struct annotate_opts {
@@ -34,6 +35,7 @@ struct annotate_opts {
 	struct pcl_annotate_opts ao;
 	double percent_limit; /* functions under this share of their event are not shown */
 	bool force, quiet, skip_missing;
+	int color; /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 };
 
 static int parse_opts(int argc, char **argv, struct annotate_opts *o)
@@ -56,6 +58,7 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 		{ "ignore-build-ids", no_argument, NULL, OPT_IGNORE_BUILD_IDS },
 		{ "skip-missing", no_argument, NULL, OPT_SKIP_MISSING },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "stdio-color", required_argument, NULL, OPT_STDIO_COLOR },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -130,6 +133,10 @@ static int parse_opts(int argc, char **argv, struct annotate_opts *o)
 			}
 			break;
 		}
+		case OPT_STDIO_COLOR:
+			if (cli_color_mode(optarg, &o->color))
+				return -1;
+			break;
 		case 'f':
 			o->force = true;
 			break;
@@ -246,6 +253,7 @@ static int annotate(struct annotate_opts *o)
 	memset(&in, 0, sizeof(in));
 	o->so.sz = sizeof(o->so);
 	o->ao.sz = sizeof(o->ao);
+	o->ao.color = cli_color(o->color);
 	if (input_open(&in, o->input, &o->so, o->force))
 		goto out;
 	if (!(a = pcl_annotate__new())) {
@@ -273,7 +281,7 @@ out:
 
 int cmd_annotate(int argc, char **argv)
 {
-	struct annotate_opts o = { 0 };
+	struct annotate_opts o = { .color = -1 };
 	int ret;
 
 	if (parse_opts(argc, argv, &o)) {

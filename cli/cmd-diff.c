@@ -47,6 +47,7 @@ struct diff_opts {
 	struct sample_lists lists; /* no pid or tid options: those stay empty */
 	struct pcl_symbol_opts so;
 	const char *format, *output, *event;
+	bool color; /* perf's colours: stdout is a terminal (cli_use_color) */
 };
 
 /* One event of one file. */
@@ -642,22 +643,35 @@ static void print_header(struct table *t)
 	printf("\n#\n");
 }
 
+/* "  " and @v right-aligned in @w columns, in colour @c (padding included, as perf) */
+static void print_colored(const char *c, int w, const char *v)
+{
+	if (*c)
+		printf("  %s%*s\033[m", c, w, v);
+	else
+		printf("  %*s", w, v);
+}
+
 /* The computed column of @r: blank without a NEW side; N/A for ratio and wdiff without OLD. */
 static void print_value(const struct table *t, const struct row *r)
 {
 	int cw = compute_width(t->o->compute);
 	char v[64] = "";
+	double x = 0; /* perf colours the value by pcl_percent_color, whatever it is */
 
-	if (r->e[1] && !r->e[0] && t->o->compute >= COMPUTE_RATIO)
+	if (r->e[1] && !r->e[0] && t->o->compute >= COMPUTE_RATIO) {
 		snprintf(v, sizeof(v), "N/A");
-	else if (r->e[1] && t->o->compute == COMPUTE_RATIO)
-		snprintf(v, sizeof(v), "%.6f", r->value);
-	else if (r->e[1] && t->o->compute == COMPUTE_WDIFF)
-		snprintf(v, sizeof(v), "%" PRId64,
-			 (int64_t)r->period[1] * t->o->w2 - (int64_t)r->period[0] * t->o->w1);
-	else if (r->e[1])
-		snprintf(v, sizeof(v), "%+4.2f%%", r->pct[1] - r->pct[0]);
-	printf("  %*s", cw, v);
+	} else if (r->e[1] && t->o->compute == COMPUTE_RATIO) {
+		snprintf(v, sizeof(v), "%.6f", x = r->value);
+	} else if (r->e[1] && t->o->compute == COMPUTE_WDIFF) {
+		int64_t w = (int64_t)r->period[1] * t->o->w2 - (int64_t)r->period[0] * t->o->w1;
+
+		snprintf(v, sizeof(v), "%" PRId64, w);
+		x = (double)w;
+	} else if (r->e[1]) {
+		snprintf(v, sizeof(v), "%+4.2f%%", x = r->pct[1] - r->pct[0]);
+	}
+	print_colored(t->o->color ? pcl_percent_color(x) : "", cw, v);
 }
 
 static void print_row(struct table *t, const struct row *r)
@@ -667,7 +681,7 @@ static void print_row(struct table *t, const struct row *r)
 
 	if (r->e[0])
 		snprintf(v, sizeof(v), "%6.2f%%", r->pct[0]);
-	printf("  %8s", v);
+	print_colored(t->o->color && r->e[0] ? pcl_percent_color(r->pct[0]) : "", 8, v);
 	if (t->o->period)
 		printf("  %14" PRIu64, r->period[0]);
 	print_value(t, r);
@@ -835,10 +849,12 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts o = { .compute = COMPUTE_DELTA_ABS };
 	int ret;
 
-	if (parse_opts(argc, argv, &o))
+	if (parse_opts(argc, argv, &o)) {
 		ret = EXIT_USAGE;
-	else
+	} else {
+		o.color = !o.format && cli_use_color();
 		ret = diff(&o);
+	}
 	sample_lists_free(&o.lists);
 	return ret;
 }

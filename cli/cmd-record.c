@@ -54,10 +54,10 @@ static const struct {
 	const char *name;
 	int bit;
 } sample_regs[] = {
-	{ "AX", 0 },	{ "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
-	{ "DI", 5 },	{ "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
-	{ "CS", 10 },	{ "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
-	{ "R11", 19 },	{ "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
+	{ "AX", 0 },   { "BX", 1 },   { "CX", 2 },   { "DX", 3 },   { "SI", 4 },
+	{ "DI", 5 },   { "BP", 6 },   { "SP", 7 },   { "IP", 8 },   { "FLAGS", 9 },
+	{ "CS", 10 },  { "SS", 11 },  { "R8", 16 },  { "R9", 17 },  { "R10", 18 },
+	{ "R11", 19 }, { "R12", 20 }, { "R13", 21 }, { "R14", 22 }, { "R15", 23 },
 };
 #define NR_SAMPLE_REGS (sizeof(sample_regs) / sizeof(sample_regs[0]))
 
@@ -181,18 +181,73 @@ static int parse_freq(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+struct unit {
+	char tag;
+	uint64_t mult;
+};
+
+/*
+ * A number with one unit letter after it, as perf's record takes sizes
+ * (B, K, M, G) and times (s, m, h, d); @units pairs each letter with its
+ * multiplier. Without its letter a number is not taken (perf neither).
+ */
+static bool parse_with_unit(const char *arg, const struct unit *units, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*arg || *arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || !*end || end[1])
+		return false;
+	for (; units->tag; units++) {
+		if (*end == units->tag) {
+			if (v > UINT64_MAX / units->mult)
+				return false;
+			*out = v * units->mult;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct unit size_units[] = {
+	{ 'B', 1 }, { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 0, 0 },
+};
+static const struct unit time_units[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 0, 0 },
+};
+
 /*
  * -m: a power of two, capped as perf caps it: the ring's bytes must fit in
- * 32 bits (the session's wakeup watermark is computed in them).
+ * 32 bits (the session's wakeup watermark is computed in them). A size is
+ * rounded up to a power of two of pages, as perf rounds it.
  */
 static int parse_mmap_pages(struct record_opts *o, const char *arg)
 {
-	uint64_t max = UINT_MAX / (unsigned int)getpagesize();
+	uint64_t max = UINT_MAX / (unsigned int)getpagesize(), bytes, psz = (uint64_t)getpagesize();
+
+	o->mmap_rounded = NULL;
+
+	/* a size (perf's -m 20M, as perf daemon configs write it): pages, up to a power of two */
+	if (parse_with_unit(arg, size_units, &bytes) && bytes && bytes <= max * psz) {
+		o->mmap_pages = (bytes + psz - 1) / psz;
+		while (o->mmap_pages & (o->mmap_pages - 1))
+			o->mmap_pages = (o->mmap_pages | (o->mmap_pages - 1)) + 1;
+		if (o->mmap_pages <= max) {
+			/* said in validate() (unless -q), as perf says it */
+			o->mmap_rounded = o->mmap_pages * psz != bytes ? arg : NULL;
+			return 0;
+		}
+	}
 
 	if (!parse_uint(arg, 0, 1, max, &o->mmap_pages) ||
 	    (o->mmap_pages & (o->mmap_pages - 1))) {
-		die_msg("bad mmap size '%s' (a power of two number of pages, at most %llu)", arg,
-			(unsigned long long)(max + 1) / 2);
+		die_msg("bad mmap size '%s' (a power of two number of pages, at most %llu, or a "
+			"size with B, K, M or G)",
+			arg, (unsigned long long)(max + 1) / 2);
 		return -1;
 	}
 	return 0;
@@ -232,45 +287,6 @@ static int parse_clockid(struct record_opts *o, const char *arg)
 	o->clockid = (int)v;
 	return 0;
 }
-
-/*
- * A number with one unit letter after it, as perf's record takes sizes
- * (B, K, M, G) and times (s, m, h, d); @tags pairs each letter with its
- * multiplier. Without its letter a number is not taken (perf neither).
- */
-struct unit {
-	char tag;
-	uint64_t mult;
-};
-
-static bool parse_with_unit(const char *arg, const struct unit *units, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*arg || *arg < '0' || *arg > '9')
-		return false;
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || !*end || end[1])
-		return false;
-	for (; units->tag; units++) {
-		if (*end == units->tag) {
-			if (v > UINT64_MAX / units->mult)
-				return false;
-			*out = v * units->mult;
-			return true;
-		}
-	}
-	return false;
-}
-
-static const struct unit size_units[] = {
-	{ 'B', 1 }, { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 0, 0 },
-};
-static const struct unit time_units[] = {
-	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 0, 0 },
-};
 
 /* --switch-output[=signal|SIZE|TIME]: perf's default is the signal. */
 static int parse_switch_output(struct record_opts *o, const char *arg)
@@ -337,8 +353,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_string(&o->events, &o->nr_events, optarg))
@@ -504,6 +520,11 @@ static int validate(struct record_opts *o)
 		o->output = "perf.data";
 	if (!o->mmap_pages)
 		o->mmap_pages = 128;
+	if (o->mmap_rounded && !o->quiet)
+		fprintf(stderr, "pcl: rounding mmap size '%s' up to %llu KiB (%llu pages)\n",
+			o->mmap_rounded,
+			(unsigned long long)(o->mmap_pages * (uint64_t)getpagesize() >> 10),
+			(unsigned long long)o->mmap_pages);
 	/* a stream has no file to rename (perf's switch fails on a pipe too) */
 	if (o->timestamp_filename && (!strcmp(o->output, "-") || !stat(o->output, &st)) &&
 	    (!strcmp(o->output, "-") || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {

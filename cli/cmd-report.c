@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -41,6 +42,11 @@ enum {
 	OPT_FULL_SOURCE_PATH,
 	OPT_INLINE,
 	OPT_NO_INLINE,
+	/* issue 13 */
+	OPT_MAX_STACK,
+	OPT_TASKS,
+	OPT_MMAPS,
+	OPT_STDIO_COLOR,
 };
 
 struct report_opts {
@@ -66,6 +72,14 @@ struct report_opts {
 	const char *format; /* --format: an export, or json */
 	struct export_req x;
 	bool full_source_path; /* srcline and srcfile keys: whole paths */
+	/* issue 13 */
+	bool show_nr_samples; /* -n: a Samples column */
+	const char *fields;   /* -F: perf's output fields */
+	int max_stack;	      /* --max-stack: frames of a chain used (-1: all) */
+	bool threads;	      /* -T: the per-thread counters of pcl/perf record -s */
+	bool tasks, mmaps;    /* --tasks, --mmaps: the task tree instead of a report */
+	const char *parent;   /* -p: the parent regex of -s parent */
+	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 };
 
 struct event_hist {
@@ -152,6 +166,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "mmaps", no_argument, NULL, OPT_MMAPS },
+		{ "parent", required_argument, NULL, 'p' },
+		{ "stdio-color", required_argument, NULL, OPT_STDIO_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,7 +181,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:D", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:D", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -285,6 +307,40 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'I':
 			o->show_info = true;
+			break;
+		case 'n':
+			o->show_nr_samples = true;
+			break;
+		case 'F':
+			o->fields = optarg;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > INT32_MAX) {
+				die_msg("bad --max-stack '%s' (expected a number of frames)",
+					optarg);
+				return -1;
+			}
+			o->max_stack = (int)v;
+			break;
+		}
+		case 'T':
+			o->threads = true;
+			break;
+		case OPT_TASKS:
+			o->tasks = true;
+			break;
+		case OPT_MMAPS:
+			o->mmaps = true;
+			break;
+		case 'p':
+			o->parent = optarg;
+			break;
+		case OPT_STDIO_COLOR:
+			if (cli_color_mode(optarg, &o->color))
+				return -1;
 			break;
 		case 'h':
 			print_usage("report", stdout);
@@ -509,30 +565,175 @@ body:
 	return 0;
 }
 
-/* Columns: the sort keys, without those a one-item filter pins down (as perf elides them). */
-static int setup_keys(const struct report_opts *o, struct pcl_hist_opts *ho,
-		      struct pcl_report_opts *ro)
+/* A comma-separated list of perf's field names into @v (*@n of them so far). */
+static int parse_fields(const char *s, const char *what, struct pcl_field *v, int *n)
 {
-	int n = pcl_sort_keys_parse(o->sort ? o->sort : "comm,dso,sym", ho->keys, PCL_SORT_MAX);
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		struct pcl_field f;
 
-	if (n < 0) {
-		die_msg("%s", pcl_last_error());
+		if (len && pcl_field_parse(s, len, &f)) {
+			die_msg("unknown %s key '%.*s' (overhead, overhead_sys, overhead_us, "
+				"overhead_guest_sys, overhead_guest_us, overhead_children, sample, "
+				"period, comm, dso, sym, pid, tid, cpu, srcline, srcfile)",
+				what, (int)len, s);
+			return -1;
+		}
+		if (len) {
+			if (*n >= PCL_FIELDS_MAX) {
+				die_msg("too many %s keys", what);
+				return -1;
+			}
+			v[(*n)++] = f;
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+static bool field_in(const struct pcl_field *v, int n, struct pcl_field f)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].hpp == f.hpp && (f.hpp != PCL_HPP_KEY || v[i].key == f.key))
+			return true;
+	return false;
+}
+
+static void field_add(struct pcl_field *v, int *n, struct pcl_field f)
+{
+	if (*n < PCL_FIELDS_MAX && !field_in(v, *n, f))
+		v[(*n)++] = f;
+}
+
+static bool elided(const struct report_opts *o, enum pcl_sort_key k)
+{
+	return (k == PCL_SORT_COMM && o->lists.comm.n == 1) ||
+	       (k == PCL_SORT_DSO && o->lists.dso.n == 1) ||
+	       (k == PCL_SORT_SYM && o->lists.symbols.n == 1);
+}
+
+/*
+ * perf's sort list and output fields from --sort, -F and -n. The sort list
+ * is --sort's (comm,dso,sym if not given; "+KEYS" adds to those), with
+ * overhead (and overhead_children in children mode) in front unless -F
+ * names the fields (a list not starting with '+'), then the output fields
+ * it lacks. The output fields are -F's; without it (or with "+FIELDS"),
+ * [Children,] Overhead/Self[, Samples with -n][, the '+' ones]; then the
+ * sort keys they lack. An entry is one per value of the sort list's keys.
+ */
+static int setup_order(const struct report_opts *o, bool children, struct pcl_field *order,
+		       int *nr_order, struct pcl_field *fields, int *nr_fields)
+{
+	bool strict = o->fields && o->fields[0] != '+';
+	struct pcl_field sort[PCL_FIELDS_MAX], head[2];
+	int ns = 0, nh = 0;
+
+	*nr_order = *nr_fields = 0;
+	if (!o->sort && !strict) {
+		if (parse_fields("comm,dso,sym", "--sort", sort, &ns))
+			return -1;
+	} else if (o->sort && o->sort[0] == '+') {
+		if (parse_fields("comm,dso,sym", "--sort", sort, &ns) ||
+		    parse_fields(o->sort + 1, "--sort", sort, &ns))
+			return -1;
+	} else if (o->sort && parse_fields(o->sort, "--sort", sort, &ns)) {
 		return -1;
 	}
+	if (!strict) {
+		/* perf's setup_overhead: each put in front if the list lacks it */
+		if (children &&
+		    !field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 }))
+			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 };
+		if (!field_in(sort, ns, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 }))
+			head[nh++] = (struct pcl_field){ PCL_HPP_OVERHEAD, 0 };
+	}
+	for (int i = 0; i < nh; i++)
+		field_add(order, nr_order, head[i]);
+	for (int i = 0; i < ns; i++)
+		field_add(order, nr_order, sort[i]);
+	/* -p: perf adds the parent key after the others */
+	if (o->parent)
+		field_add(order, nr_order, (struct pcl_field){ PCL_HPP_KEY, PCL_SORT_PARENT });
+	if (strict) {
+		if (parse_fields(o->fields, "--fields", fields, nr_fields))
+			return -1;
+	} else {
+		struct pcl_field plus[PCL_FIELDS_MAX];
+		int np = 0;
+
+		if (children)
+			field_add(fields, nr_fields,
+				  (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 });
+		field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_OVERHEAD, 0 });
+		if (o->show_nr_samples)
+			field_add(fields, nr_fields, (struct pcl_field){ PCL_HPP_SAMPLE, 0 });
+		if (o->fields && parse_fields(o->fields + 1, "--fields", plus, &np))
+			return -1;
+		for (int i = 0; i < np; i++)
+			field_add(fields, nr_fields, plus[i]);
+	}
+	for (int i = 0; i < *nr_order; i++)
+		field_add(fields, nr_fields, order[i]);
+	for (int i = 0; i < *nr_fields; i++)
+		field_add(order, nr_order, fields[i]);
+	return 0;
+}
+
+/*
+ * The columns and the entries' keys and order. A key that a one-item
+ * filter pins down is not shown (as perf elides it), unless that leaves
+ * no key column.
+ */
+static int setup_keys(const struct report_opts *o, bool children, struct pcl_hist_opts *ho,
+		      struct pcl_report_opts *ro)
+{
+	struct pcl_field order[PCL_FIELDS_MAX], fields[PCL_FIELDS_MAX];
+	int no, nf, n = 0, shown_keys = 0;
+	bool custom = o->fields || o->show_nr_samples;
+
+	if (setup_order(o, children, order, &no, fields, &nf))
+		return -1;
+	for (int i = 0; i < no; i++) {
+		if (order[i].hpp != PCL_HPP_KEY) {
+			custom |= order[i].hpp != PCL_HPP_OVERHEAD &&
+				  order[i].hpp != PCL_HPP_OVERHEAD_CHILDREN;
+			continue;
+		}
+		ho->keys[n++] = order[i].key;
+	}
+	/* the default order (perf's overhead first, then the keys) is the histogram's own */
+	custom |=
+		no < 1 || order[0].hpp != (children ? PCL_HPP_OVERHEAD_CHILDREN : PCL_HPP_OVERHEAD);
+	custom |= !n; /* no key: one entry of everything (perf's -s overhead) */
 	ho->nr_keys = n;
 	ro->nr_keys = 0;
-	for (int i = 0; i < n; i++) {
-		if ((ho->keys[i] == PCL_SORT_COMM && o->lists.comm.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_DSO && o->lists.dso.n == 1) ||
-		    (ho->keys[i] == PCL_SORT_SYM && o->lists.symbols.n == 1))
-			continue;
-		ro->keys[ro->nr_keys++] = ho->keys[i];
-	}
+	for (int i = 0; i < n; i++)
+		if (!elided(o, ho->keys[i]))
+			ro->keys[ro->nr_keys++] = ho->keys[i];
 	if (!ro->nr_keys) { /* perf: eliding every column makes no sense, it shows them all */
 		memcpy(ro->keys, ho->keys, sizeof(ro->keys));
 		ro->nr_keys = n;
 	}
-	ro->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
+	/* and it sorts the entries without the keys it elides */
+	custom |= ro->nr_keys != n;
+	if (custom) {
+		ho->nr_order = 0;
+		for (int i = 0; i < no; i++)
+			if (order[i].hpp != PCL_HPP_KEY || ro->nr_keys == n ||
+			    !elided(o, order[i].key))
+				ho->order[ho->nr_order++] = order[i];
+	}
+	for (int i = 0; i < nf; i++)
+		shown_keys += fields[i].hpp == PCL_HPP_KEY && !elided(o, fields[i].key);
+	ro->nr_fields = 0;
+	for (int i = 0; i < nf; i++)
+		if (fields[i].hpp != PCL_HPP_KEY || !elided(o, fields[i].key) || !shown_keys)
+			ro->fields[ro->nr_fields++] = fields[i];
+	ro->self_title = children && !(o->fields && o->fields[0] != '+');
+	/* perf: only without -F, and by --sort's text */
+	ro->sort_sym_first = !o->fields && o->sort && !strncmp(o->sort, "sym", 3);
 	return 0;
 }
 
@@ -622,8 +823,139 @@ static int setup_groups(struct input *in, struct event_hist **eh, int *nr, bool 
 	return 0;
 }
 
+/*
+ * --max-stack N: perf uses N frames of a chain in the order it shows them:
+ * the innermost N (the sample's ip first) in callee order, the outermost N
+ * in caller order (children's default).
+ */
+static void cap_chain(const struct report_opts *o, bool caller_order, struct pcl_resolved *rs)
+{
+	if (o->max_stack >= 0 && rs->nr_chain > (size_t)o->max_stack) {
+		if (caller_order)
+			rs->chain += rs->nr_chain - (size_t)o->max_stack;
+		rs->nr_chain = (size_t)o->max_stack;
+		rs->chain_id = 0; /* another chain than the resolver's id stands for */
+	}
+}
+
+/*
+ * -T: the counts of PERF_RECORD_READ records (pcl record -s, perf record
+ * -s: each thread's counters when it exits), per thread and event, summed,
+ * in the order first seen, as perf's read values table.
+ */
+struct thread_id {
+	int32_t pid, tid;
+};
+
+struct thread_values {
+	struct thread_id *thr;
+	int *ctr;	 /* the events' indexes */
+	uint64_t *value; /* [thread * MAX_COUNTERS + counter] */
+	int nr_thr, nr_ctr, alloc_thr;
+};
+
+#define MAX_COUNTERS 64
+
+static int values_add(struct thread_values *tv, const struct input *in,
+		      const struct pcl_data_event *ev)
+{
+	int idx = ev->attr_idx < 0 ? 0 : ev->attr_idx, t, c;
+	uint64_t rf = pcl_data_reader__nr_attrs(in->reader) > idx
+			      ? pcl_data_reader__attr(in->reader, idx)->attr.read_format
+			      : 0;
+
+	for (t = 0; t < tv->nr_thr; t++)
+		if (tv->thr[t].pid == (int32_t)ev->rec.read.pid &&
+		    tv->thr[t].tid == (int32_t)ev->rec.read.tid)
+			break;
+	if (t == tv->nr_thr) {
+		if (t == tv->alloc_thr) {
+			int na = tv->alloc_thr ? tv->alloc_thr * 2 : 16;
+			void *nt = realloc(tv->thr, (size_t)na * sizeof(*tv->thr));
+			uint64_t *nv;
+
+			if (!nt)
+				return -ENOMEM;
+			tv->thr = nt;
+			nv = realloc(tv->value, (size_t)na * MAX_COUNTERS * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			tv->value = nv;
+			tv->alloc_thr = na;
+		}
+		tv->thr[t].pid = (int32_t)ev->rec.read.pid;
+		tv->thr[t].tid = (int32_t)ev->rec.read.tid;
+		memset(&tv->value[(size_t)t * MAX_COUNTERS], 0, MAX_COUNTERS * sizeof(uint64_t));
+		tv->nr_thr++;
+	}
+	for (c = 0; c < tv->nr_ctr; c++)
+		if (tv->ctr[c] == idx)
+			break;
+	if (c == tv->nr_ctr) {
+		int *nc;
+
+		if (c == MAX_COUNTERS)
+			return 0; /* more events than any recording has */
+		if (!(nc = realloc(tv->ctr, (size_t)(c + 1) * sizeof(*nc))))
+			return -ENOMEM;
+		tv->ctr = nc;
+		tv->ctr[tv->nr_ctr++] = idx;
+	}
+	if (ev->rec.read.values.nr)
+		tv->value[(size_t)t * MAX_COUNTERS + (size_t)c] +=
+			pcl_read__value(&ev->rec.read.values, 0, rf).value;
+	return 0;
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int sdigits(int32_t v)
+{
+	int64_t x = v;
+
+	return x < 0 ? 1 + digits((uint64_t)(-x)) : digits((uint64_t)x);
+}
+
+/* perf's read values table: "# PID  TID  EVENT...", columns as wide as their widest cell */
+static void values_print(const struct thread_values *tv, const struct input *in)
+{
+	int pw = 3, tw = 3, cw[MAX_COUNTERS];
+
+	for (int c = 0; c < tv->nr_ctr; c++)
+		cw[c] = (int)strlen(pcl_data_reader__attr(in->reader, tv->ctr[c])->name);
+	for (int t = 0; t < tv->nr_thr; t++) {
+		if (sdigits(tv->thr[t].pid) > pw)
+			pw = sdigits(tv->thr[t].pid);
+		if (sdigits(tv->thr[t].tid) > tw)
+			tw = sdigits(tv->thr[t].tid);
+		for (int c = 0; c < tv->nr_ctr; c++)
+			if (digits(tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]) > cw[c])
+				cw[c] = digits(tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
+	}
+	printf("# %*s  %*s", pw, "PID", tw, "TID");
+	for (int c = 0; c < tv->nr_ctr; c++)
+		printf("  %*s", cw[c], pcl_data_reader__attr(in->reader, tv->ctr[c])->name);
+	printf("\n");
+	for (int t = 0; t < tv->nr_thr; t++) {
+		printf("  %*d  %*d", pw, tv->thr[t].pid, tw, tv->thr[t].tid);
+		for (int c = 0; c < tv->nr_ctr; c++)
+			printf("  %*" PRIu64, cw[c],
+			       tv->value[(size_t)t * MAX_COUNTERS + (size_t)c]);
+		printf("\n");
+	}
+}
+
 static int read_samples(struct input *in, const struct report_opts *o, struct event_hist **eh,
-			int *nr, const struct pcl_hist_opts *ho)
+			int *nr, const struct pcl_hist_opts *ho, struct thread_values *tv)
 {
 	int ret;
 
@@ -632,6 +964,10 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 		struct pcl_resolved rs;
 		struct event_hist *e;
 		uint32_t cpu;
+
+		if (o->threads && ev->decoded && ev->hdr->type == PERF_RECORD_READ &&
+		    values_add(tv, in, ev))
+			goto oom;
 
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
@@ -644,6 +980,7 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 			e = event_hist(eh, nr, e->leader, ho);
 			if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
 				goto oom;
+			cap_chain(o, ho->caller_order, &rs);
 			e->member_totals[member] += ev->rec.sample.period;
 			cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu
 									  : UINT32_MAX;
@@ -654,6 +991,7 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 		}
 		if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
 			goto oom;
+		cap_chain(o, ho->caller_order, &rs);
 		if (o->group && e->nr_members > 1)
 			e->member_totals[0] += ev->rec.sample.period;
 		cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu : UINT32_MAX;
@@ -772,6 +1110,47 @@ static int report_json(struct input *in, const struct report_opts *o, struct eve
 	return ret;
 }
 
+/*
+ * --tasks, --mmaps: a machine of the file's COMM, FORK and EXIT records
+ * (and MMAP, MMAP2 for --mmaps), as perf builds its own for them: threads
+ * seen only in samples are not tasks.
+ */
+static int report_tasks(struct input *in, bool mmaps)
+{
+	struct pcl_machine *m = pcl_machine__new();
+	int ret = 1, r;
+
+	if (!m) {
+		die_msg("out of memory");
+		return 1;
+	}
+	while ((r = input_next(in)) > 0) {
+		uint32_t type = in->ev.hdr->type;
+
+		if (!in->ev.decoded)
+			continue;
+		if (type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
+		    type == PERF_RECORD_EXIT ||
+		    (mmaps && (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2))) {
+			if (pcl_machine__process(m, &in->ev.rec)) {
+				die_msg("out of memory");
+				goto out;
+			}
+		}
+	}
+	if (r < 0)
+		goto out;
+	input_finish(in);
+	if (pcl_report__tasks(stdout, m, mmaps)) {
+		die_msg("%s", pcl_last_error());
+		goto out;
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	pcl_machine__free(m);
+	return ret;
+}
+
 static int report(struct report_opts *o)
 {
 	struct input in;
@@ -779,6 +1158,7 @@ static int report(struct report_opts *o)
 	struct pcl_report_opts ro = { .sz = sizeof(ro), .graph = PCL_GRAPH_ABS,
 				      .graph_min_percent = 0.5 };
 	struct event_hist *eh = NULL;
+	struct thread_values tv = { 0 };
 	bool chains, graph_off = false, any = false;
 	bool json = o->format && !strcmp(o->format, "json");
 	int nr = 0, ret = 1;
@@ -797,6 +1177,10 @@ static int report(struct report_opts *o)
 			ret = 0;
 			goto out;
 		}
+	}
+	if (o->tasks || o->mmaps) {
+		ret = report_tasks(&in, o->mmaps);
+		goto out;
 	}
 	if (o->format && strcmp(o->format, "json")) {
 		o->x.format = o->format;
@@ -820,7 +1204,7 @@ static int report(struct report_opts *o)
 		goto out;
 	if (o->has_percent_limit && o->limit_after_graph)
 		ro.graph_min_percent = o->percent_limit;
-	if (setup_keys(o, &ho, &ro))
+	if (setup_keys(o, o->children && chains, &ho, &ro))
 		goto out;
 	if (json) {
 		/* data, not columns: a key one filter pins down is still a field */
@@ -832,6 +1216,11 @@ static int report(struct report_opts *o)
 	ho.callchain = chains && !graph_off;
 	ho.symbols = in.symbols;
 	ho.full_source_path = o->full_source_path;
+	ho.parent_regex = o->parent;
+	if (has_key(&ho, PCL_SORT_PARENT) && !chains) {
+		die_msg("--sort parent needs call chains: '%s' has none (record with -g)", in.path);
+		goto out;
+	}
 	ro.children = ho.children;
 	if (!ho.callchain)
 		ro.graph = PCL_GRAPH_NONE;
@@ -858,7 +1247,7 @@ static int report(struct report_opts *o)
 	if (setup_groups(&in, &eh, &nr, o->group))
 		goto oom;
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
-	if (read_samples(&in, o, &eh, &nr, &ho) < 0)
+	if (read_samples(&in, o, &eh, &nr, &ho, &tv) < 0)
 		goto out;
 	in.unwind_shown = o->stats || (!json && !o->quiet); /* in the header */
 	input_finish(&in);
@@ -890,6 +1279,7 @@ static int report(struct report_opts *o)
 	unwind_print_header(stdout, &in);
 sections:
 	ro.quiet = o->quiet;
+	ro.color = cli_color(o->color);
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
 			continue;
@@ -902,6 +1292,8 @@ sections:
 		if (print_section(&in, &eh[i], i, &ro, nr_shown))
 			goto out;
 	}
+	if (o->threads)
+		values_print(&tv, &in);
 	ret = fflush(stdout) ? 1 : 0;
 	goto out;
 oom:
@@ -912,6 +1304,9 @@ out:
 		free(eh[i].group_name);
 	}
 	free(eh);
+	free(tv.thr);
+	free(tv.ctr);
+	free(tv.value);
 	input_close(&in);
 	return ret;
 }
@@ -919,21 +1314,29 @@ out:
 /* Bad --sort and -g values are usage errors, found before the file is read. */
 static int validate(const struct report_opts *o)
 {
-	enum pcl_sort_key keys[PCL_SORT_MAX];
+	struct pcl_field order[PCL_FIELDS_MAX], fields[PCL_FIELDS_MAX];
 	struct pcl_report_opts ro = { 0 };
 	struct pcl_hist_opts ho = { 0 };
+	int no, nf;
 	bool off;
 
-	if (o->sort && pcl_sort_keys_parse(o->sort, keys, PCL_SORT_MAX) < 0) {
-		die_msg("%s", pcl_last_error());
+	if (setup_order(o, false, order, &no, fields, &nf))
 		return -1;
+	if (o->parent) {
+		regex_t re;
+
+		if (regcomp(&re, o->parent, REG_EXTENDED | REG_NOSUB)) {
+			die_msg("bad --parent regex '%s'", o->parent);
+			return -1;
+		}
+		regfree(&re);
 	}
 	return o->graph ? parse_graph(o->graph, &ro, &ho, &off) : 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .children = -1, .group = -1 };
+	struct report_opts o = { .children = -1, .group = -1, .max_stack = -1, .color = -1 };
 	int ret;
 
 	if (parse_opts(argc, argv, &o) || validate(&o)) {

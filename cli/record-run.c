@@ -35,8 +35,8 @@ struct recorder {
 	char **kept;
 	unsigned int cur_kept;
 	char last_name[PATH_MAX];
-	uint64_t file_start_ns; /* when the current file began, for a switch by time */
-	bool size_stop; /* --max-size ended the recording */
+	uint64_t file_start_ns;		    /* when the current file began, for a switch by time */
+	bool size_stop;			    /* --max-size ended the recording */
 	uint64_t ztransferred, zcompressed; /* -z: the last file's bytes before and after */
 	int *ev_end; /* -e number i added the events up to (not including) ev_end[i] */
 };
@@ -347,8 +347,8 @@ static void summary(struct recorder *rc, const struct pcl_session_stats *st, con
 	if (dumped)
 		fprintf(stderr, "[ pcl record: Dump %s ]\n", dumped);
 	fprintf(stderr, "[ pcl record: Captured and wrote %.3f MB %s%s (%llu samples)",
-		(double)st->bytes / (1024.0 * 1024.0), rc->o->output,
-		dumped ? ".<timestamp>" : "", (unsigned long long)st->samples);
+		(double)st->bytes / (1024.0 * 1024.0), rc->o->output, dumped ? ".<timestamp>" : "",
+		(unsigned long long)st->samples);
 	if (rc->zcompressed)
 		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
 			(double)rc->ztransferred / (1024.0 * 1024.0),

@@ -19,6 +19,7 @@ struct record_opts {
 	uint32_t leaf_stack_size;	/* fp: stack bytes for the leaf repair (0: none) */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
 	uint64_t mmap_pages;		/* data pages per CPU ring (fits: -m checks) */
+	const char *mmap_rounded;	/* -m SIZE that was rounded up to mmap_pages, or NULL */
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */
 	const char *output;
 	char **argv;			/* the command, or NULL */

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 bool parse_uint(const char *arg, int base, uint64_t min, uint64_t max, uint64_t *out)
@@ -57,4 +58,34 @@ int stdout_finish(int ret)
 		return ret == 1 ? 0 : ret;
 	die_msg("cannot write the output: %s", strerror(errno ? errno : EIO));
 	return ret ? ret : 1;
+}
+
+bool cli_use_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && nc[0])
+		return false;
+	/* a pager on a terminal shows them too, as perf's */
+	return pager_active() || isatty(STDOUT_FILENO);
+}
+
+int cli_color_mode(const char *arg, int *out)
+{
+	if (!arg || !strcmp(arg, "always")) {
+		*out = 1;
+	} else if (!strcmp(arg, "never")) {
+		*out = 0;
+	} else if (!strcmp(arg, "auto")) {
+		*out = -1;
+	} else {
+		die_msg("bad --stdio-color '%s' (always, never or auto)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+bool cli_color(int mode)
+{
+	return mode < 0 ? cli_use_color() : mode > 0;
 }

@@ -146,6 +146,12 @@ enum pcl_sort_key {
 	PCL_SORT_CPU,
 	PCL_SORT_SRCLINE, /* perf's "srcline": FILE:LINE of the address (opts.symbols) */
 	PCL_SORT_SRCFILE, /* perf's "srcfile": its source file */
+	/*
+	 * perf's "parent": the first function of the chain (in the order
+	 * shown) whose name matches opts.parent_regex; "[other]" if none. Not
+	 * taken by pcl_sort_keys_parse (pcl_field_parse takes it).
+	 */
+	PCL_SORT_PARENT,
 	PCL_SORT_MAX,
 };
 
@@ -161,6 +167,36 @@ struct pcl_callnode {
 	struct pcl_callnode *parent, *first, *next; /* children, heaviest first after finish */
 	struct pcl_callnode *hint;		    /* the child found last (building only) */
 };
+
+/*
+ * What perf's output fields (report -F) and sort order are made of: a
+ * column of numbers (perf's "hpp" fields) or a sort key's column.
+ */
+enum pcl_hpp {
+	PCL_HPP_KEY,		    /* not a number: the column of sort key @key */
+	PCL_HPP_OVERHEAD,	    /* "overhead": self period, in percent */
+	PCL_HPP_OVERHEAD_SYS,	    /* "overhead_sys": of kernel-mode samples */
+	PCL_HPP_OVERHEAD_US,	    /* "overhead_us": of user-mode samples */
+	PCL_HPP_OVERHEAD_GUEST_SYS, /* "overhead_guest_sys" (pcl has no guests: 0) */
+	PCL_HPP_OVERHEAD_GUEST_US,  /* "overhead_guest_us" (likewise) */
+	PCL_HPP_OVERHEAD_CHILDREN,  /* "overhead_children": children period, in percent */
+	PCL_HPP_SAMPLE,		    /* "sample": the number of samples */
+	PCL_HPP_PERIOD,		    /* "period": self period */
+	PCL_HPP__NR,
+};
+
+struct pcl_field {
+	enum pcl_hpp hpp;
+	enum pcl_sort_key key; /* with PCL_HPP_KEY */
+};
+
+#define PCL_FIELDS_MAX 32
+
+/*
+ * One of perf's field names ("overhead", "sample", ..., or a sort key's)
+ * into @f. 0, or -EINVAL.
+ */
+PCL_API int pcl_field_parse(const char *name, size_t len, struct pcl_field *f);
 
 struct pcl_hist_opts {
 	size_t sz; /* sizeof(struct pcl_hist_opts) */
@@ -184,6 +220,15 @@ struct pcl_hist_opts {
 	 */
 	struct pcl_symbols *symbols;
 	bool full_source_path;
+	/*
+	 * The order pcl_hists__finish sorts entries in (perf's sort list:
+	 * numbers heaviest first, keys as perf orders them); 0 items:
+	 * children (with opts.children), self, then the keys.
+	 */
+	struct pcl_field order[PCL_FIELDS_MAX];
+	int nr_order;
+	/* The parent key's POSIX extended regex; NULL: perf's "^sys_|^do_page_fault". */
+	const char *parent_regex;
 };
 
 struct pcl_hist_entry {
@@ -207,6 +252,15 @@ struct pcl_hist_entry {
 	 * lib/output/report.c), which changes the column's width.
 	 */
 	bool srcline_lazy;
+	/* self period by the samples' mode: kernel, user (perf's overhead_sys, overhead_us) */
+	uint64_t period_sys, period_us;
+	const struct pcl_symbol
+		*parent; /* with the parent key: the entry's parent, NULL: [other] */
+	/*
+	 * With opts.nr_members > 1, beside member_self (the same block): each
+	 * member's samples, and its self period of kernel- and user-mode ones.
+	 */
+	uint64_t *member_samples, *member_sys, *member_us;
 };
 
 struct pcl_hists;

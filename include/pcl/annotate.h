@@ -107,6 +107,11 @@ struct pcl_annotate_opts {
 	 */
 	bool print_line;
 	enum pcl_percent_type percent_type;
+	/*
+	 * perf's colours for a terminal: each percentage (and -l's source
+	 * line) by pcl_percent_color, addresses magenta, instructions blue.
+	 */
+	bool color;
 };
 
 /*

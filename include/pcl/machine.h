@@ -60,6 +60,7 @@ struct pcl_dso {
 	void (*sym_free)(void *sym_priv);
 	char *sym_note; /* why symbols are missing, for the user (malloc'd) */
 	uint32_t seq;	/* creation order in its machine (0 first) */
+	uint64_t ino;	/* the inode of the first MMAP2 record that mapped it (0: none) */
 };
 
 /* One map of a DSO into an address space, [start, end). */
@@ -77,6 +78,7 @@ struct pcl_thread {
 	bool comm_exec; /* comm set by an exec (COMM with PERF_RECORD_MISC_COMM_EXEC) */
 	bool comm_set;	/* comm came from a COMM record (or a parent's); else ":TID" */
 	struct pcl_maps *maps; /* shared by the threads of a process */
+	int32_t ppid;	       /* the tid of the thread it was forked from (FORK); -1: not known */
 };
 
 struct pcl_machine;
@@ -122,6 +124,16 @@ PCL_API uint64_t pcl_map__map_ip(const struct pcl_map *map, uint64_t ip);
  * present or created later. 0, -EBADMSG for a malformed section, -ENOMEM.
  */
 PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, size_t len);
+
+/*
+ * Number of threads; pcl_machine__threads puts up to @n of them (in no
+ * particular order) in @out and returns how many it put.
+ */
+PCL_API size_t pcl_machine__nr_threads(const struct pcl_machine *m);
+PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out, size_t n);
+/* Number of maps of @t's process, and map @i of them, by start address. */
+PCL_API int pcl_thread__nr_maps(const struct pcl_thread *t);
+PCL_API const struct pcl_map *pcl_thread__map(const struct pcl_thread *t, int i);
 
 /* The DSO named @name (as recorded), or NULL. */
 PCL_API struct pcl_dso *pcl_machine__find_dso(struct pcl_machine *m, const char *name);

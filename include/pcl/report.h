@@ -60,7 +60,34 @@ struct pcl_report_opts {
 	 * widens the Shared Object column to 16 (a raw address's digits).
 	 */
 	bool dso_filter;
+	/*
+	 * The columns, in order (perf's output fields, report -F): numbers
+	 * (pcl_hpp) and sort keys. 0: perf's default, Overhead (or Children
+	 * and Self) then @keys. A key among them is printed as its column,
+	 * whatever @keys holds; @keys stays the sort keys' order.
+	 */
+	struct pcl_field fields[PCL_FIELDS_MAX];
+	int nr_fields;
+	bool self_title; /* the overhead field is titled "Self" (perf's in children mode) */
+	/*
+	 * Percentages in perf's colours (pcl_percent_color): the entries'
+	 * and the call graphs'. For a terminal; the caller decides.
+	 */
+	bool color;
 };
+
+/*
+ * perf's colour of a percentage on a terminal: red from 5% (either sign),
+ * green above 0.5%, else none: "\033[31m", "\033[32m" or "".
+ */
+PCL_API const char *pcl_percent_color(double percent);
+
+/*
+ * Print @fmt (one double: @percent, with its width and precision in the
+ * format) to @fp, wrapped in pcl_percent_color(@percent) and perf's reset
+ * "\033[m" when @color and the colour is not "". Returns what fprintf returns.
+ */
+PCL_API int pcl_percent_fprintf(FILE *fp, bool color, const char *fmt, double percent);
 
 /*
  * Print the column header lines and the entries of @h (finished) to @fp.
@@ -109,6 +136,17 @@ struct pcl_export_fact;
  */
 PCL_API int pcl_report__json_header(FILE *fp, const struct pcl_export_fact *facts, size_t nr_facts,
 				    uint64_t lost_samples);
+
+/*
+ * perf report --tasks: every thread of @m (the idle task added if absent)
+ * as perf's tree by parent (pid, tid, ppid, comm); with @mmaps (perf's
+ * --mmaps), each followed by its process's maps. @m is fed the COMM, FORK,
+ * EXIT (and, for perf's --mmaps, MMAP and MMAP2) records only, as perf
+ * feeds its own. 0, -ENOENT (a thread whose parent is not known, as perf
+ * fails), -ENOMEM, or -EIO on a write error.
+ */
+struct pcl_machine;
+PCL_API int pcl_report__tasks(FILE *fp, struct pcl_machine *m, bool mmaps);
 
 #ifdef __cplusplus
 }

@@ -57,7 +57,7 @@ struct pcl_session_opts {
 	bool no_buildid;	   /* no BUILD_ID feature (perf record -B) */
 	uint64_t sample_regs_user; /* these user registers in each sample (--user-regs) */
 	uint64_t sample_regs_intr; /* these registers at the interrupt (--intr-regs) */
-	int compression_level;	   /* perf record -z: zstd level 1..22 for the ring's records; 0: none */
+	int compression_level;	   /* perf record -z: zstd level 1..22 (0: no compression) */
 	/*
 	 * perf record --overwrite, a flight recorder: the events write backward
 	 * into rings the kernel overwrites, and only the newest records (a

@@ -17,6 +17,7 @@
  * children mode, by merging each sampled entry's chains first: see
  * grow_children_trees).
  */
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -30,6 +31,7 @@ struct hkey {
 	bool has_sym;
 	const struct pcl_symbol *inlined; /* an inline frame's own symbol (made per function) */
 	const char *srcline, *srcfile;	  /* interned by the srcpos cache */
+	const struct pcl_symbol *parent;  /* the parent key's */
 };
 
 struct hentry {
@@ -79,6 +81,9 @@ struct pcl_hists {
 	bool hiding; /* entries made now are hidden (the sample adding them was filtered) */
 	bool from_chain; /* entries made now come from a chain's frames */
 	struct srcpos_cache *srcpos; /* with the srcline or srcfile key */
+	regex_t parent_re;	     /* with the parent key */
+	bool has_parent_re;
+	const struct pcl_symbol *cur_parent; /* the parent of the sample whose entries are made */
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -94,7 +99,7 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 		free(h);
 		return pcl_err_null(-ret, NULL);
 	}
-	if (!h->opts.nr_keys) {
+	if (!h->opts.nr_keys && !h->opts.nr_order) {
 		h->opts.keys[0] = PCL_SORT_COMM;
 		h->opts.keys[1] = PCL_SORT_DSO;
 		h->opts.keys[2] = PCL_SORT_SYM;
@@ -105,6 +110,16 @@ PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
 			h->key_on[h->opts.keys[i]] = true;
 	if (h->key_on[PCL_SORT_TID])
 		h->key_on[PCL_SORT_PID] = true;
+	if (h->key_on[PCL_SORT_PARENT]) {
+		const char *re =
+			h->opts.parent_regex ? h->opts.parent_regex : "^sys_|^do_page_fault";
+
+		if (regcomp(&h->parent_re, re, REG_EXTENDED | REG_NOSUB)) {
+			free(h);
+			return pcl_err_null(EINVAL, "bad parent regex '%s'", re);
+		}
+		h->has_parent_re = true;
+	}
 	if ((h->key_on[PCL_SORT_SRCLINE] || h->key_on[PCL_SORT_SRCFILE]) &&
 	    !(h->srcpos = srcpos_cache__new(h->opts.symbols, h->opts.full_source_path))) {
 		free(h);
@@ -190,6 +205,8 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 	free(h->entries);
 	free(h->table);
 	srcpos_cache__free(h->srcpos);
+	if (h->has_parent_re)
+		regfree(&h->parent_re);
 	free(h);
 }
 
@@ -221,6 +238,8 @@ static void make_key(const struct pcl_hists *h, const struct pcl_thread *t, uint
 		k->srcline = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_LINE);
 	if (h->key_on[PCL_SORT_SRCFILE])
 		k->srcfile = srcpos_cache__get(h->srcpos, f, SRCPOS_SORT_FILE);
+	if (h->key_on[PCL_SORT_PARENT])
+		k->parent = h->cur_parent;
 }
 
 static uint64_t key_hash(const struct hkey *k)
@@ -230,7 +249,8 @@ static uint64_t key_hash(const struct hkey *k)
 	x = hash_mix(x, (uintptr_t)k->dso);
 	x = hash_mix(x, ((uint64_t)(uint32_t)k->tid << 32) | (uint32_t)k->cpu);
 	x = hash_mix(x, k->has_sym ? k->sym_start : k->addr);
-	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile);
+	x = hash_mix(x, (uintptr_t)k->inlined ^ (uintptr_t)k->srcline ^ (uintptr_t)k->srcfile ^
+				(uintptr_t)k->parent);
 	return hash_mix(x, k->sym_end);
 }
 
@@ -239,7 +259,7 @@ static bool key_eq(const struct hkey *a, const struct hkey *b)
 	return a->comm == b->comm && a->dso == b->dso && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->has_sym == b->has_sym && a->sym_start == b->sym_start &&
 	       a->sym_end == b->sym_end && a->addr == b->addr && a->inlined == b->inlined &&
-	       a->srcline == b->srcline && a->srcfile == b->srcfile;
+	       a->srcline == b->srcline && a->srcfile == b->srcfile && a->parent == b->parent;
 }
 
 static int table_grow(struct pcl_hists *h)
@@ -290,9 +310,14 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	if (!e)
 		return NULL;
 	if (h->opts.nr_members > 1 &&
-	    !(e->e.member_self = calloc((size_t)h->opts.nr_members, sizeof(uint64_t)))) {
+	    !(e->e.member_self = calloc((size_t)h->opts.nr_members * 4, sizeof(uint64_t)))) {
 		free(e);
 		return NULL;
+	}
+	if (e->e.member_self) {
+		e->e.member_samples = e->e.member_self + h->opts.nr_members;
+		e->e.member_sys = e->e.member_samples + h->opts.nr_members;
+		e->e.member_us = e->e.member_sys + h->opts.nr_members;
 	}
 	e->key = k;
 	e->hash = hash;
@@ -303,6 +328,7 @@ static struct hentry *entry_findnew(struct pcl_hists *h, const struct pcl_thread
 	e->e.tid = t->tid;
 	e->e.cpu = (int32_t)cpu;
 	e->e.frame = *f;
+	e->e.parent = k.parent;
 	e->e.srcline = k.srcline;
 	e->e.srcfile = k.srcfile;
 	e->e.srcline_lazy = h->from_chain && !f->inline_level;
@@ -470,6 +496,19 @@ static int add_chain(struct pcl_hists *h, struct hentry *self, const struct pcl_
 	return 0;
 }
 
+/* perf's parent: the first symbol of the chain, in the order shown, that the regex matches */
+static const struct pcl_symbol *find_parent(const struct pcl_hists *h, const struct pcl_resolved *s)
+{
+	for (size_t i = 0; i < s->nr_chain; i++) {
+		const struct pcl_frame *f =
+			&s->chain[h->opts.caller_order ? s->nr_chain - 1 - i : i];
+
+		if (f->sym && !regexec(&h->parent_re, f->sym->name, 0, NULL, 0))
+			return f->sym;
+	}
+	return NULL;
+}
+
 PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved *s,
 				  uint32_t cpu, uint64_t period)
 {
@@ -483,6 +522,17 @@ PCL_API int pcl_hists__add_hidden(struct pcl_hists *h, const struct pcl_resolved
 	return ret;
 }
 
+static void member_add(struct pcl_hist_entry *e, int m, const struct pcl_resolved *s,
+		       uint64_t period)
+{
+	e->member_self[m] += period;
+	e->member_samples[m]++;
+	if (s->ip.level == 'k')
+		e->member_sys[m] += period;
+	else if (s->ip.level == '.')
+		e->member_us[m] += period;
+}
+
 PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, uint32_t cpu,
 			   uint64_t period)
 {
@@ -490,13 +540,19 @@ PCL_API int pcl_hists__add(struct pcl_hists *h, const struct pcl_resolved *s, ui
 
 	if (!h || !s)
 		return pcl_err(EINVAL, "pcl_hists__add: invalid argument");
+	if (h->has_parent_re)
+		h->cur_parent = find_parent(h, s);
 	self = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!self)
 		return pcl_err(ENOMEM, "pcl_hists__add: out of memory");
 	self->e.self += period;
 	self->e.nr_samples++;
+	if (s->ip.level == 'k')
+		self->e.period_sys += period;
+	else if (s->ip.level == '.')
+		self->e.period_us += period;
 	if (self->e.member_self)
-		self->e.member_self[0] += period;
+		member_add(&self->e, 0, s, period);
 	h->total_period += period;
 	h->nr_samples++;
 	if (!h->opts.children && !h->opts.callchain)
@@ -517,10 +573,12 @@ PCL_API int pcl_hists__add_member(struct pcl_hists *h, const struct pcl_resolved
 		return pcl_err(EINVAL, "pcl_hists__add_member: invalid argument");
 	if (!member)
 		return pcl_hists__add(h, s, cpu, period);
+	if (h->has_parent_re)
+		h->cur_parent = find_parent(h, s);
 	e = entry_findnew(h, s->thread, cpu, &s->ip, s->thread);
 	if (!e)
 		return pcl_err(ENOMEM, "pcl_hists__add_member: out of memory");
-	e->e.member_self[member] += period;
+	member_add(&e->e, member, s, period);
 	return 0;
 }
 
@@ -670,6 +728,7 @@ static struct hentry *frame_entry(struct pcl_hists *h, const struct hentry *self
 		raw.level = level;
 	/* and those of a sample the filters left out stay hidden */
 	h->hiding = self->e.hidden;
+	h->cur_parent = self->e.parent; /* perf: a chain's entries are the sample's parent's */
 	h->from_chain = true;
 	e = entry_findnew(h, &t, (uint32_t)self->e.cpu, &raw, self->e.thread);
 	h->hiding = false;
@@ -988,11 +1047,83 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k);
+
+/* the leader's value, then (a group) the other members' */
+static int members_cmp(const struct pcl_hists *h, uint64_t a, uint64_t b, const uint64_t *ma,
+		       const uint64_t *mb)
+{
+	int c = cmp_u64_desc(a, b);
+
+	for (int i = 1; !c && ma && mb && i < h->opts.nr_members; i++)
+		c = cmp_u64_desc(ma[i], mb[i]);
+	return c;
+}
+
+/* perf's sort of a number column: heaviest first */
+static int hpp_cmp(const struct pcl_hists *h, const struct hentry *a, const struct hentry *b,
+		   enum pcl_hpp f)
+{
+	int c;
+
+	switch (f) {
+	case PCL_HPP_OVERHEAD:
+	case PCL_HPP_PERIOD:
+		if ((c = cmp_u64_desc(a->e.self, b->e.self)))
+			return c;
+		for (int i = 1; a->e.member_self && i < h->opts.nr_members; i++)
+			if ((c = cmp_u64_desc(a->e.member_self[i], b->e.member_self[i])))
+				return c;
+		return 0;
+	case PCL_HPP_OVERHEAD_SYS:
+		return members_cmp(h, a->e.period_sys, b->e.period_sys, a->e.member_sys,
+				   b->e.member_sys);
+	case PCL_HPP_OVERHEAD_US:
+		return members_cmp(h, a->e.period_us, b->e.period_us, a->e.member_us,
+				   b->e.member_us);
+	case PCL_HPP_SAMPLE:
+		return members_cmp(h, a->e.nr_samples, b->e.nr_samples, a->e.member_samples,
+				   b->e.member_samples);
+	case PCL_HPP_OVERHEAD_CHILDREN:
+		if (!h->opts.children)
+			return 0;
+		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
+			return c;
+		/* perf puts callers above their callees: deeper trees first (caller order) */
+		if (h->opts.callchain && a->e.max_depth != b->e.max_depth) {
+			c = a->e.max_depth > b->e.max_depth ? -1 : 1;
+			return h->opts.caller_order ? c : -c;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* -F / --sort with numbers: the order given */
+static int entry_cmp_order(const struct hentry *a, const struct hentry *b,
+			   const struct pcl_hists *h)
+{
+	int c;
+
+	for (int i = 0; i < h->opts.nr_order; i++) {
+		const struct pcl_field *f = &h->opts.order[i];
+
+		c = f->hpp == PCL_HPP_KEY ? key_cmp(a, b, f->key) : hpp_cmp(h, a, b, f->hpp);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
 static int entry_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct hentry *a = *(struct hentry *const *)pa, *b = *(struct hentry *const *)pb;
 	const struct pcl_hists *h = arg;
 	int c;
+
+	if (h->opts.nr_order)
+		return entry_cmp_order(a, b, h);
 
 	if (h->opts.children) {
 		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
@@ -1008,46 +1139,60 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	for (int i = 1; a->e.member_self && i < h->opts.nr_members; i++)
 		if ((c = cmp_u64_desc(a->e.member_self[i], b->e.member_self[i])))
 			return c;
-	for (int i = 0; i < h->opts.nr_keys; i++) {
-		switch (h->opts.keys[i]) {
-		case PCL_SORT_COMM:
-			c = cmp_str(a->e.comm, b->e.comm);
-			break;
-		case PCL_SORT_DSO:
-			/* perf's cmp_null: an address in no map ([unknown]) after the DSOs */
-			if (!a->key.dso || !b->key.dso)
-				c = (a->key.dso == NULL) - (b->key.dso == NULL);
-			else
-				c = strcmp(a->key.dso, b->key.dso);
-			break;
-		case PCL_SORT_SYM:
-			if (a->e.frame.sym && b->e.frame.sym)
-				c = strcmp(a->e.frame.sym->name, b->e.frame.sym->name);
-			else if (a->e.frame.sym || b->e.frame.sym)
-				c = a->e.frame.sym ? -1 : 1;
-			else
-				c = a->key.addr < b->key.addr ? -1 : a->key.addr > b->key.addr;
-			break;
-		case PCL_SORT_PID:
-		case PCL_SORT_TID:
-			c = a->e.tid - b->e.tid;
-			break;
-		case PCL_SORT_CPU:
-			c = a->e.cpu - b->e.cpu;
-			break;
-		case PCL_SORT_SRCLINE:
-			c = cmp_str(a->e.srcline, b->e.srcline);
-			break;
-		case PCL_SORT_SRCFILE:
-			c = cmp_str(a->e.srcfile, b->e.srcfile);
-			break;
-		default:
-			c = 0;
-		}
-		if (c)
+	for (int i = 0; i < h->opts.nr_keys; i++)
+		if ((c = key_cmp(a, b, h->opts.keys[i])))
 			return c;
-	}
 	return 0;
+}
+
+static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k)
+{
+	int c;
+
+	switch (k) {
+	case PCL_SORT_COMM:
+		c = cmp_str(a->e.comm, b->e.comm);
+		break;
+	case PCL_SORT_DSO:
+		/* perf's cmp_null: an address in no map ([unknown]) after the DSOs */
+		if (!a->key.dso || !b->key.dso)
+			c = (a->key.dso == NULL) - (b->key.dso == NULL);
+		else
+			c = strcmp(a->key.dso, b->key.dso);
+		break;
+	case PCL_SORT_SYM:
+		if (a->e.frame.sym && b->e.frame.sym)
+			c = strcmp(a->e.frame.sym->name, b->e.frame.sym->name);
+		else if (a->e.frame.sym || b->e.frame.sym)
+			c = a->e.frame.sym ? -1 : 1;
+		else
+			c = a->key.addr < b->key.addr ? -1 : a->key.addr > b->key.addr;
+		break;
+	case PCL_SORT_PID:
+	case PCL_SORT_TID:
+		c = a->e.tid - b->e.tid;
+		break;
+	case PCL_SORT_CPU:
+		c = a->e.cpu - b->e.cpu;
+		break;
+	case PCL_SORT_SRCLINE:
+		c = cmp_str(a->e.srcline, b->e.srcline);
+		break;
+	case PCL_SORT_SRCFILE:
+		c = cmp_str(a->e.srcfile, b->e.srcfile);
+		break;
+	case PCL_SORT_PARENT:
+		/* perf's cmp_null: [other] after the named ones */
+		if (!a->e.parent || !b->e.parent)
+			c = (a->e.parent == NULL) - (b->e.parent == NULL);
+		else
+			c = strcmp(a->e.parent->name, b->e.parent->name);
+		break;
+	default:
+		c = 0;
+	}
+
+	return c;
 }
 
 /*
@@ -1231,6 +1376,41 @@ static const struct {
 	{ "cpu", PCL_SORT_CPU },	 { "srcline", PCL_SORT_SRCLINE },
 	{ "srcfile", PCL_SORT_SRCFILE },
 };
+
+static const struct {
+	const char *name;
+	enum pcl_hpp hpp;
+} hpp_names[] = {
+	{ "overhead", PCL_HPP_OVERHEAD },
+	{ "overhead_sys", PCL_HPP_OVERHEAD_SYS },
+	{ "overhead_us", PCL_HPP_OVERHEAD_US },
+	{ "overhead_guest_sys", PCL_HPP_OVERHEAD_GUEST_SYS },
+	{ "overhead_guest_us", PCL_HPP_OVERHEAD_GUEST_US },
+	{ "overhead_children", PCL_HPP_OVERHEAD_CHILDREN },
+	{ "sample", PCL_HPP_SAMPLE },
+	{ "period", PCL_HPP_PERIOD },
+};
+
+PCL_API int pcl_field_parse(const char *name, size_t len, struct pcl_field *f)
+{
+	if (!name || !f)
+		return pcl_err(EINVAL, "pcl_field_parse: invalid argument");
+	for (size_t i = 0; i < ARRAY_SIZE(hpp_names); i++)
+		if (strlen(hpp_names[i].name) == len && !strncmp(name, hpp_names[i].name, len)) {
+			*f = (struct pcl_field){ hpp_names[i].hpp, 0 };
+			return 0;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(sort_names); i++)
+		if (strlen(sort_names[i].name) == len && !strncmp(name, sort_names[i].name, len)) {
+			*f = (struct pcl_field){ PCL_HPP_KEY, sort_names[i].key };
+			return 0;
+		}
+	if (len == 6 && !strncmp(name, "parent", 6)) {
+		*f = (struct pcl_field){ PCL_HPP_KEY, PCL_SORT_PARENT };
+		return 0;
+	}
+	return pcl_err(EINVAL, "unknown field '%.*s'", (int)len, name);
+}
 
 PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 {

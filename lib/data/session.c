@@ -41,6 +41,7 @@ struct pcl_session {
 	int nr_index;
 	struct pcl_dso_hits *hits;
 	struct pcl_session_stats st;
+	struct pcl_session_stats lost_base; /* the rings' lost counts when this file began */
 	uint64_t first_time, last_time;
 	int max_rate;
 	/* what a new file after a switch needs: its name, the command line, the workload */
@@ -318,7 +319,8 @@ static int dump_backward(struct pcl_session *s, bool resume)
 			break;
 		}
 		n = 0;
-		for (size_t off = 0; off < used; off += ((struct perf_event_header *)(buf + off))->size)
+		for (size_t off = 0; off < used;
+		     off += ((struct perf_event_header *)(buf + off))->size)
 			offs[n++] = off;
 		while (n && !ret)
 			ret = sink(s, (const struct perf_event_header *)(buf + offs[--n]));
@@ -455,7 +457,8 @@ static void free_session(struct pcl_session *s)
 /*
  * Create the file at s->path with the attrs, features and the state of what
  * runs. A file after a switch also gets the workload's process, which
- * announced itself (exec) in the first file only.
+ * announced itself (exec) in the first file only (a CPU target synthesizes
+ * every process anyway).
  */
 static int open_file(struct pcl_session *s, bool again)
 {
@@ -468,7 +471,7 @@ static int open_file(struct pcl_session *s, bool again)
 	ret = ret ? ret : add_tracing(s);
 	ret = ret ? ret : add_clockid(s);
 	ret = ret ? ret : add_clock_data(s);
-	if (!ret && again && s->wl_pid > 0)
+	if (!ret && again && s->wl_pid > 0 && !s->cpu_target && !s->task_target)
 		ret = pcl_synthesize_process(s->wl_pid, &s->attrs[0].attr,
 					     s->attrs[0].nr_ids ? s->ids[0][0] : 0,
 					     s->attrs[0].attr.mmap_data, sink, s) == -EIO
@@ -477,9 +480,9 @@ static int open_file(struct pcl_session *s, bool again)
 	ret = ret ? ret : synthesize_all(s);
 	/* as perf's, the synthesized state stays plain: only the rings' records are compressed */
 	if (!ret && s->o.compression_level)
-		ret = pcl_data_writer__set_compression(
-			s->w, s->o.compression_level,
-			(s->o.mmap_pages + 1) * (uint32_t)getpagesize());
+		ret = pcl_data_writer__set_compression(s->w, s->o.compression_level,
+						       (s->o.mmap_pages + 1) *
+							       (uint32_t)getpagesize());
 	return ret;
 }
 
@@ -621,6 +624,10 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 		out->lost_records += rs.lost_records;
 		out->lost_samples += rs.lost_samples;
 	}
+	/* the rings count from the start; a file after a switch says what it lost */
+	out->lost -= s->lost_base.lost;
+	out->lost_records -= s->lost_base.lost_records;
+	out->lost_samples -= s->lost_base.lost_samples;
 }
 
 /* Drain and finish the current file: build ids, sample times, features. */
@@ -663,6 +670,7 @@ PCL_API int pcl_session__close(struct pcl_session *s, struct pcl_session_stats *
 PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename_to,
 				       struct pcl_session_stats *stats)
 {
+	struct pcl_session_stats base;
 	int ret, e;
 
 	if (!s || !s->w || !rename_to || pcl_data_writer__is_pipe(s->w))
@@ -681,6 +689,9 @@ PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename
 	if (!s->hits)
 		return pcl_err(ENOMEM, "pcl_session__switch_output: out of memory");
 	memset(&s->st, 0, sizeof(s->st));
+	memset(&s->lost_base, 0, sizeof(s->lost_base));
+	pcl_session__stats(s, &base); /* not into lost_base: stats() subtracts it */
+	s->lost_base = base;
 	s->first_time = s->last_time = 0;
 	return open_file(s, true);
 }

@@ -470,7 +470,8 @@ PCL_API int pcl_data_writer__set_compression(struct pcl_data_writer *w, int leve
 		return pcl_err(ENOMEM, "pcl_data_writer__set_compression: out of memory");
 	r = ZSTD_initCStream(w->zcs, level);
 	if (ZSTD_isError(r))
-		return pcl_err(EINVAL, "cannot start zstd level %d: %s", level, ZSTD_getErrorName(r));
+		return pcl_err(EINVAL, "cannot start zstd level %d: %s", level,
+			       ZSTD_getErrorName(r));
 	w->zlevel = (uint32_t)level;
 	w->zmmap_len = mmap_len;
 	/* a stream has no end to put the feature at: the reader needs mmap_len before the data */

@@ -478,6 +478,7 @@ static struct pcl_thread *thread_new(struct pcl_machine *m, int32_t pid, int32_t
 	snprintf(name, sizeof(name), tid ? ":%d" : "swapper", tid);
 	t->comm = pcl_machine__intern(m, name);
 	t->maps = maps;
+	t->ppid = -1;
 	if (!t->comm || !maps || thread_insert(m, t)) {
 		free(t);
 		return NULL;
@@ -552,6 +553,7 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 		maps_put(maps);
 		return -ENOMEM;
 	}
+	child->ppid = parent->tid;
 	/* perf: a child takes its parent's name only when the parent has one */
 	if (parent->comm_set) {
 		child->comm = parent->comm;
@@ -655,6 +657,9 @@ static int process_mmap(struct pcl_machine *m, const struct pcl_record *rec)
 	d = dso_findnew(m, f, kind, (int32_t)rec->mmap.pid);
 	if (!d)
 		return -ENOMEM;
+	if (rec->type == PERF_RECORD_MMAP2 && !(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+	    !d->ino)
+		d->ino = rec->mmap.ino;
 	if (rec->type == PERF_RECORD_MMAP2 && (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
 	    rec->mmap.build_id_size && !d->build_id_size) {
 		d->build_id_size = rec->mmap.build_id_size > 20 ? 20 : rec->mmap.build_id_size;
@@ -708,6 +713,31 @@ PCL_API struct pcl_map *pcl_machine__find_map(struct pcl_machine *m, struct pcl_
 		return maps_find(&m->kmaps, ip);
 	}
 	return thread && thread->maps ? maps_find(thread->maps, ip) : NULL;
+}
+
+PCL_API size_t pcl_machine__nr_threads(const struct pcl_machine *m)
+{
+	return m ? m->nr_threads : 0;
+}
+
+PCL_API size_t pcl_machine__threads(const struct pcl_machine *m, struct pcl_thread **out, size_t n)
+{
+	size_t got = 0;
+
+	for (size_t k = 0; m && out && k < m->cap_threads && got < n; k++)
+		if (m->threads[k])
+			out[got++] = m->threads[k];
+	return got;
+}
+
+PCL_API int pcl_thread__nr_maps(const struct pcl_thread *t)
+{
+	return t && t->maps ? t->maps->n : 0;
+}
+
+PCL_API const struct pcl_map *pcl_thread__map(const struct pcl_thread *t, int i)
+{
+	return t && t->maps && i >= 0 && i < t->maps->n ? t->maps->v[i] : NULL;
 }
 
 PCL_API uint64_t pcl_machine__generation(const struct pcl_machine *m)

@@ -791,8 +791,14 @@ static int print_summary(FILE *fp, const struct pcl_annotate *a, const struct sy
 	qsort(v, n, sizeof(*v), line_sum_cmp);
 	fprintf(fp, "\nSorted summary for file %s\n", e->pub.dso->name);
 	fprintf(fp, "----------------------------------------------\n\n");
-	for (size_t j = 0; j < n; j++)
-		fprintf(fp, " %7.2f %s\n", v[j].percent, v[j].key);
+	for (size_t j = 0; j < n; j++) {
+		const char *c = o->color ? pcl_percent_color(v[j].percent) : "";
+
+		if (*c) /* perf colours the number and the line apart, the newline inside */
+			fprintf(fp, "%s %7.2f\033[m%s %s\n\033[m", c, v[j].percent, c, v[j].key);
+		else
+			fprintf(fp, " %7.2f %s\n", v[j].percent, v[j].key);
+	}
 	free(v);
 	return 0;
 }
@@ -802,6 +808,8 @@ static void print_line(FILE *fp, const struct pcl_annotate *a, const struct sym_
 		       const struct pcl_annotate_opts *o, const struct pcl_annotate_line **last)
 {
 	char addr[40];
+	const char *c;
+	double pc;
 	int n;
 
 	if (!ln->insn) {
@@ -811,18 +819,29 @@ static void print_line(FILE *fp, const struct pcl_annotate *a, const struct sym_
 			fprintf(fp, " %8s: %-*u %s\n", "", (int)aw, ln->line_nr, ln->text);
 		return;
 	}
+	pc = percent(a, e, ln, o->percent_type);
+	c = o->color ? pcl_percent_color(pc) : "";
+	fputs(c, fp);
 	if (o->show_nr_samples)
 		fprintf(fp, " %7" PRIu64, ln->nr_samples);
 	else
-		fprintf(fp, " %7.2f", percent(a, e, ln, o->percent_type));
+		fprintf(fp, " %7.2f", pc);
+	if (*c)
+		fputs("\033[m", fp);
 	/* the mnemonic starts ten columns after the " : ", as objdump's tab put it */
 	n = snprintf(addr, sizeof(addr), "  %*" PRIx64 ":", (int)aw, ln->addr);
-	fprintf(fp, " : %s%*s%s", addr, n < 10 ? 10 - n : 1, "", ln->text);
-	if (o->print_line && ln->src_file && percent(a, e, ln, o->percent_type) > PRINT_LINE_MIN &&
+	if (o->color) /* perf's: the address magenta, the instruction blue */
+		fprintf(fp, " : \033[35m%s\033[m\033[34m%*s%s\033[m", addr, n < 10 ? 10 - n : 1, "",
+			ln->text);
+	else
+		fprintf(fp, " : %s%*s%s", addr, n < 10 ? 10 - n : 1, "", ln->text);
+	if (o->print_line && ln->src_file && pc > PRINT_LINE_MIN &&
 	    (!*last || (*last)->src_line != ln->src_line ||
 	     strcmp((*last)->src_file, ln->src_file))) {
-		fputs(" // ", fp);
+		fprintf(fp, "%s // ", c);
 		print_srcline(fp, ln->src_file, ln->src_line, o->full_paths);
+		if (*c)
+			fputs("\033[m", fp);
 		*last = ln;
 	}
 	fputc('\n', fp);

@@ -169,6 +169,10 @@ static void put_keys(struct jwriter *w, const struct pcl_hist_entry *e)
 			fputs(",\"srcfile\":", fp);
 			json_str(fp, e->srcfile ? e->srcfile : "");
 			break;
+		case PCL_SORT_PARENT:
+			fputs(",\"parent\":", fp);
+			json_str(fp, e->parent ? e->parent->name : "[other]");
+			break;
 		default:
 			break;
 		}
@@ -210,9 +214,11 @@ static void put_entry(struct jwriter *w, const struct pcl_hist_entry *e)
 static const char *key_name(enum pcl_sort_key k)
 {
 	static const char *const names[PCL_SORT_MAX] = {
-		[PCL_SORT_COMM] = "comm", [PCL_SORT_DSO] = "dso", [PCL_SORT_SYM] = "sym",
-		[PCL_SORT_PID] = "pid",	  [PCL_SORT_TID] = "tid", [PCL_SORT_CPU] = "cpu",
+		[PCL_SORT_COMM] = "comm",	[PCL_SORT_DSO] = "dso",
+		[PCL_SORT_SYM] = "sym",		[PCL_SORT_PID] = "pid",
+		[PCL_SORT_TID] = "tid",		[PCL_SORT_CPU] = "cpu",
 		[PCL_SORT_SRCLINE] = "srcline", [PCL_SORT_SRCFILE] = "srcfile",
+		[PCL_SORT_PARENT] = "parent",
 	};
 
 	return (unsigned int)k < PCL_SORT_MAX ? names[k] : "?";

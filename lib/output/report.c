@@ -21,6 +21,7 @@
 #include "internal.h"
 
 struct col {
+	struct pcl_field f;
 	const char *title;
 	int width;
 };
@@ -31,7 +32,7 @@ struct printer {
 	uint64_t total;	      /* percentages of this */
 	uint64_t graph_total; /* call-graph (not fractal) percentages of this */
 	uint64_t min_hit;     /* graph: branches lighter than this are hidden */
-	struct col cols[PCL_SORT_MAX];
+	struct col cols[PCL_FIELDS_MAX];
 	int nr_cols;
 	char *buf;
 	size_t buflen;
@@ -76,6 +77,8 @@ const char *pcl_report__key_title(enum pcl_sort_key k)
 		return "Source:Line";
 	case PCL_SORT_SRCFILE:
 		return "Source File";
+	case PCL_SORT_PARENT:
+		return "Parent symbol";
 	default:
 		return "?";
 	}
@@ -103,7 +106,7 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 	case PCL_SORT_PID:
 	case PCL_SORT_TID:
 		for (int i = 0; i < p->nr_cols; i++)
-			if (p->o->keys[i] == k)
+			if (p->cols[i].f.hpp == PCL_HPP_KEY && p->cols[i].f.key == k)
 				w = p->cols[i].width - 8;
 		snprintf(p->buf, p->buflen, "%7d:%-*s", e->tid, w > 0 ? w : 0,
 			 e->thread ? e->thread->comm : e->comm);
@@ -116,9 +119,30 @@ static const char *cell(struct printer *p, const struct pcl_hist_entry *e, enum 
 		return e->srcline ? e->srcline : "";
 	case PCL_SORT_SRCFILE:
 		return e->srcfile ? e->srcfile : "";
+	case PCL_SORT_PARENT:
+		return e->parent ? e->parent->name : "[other]";
 	default:
 		return "";
 	}
+}
+
+PCL_API const char *pcl_percent_color(double percent)
+{
+	/* perf's MIN_RED and MIN_GREEN */
+	if (fabs(percent) >= 5.0)
+		return "\033[31m";
+	if (fabs(percent) > 0.5)
+		return "\033[32m";
+	return "";
+}
+
+PCL_API int pcl_percent_fprintf(FILE *fp, bool color, const char *fmt, double percent)
+{
+	const char *c = color ? pcl_percent_color(percent) : "";
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), fmt, percent);
+	return *c ? fprintf(fp, "%s%s\033[m", c, buf) : fputs(buf, fp) < 0 ? -1 : (int)strlen(buf);
 }
 
 static double pct(uint64_t v, uint64_t total)
@@ -150,23 +174,61 @@ static bool shown(const struct printer *p, const struct pcl_hist_entry *e)
 	return pct(entry_value(p, e), p->total) >= p->o->percent_limit;
 }
 
+/* perf's width of number field @f, and its title */
+static int hpp_width(const struct printer *p, enum pcl_hpp f)
+{
+	int w = f == PCL_HPP_OVERHEAD_GUEST_SYS || f == PCL_HPP_OVERHEAD_GUEST_US ? 9
+		: f == PCL_HPP_SAMPLE || f == PCL_HPP_PERIOD			  ? 12
+										  : 8;
+
+	if (group_mode(p) && f != PCL_HPP_OVERHEAD_CHILDREN)
+		w *= p->o->nr_members;
+	return w;
+}
+
+static const char *hpp_title(const struct printer *p, enum pcl_hpp f)
+{
+	switch (f) {
+	case PCL_HPP_OVERHEAD:
+		return p->o->self_title || (!p->o->nr_fields && p->o->children) ? "Self"
+										: "Overhead";
+	case PCL_HPP_OVERHEAD_SYS:
+		return "sys";
+	case PCL_HPP_OVERHEAD_US:
+		return "usr";
+	case PCL_HPP_OVERHEAD_GUEST_SYS:
+		return "guest sys";
+	case PCL_HPP_OVERHEAD_GUEST_US:
+		return "guest usr";
+	case PCL_HPP_OVERHEAD_CHILDREN:
+		return "Children";
+	case PCL_HPP_SAMPLE:
+		return "Samples";
+	case PCL_HPP_PERIOD:
+		return "Period";
+	default:
+		return "?";
+	}
+}
+
+/* Numbers right-aligned, keys left; "# " where the entries have their first "  ". */
 static void print_header(struct printer *p)
 {
 	FILE *fp = p->fp;
 
-	if (group_mode(p))
-		fprintf(fp, "# %*s", 8 * p->o->nr_members, "Overhead");
-	else
-		fputs(p->o->children ? "# Children      Self" : "# Overhead", fp);
-	for (int i = 0; i < p->nr_cols; i++)
-		fprintf(fp, "  %-*s", p->cols[i].width, p->cols[i].title);
-	fputs("\n# ........", fp);
-	for (int i = 1; group_mode(p) && i < p->o->nr_members; i++)
-		fputs("........", fp);
-	if (p->o->children)
-		fputs("  ........", fp);
+	fputc('#', fp);
 	for (int i = 0; i < p->nr_cols; i++) {
-		fputs("  ", fp);
+		const struct col *c = &p->cols[i];
+
+		fputs(i ? "  " : " ", fp);
+		if (c->f.hpp == PCL_HPP_KEY)
+			fprintf(fp, "%-*s", c->width, c->title);
+		else
+			fprintf(fp, "%*s", c->width, c->title);
+	}
+	fputs("\n#", fp);
+	for (int i = 0; i < p->nr_cols; i++) {
+		fputs(i ? "  " : " ", fp);
 		for (int k = 0; k < p->cols[i].width; k++)
 			fputc('.', fp);
 	}
@@ -212,7 +274,7 @@ static void print_value(struct printer *p, uint64_t period, uint64_t count, uint
 		fprintf(p->fp, "%" PRIu64, count);
 		break;
 	default:
-		fprintf(p->fp, "%.2f%%", pct(period, total));
+		pcl_percent_fprintf(p->fp, p->o->color, "%.2f%%", pct(period, total));
 	}
 }
 
@@ -439,35 +501,92 @@ static void print_leaves(struct printer *p, const struct pcl_hist_entry *e)
 	free(v);
 }
 
+static double hpp_pct(const struct printer *p, const struct pcl_hist_entry *e, enum pcl_hpp f)
+{
+	switch (f) {
+	case PCL_HPP_OVERHEAD:
+		return pct(e->self, p->total);
+	case PCL_HPP_OVERHEAD_SYS:
+		return pct(e->period_sys, p->total);
+	case PCL_HPP_OVERHEAD_US:
+		return pct(e->period_us, p->total);
+	case PCL_HPP_OVERHEAD_CHILDREN:
+		return pct(e->children, p->total);
+	default:
+		return 0.0;
+	}
+}
+
+/* --group: each member's value in turn, at the field's own width */
+static void print_members(struct printer *p, const struct pcl_hist_entry *e, enum pcl_hpp f)
+{
+	int w = hpp_width(p, f) / p->o->nr_members;
+
+	for (int i = 0; i < p->o->nr_members; i++) {
+		const uint64_t *v =
+			f == PCL_HPP_SAMPLE	    ? e->member_samples
+			: f == PCL_HPP_OVERHEAD_SYS ? e->member_sys
+			: f == PCL_HPP_OVERHEAD_US  ? e->member_us
+			: f == PCL_HPP_OVERHEAD_GUEST_SYS || f == PCL_HPP_OVERHEAD_GUEST_US
+				? NULL
+				: e->member_self;
+		uint64_t x = v ? v[i] : 0;
+		char fmt[16];
+
+		if (f == PCL_HPP_SAMPLE || f == PCL_HPP_PERIOD) {
+			fprintf(p->fp, " %*" PRIu64, w - 1, x);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), " %%%d.2f%%%%", w - 2);
+		pcl_percent_fprintf(p->fp, p->o->color, fmt, pct(x, p->o->member_totals[i]));
+	}
+}
+
+static void print_hpp(struct printer *p, const struct pcl_hist_entry *e, enum pcl_hpp f)
+{
+	FILE *fp = p->fp;
+
+	if (group_mode(p) && f != PCL_HPP_OVERHEAD_CHILDREN) {
+		print_members(p, e, f);
+	} else if (f == PCL_HPP_SAMPLE) {
+		fprintf(fp, " %11" PRIu64, e->nr_samples);
+	} else if (f == PCL_HPP_PERIOD) {
+		fprintf(fp, " %11" PRIu64, e->self);
+	} else if (f == PCL_HPP_OVERHEAD_CHILDREN && !p->o->children) {
+		fprintf(fp, " %7s", "N/A"); /* perf: no children without a call graph */
+	} else {
+		char fmt[16];
+
+		snprintf(fmt, sizeof(fmt), " %%%d.2f%%%%", hpp_width(p, f) - 2);
+		pcl_percent_fprintf(fp, p->o->color, fmt, hpp_pct(p, e, f));
+	}
+}
+
 static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 {
 	FILE *fp = p->fp;
 
-	if (group_mode(p)) {
-		fputs("  ", fp);
-		for (int i = 0; i < p->o->nr_members; i++)
-			fprintf(fp, "%7.2f%%", pct(e->member_self ? e->member_self[i] : 0,
-						   p->o->member_totals[i]));
-	} else if (p->o->children)
-		fprintf(fp, "  %7.2f%%  %7.2f%%", pct(e->children, p->total), pct(e->self, p->total));
-	else
-		fprintf(fp, "  %7.2f%%", pct(e->self, p->total));
 	for (int i = 0; i < p->nr_cols; i++) {
-		const char *s = cell(p, e, p->o->keys[i]);
+		const struct col *col = &p->cols[i];
+		enum pcl_sort_key k = col->f.key;
+		const char *s;
+		int cut;
 
+		fputs("  ", fp);
+		if (col->f.hpp != PCL_HPP_KEY) {
+			print_hpp(p, e, col->f.hpp);
+			continue;
+		}
+		s = cell(p, e, k);
 		/* perf cuts a srcfile or srcline to the column's width (see srcpos_known) */
-		int cut = p->o->keys[i] == PCL_SORT_SRCFILE || p->o->keys[i] == PCL_SORT_SRCLINE
-				  ? p->cols[i].width
-				  : INT32_MAX;
-
+		cut = k == PCL_SORT_SRCFILE || k == PCL_SORT_SRCLINE ? col->width : INT32_MAX;
 		if (i == p->nr_cols - 1 &&
-		    (p->o->keys[i] == PCL_SORT_SYM || p->o->keys[i] == PCL_SORT_SRCLINE ||
-		     p->o->keys[i] == PCL_SORT_SRCFILE))
-			fprintf(fp, "  %.*s", cut, s); /* perf pads every column but these */
+		    (k == PCL_SORT_SYM || k == PCL_SORT_SRCLINE || k == PCL_SORT_SRCFILE))
+			fprintf(fp, "%.*s", cut, s); /* perf pads every column but these */
 		else if (cut != INT32_MAX)
-			fprintf(fp, "  %-*.*s", p->cols[i].width, cut, s);
+			fprintf(fp, "%-*.*s", col->width, cut, s);
 		else
-			fprintf(fp, "  %-*s", p->cols[i].width, s);
+			fprintf(fp, "%-*s", col->width, s);
 	}
 	fputc('\n', fp);
 	if (!e->root || p->o->graph == PCL_GRAPH_NONE)
@@ -506,6 +625,8 @@ static uint64_t prefix_val(const struct pcl_hist_entry *e, enum pcl_sort_key k)
 		return (uint32_t)e->cpu;
 	case PCL_SORT_SRCLINE:
 		return (uintptr_t)e->srcline;
+	case PCL_SORT_PARENT:
+		return (uintptr_t)e->parent;
 	default:
 		return 0;
 	}
@@ -564,6 +685,39 @@ static bool *srcpos_known(const struct pcl_hists *h, const struct pcl_report_opt
 	return known;
 }
 
+/* The columns: opts.fields, or perf's default (Overhead, or Children and Self; the keys). */
+static void setup_cols(struct printer *p)
+{
+	const struct pcl_report_opts *o = p->o;
+	struct pcl_field def[PCL_FIELDS_MAX];
+	const struct pcl_field *f = o->fields;
+	int n = o->nr_fields;
+
+	if (!n) {
+		if (o->children)
+			def[n++] = (struct pcl_field){ PCL_HPP_OVERHEAD_CHILDREN, 0 };
+		def[n++] = (struct pcl_field){ PCL_HPP_OVERHEAD, 0 };
+		for (int i = 0; i < o->nr_keys && n < PCL_FIELDS_MAX; i++)
+			def[n++] = (struct pcl_field){ PCL_HPP_KEY, o->keys[i] };
+		f = def;
+	}
+	p->nr_cols = n;
+	for (int i = 0; i < n; i++) {
+		struct col *c = &p->cols[i];
+
+		c->f = f[i];
+		if (f[i].hpp == PCL_HPP_KEY) {
+			c->title = pcl_report__key_title(f[i].key);
+			c->width = (int)strlen(c->title);
+		} else {
+			c->title = hpp_title(p, f[i].hpp);
+			c->width = hpp_width(p, f[i].hpp);
+			if (c->width < (int)strlen(c->title))
+				c->width = (int)strlen(c->title);
+		}
+	}
+}
+
 PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			      const struct pcl_report_opts *opts)
 {
@@ -590,11 +744,7 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	p.graph_total = o.graph_total ? o.graph_total : p.total;
 	/* perf: of the entries' total, the one --percentage relative makes smaller */
 	p.min_hit = (uint64_t)((double)p.total * (o.graph_min_percent / 100.0));
-	p.nr_cols = o.nr_keys;
-	for (int i = 0; i < o.nr_keys; i++) {
-		p.cols[i].title = pcl_report__key_title(o.keys[i]);
-		p.cols[i].width = (int)strlen(p.cols[i].title);
-	}
+	setup_cols(&p);
 	known = srcpos_known(h, &o, n, PCL_SORT_SRCFILE);
 	known_line = srcpos_known(h, &o, n, PCL_SORT_SRCLINE);
 	/* widths count the entries --percent-limit hides, as perf's do */
@@ -605,28 +755,30 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 			continue;
 		unresolved |= !e->frame.sym;
 		for (int c = 0; c < p.nr_cols; c++) {
+			enum pcl_sort_key k = p.cols[c].f.key;
 			int w;
 
-			if (o.keys[c] == PCL_SORT_CPU ||
-			    (o.keys[c] == PCL_SORT_SRCFILE && known && !known[i]) ||
-			    (o.keys[c] == PCL_SORT_SRCLINE && known_line && !known_line[i]))
+			if (p.cols[c].f.hpp != PCL_HPP_KEY)
+				continue;
+			if (k == PCL_SORT_CPU || (k == PCL_SORT_SRCFILE && known && !known[i]) ||
+			    (k == PCL_SORT_SRCLINE && known_line && !known_line[i]))
 				continue; /* 3 wide, always; a string perf has not made yet */
-			if (o.keys[c] == PCL_SORT_PID || o.keys[c] == PCL_SORT_TID)
+			if (k == PCL_SORT_PID || k == PCL_SORT_TID)
 				w = 8 + (int)strlen(e->thread ? e->thread->comm : e->comm);
-			else if (o.keys[c] == PCL_SORT_COMM)
+			else if (k == PCL_SORT_COMM)
 				/* perf sizes it by the thread's last comm (thread__comm_len) */
 				w = (int)strlen(e->thread ? e->thread->comm : e->comm);
 			else
-				w = (int)strlen(cell(&p, e, o.keys[c]));
+				w = (int)strlen(cell(&p, e, k));
 			/*
 			 * perf sizes an entry with no symbol for a raw 64-bit
 			 * address, "[x] 0x" and 16 digits, whatever it prints:
 			 * address 0 prints as 16 zeros, 2 narrower.
 			 */
-			if (o.keys[c] == PCL_SORT_SYM && !e->frame.sym && w < 22)
+			if (k == PCL_SORT_SYM && !e->frame.sym && w < 22)
 				w = 22;
 			/* and an inlined function's by its name, without " (inlined)" */
-			if (o.keys[c] == PCL_SORT_SYM && e->frame.inlined)
+			if (k == PCL_SORT_SYM && e->frame.inlined)
 				w -= (int)strlen(" (inlined)");
 			if (w > p.cols[c].width)
 				p.cols[c].width = w;
@@ -634,7 +786,8 @@ PCL_API int pcl_report__print(FILE *fp, const struct pcl_hists *h,
 	}
 	/* perf's hists__set_unres_dso_col_len */
 	for (int c = 0; c < p.nr_cols; c++)
-		if (o.keys[c] == PCL_SORT_DSO && unresolved && !o.dso_filter && p.cols[c].width < 16)
+		if (p.cols[c].f.hpp == PCL_HPP_KEY && p.cols[c].f.key == PCL_SORT_DSO &&
+		    unresolved && !o.dso_filter && p.cols[c].width < 16)
 			p.cols[c].width = 16;
 	if (!o.quiet)
 		print_header(&p);

@@ -115,7 +115,6 @@ PCL_API const struct perf_event_mmap_page *pcl_ring__page(const struct pcl_ring 
 	return r ? r->page : NULL;
 }
 
-
 PCL_API uint64_t pcl_ring__pending(const struct pcl_ring *r)
 {
 	if (!r || r->overwrite)

@@ -433,6 +433,79 @@ static void test_round_trip_pipe(void **state)
 	round_trip(true);
 }
 
+/*
+ * -z: records of many sizes, in rounds, written compressed (two data pages
+ * per chunk, so a round spans several COMPRESSED records and a chunk
+ * boundary cuts a record's bytes) read back as they were written, with the
+ * COMPRESSED feature perf reads: version 1, zstd, the level, the ratio,
+ * mmap_len.
+ */
+static void test_compressed_round_trip(void **state)
+{
+	enum { NR = 3000 };
+	struct pcl_data_attr a[2];
+	struct pcl_data_writer *w;
+	struct pcl_data_reader *r;
+	const struct perf_event_header *h;
+	uint8_t rec[1024];
+	const uint32_t *feat;
+	uint64_t in, out;
+	char path[PATH_MAX];
+	size_t len;
+	int n = 0, rounds = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "z.data");
+	ref_attrs(a);
+	w = pcl_data_writer__create(path, a, 2);
+	assert_non_null(w);
+	assert_int_equal(pcl_data_writer__set_compression(w, 0, 3 * 4096), -EINVAL);
+	assert_int_equal(pcl_data_writer__set_compression(w, 3, 3 * 4096), 0);
+	for (int i = 0; i < NR; i++) {
+		struct perf_event_header hh = { .type = PERF_RECORD_SAMPLE,
+						.size = (uint16_t)(16 + (i % 100) * 8) };
+
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec, &hh, sizeof(hh));
+		memcpy(rec + 8, &i, sizeof(i));
+		assert_int_equal(pcl_data_writer__write(w, rec), 0);
+		if (i % 500 == 499)
+			assert_int_equal(pcl_data_writer__finish_round(w), 0);
+	}
+	pcl_data_writer__compression(w, &in, &out);
+	assert_true(out > 0 && out * 3 < in);
+	assert_int_equal(pcl_data_writer__close(w), 0);
+
+	r = pcl_data_reader__open(path);
+	assert_non_null(r);
+	while ((h = pcl_data_reader__next(r))) {
+		int i;
+
+		if (h->type == PCL_RECORD_FINISHED_ROUND) {
+			rounds++;
+			continue;
+		}
+		assert_int_equal(h->type, PERF_RECORD_SAMPLE);
+		memcpy(&i, h + 1, sizeof(i));
+		assert_int_equal(i, n);
+		assert_int_equal(h->size, 16 + (n % 100) * 8);
+		n++;
+	}
+	assert_int_equal(errno, 0);
+	assert_int_equal(n, NR);
+	assert_int_equal(rounds, NR / 500);
+	assert_true(pcl_data_reader__nr_compressed(r) > (uint64_t)NR / 500);
+	feat = pcl_data_reader__feature(r, PCL_FEAT_COMPRESSED, &len);
+	assert_non_null(feat);
+	assert_int_equal(len, 20);
+	assert_int_equal(feat[0], 1);
+	assert_int_equal(feat[1], 1);
+	assert_int_equal(feat[2], 3);
+	assert_int_equal(feat[3], (uint32_t)((double)in / (double)out + 0.5));
+	assert_int_equal(feat[4], 3 * 4096);
+	pcl_data_reader__close(r);
+}
+
 /* kB of the process's resident file pages (RssFile), or -1 */
 static long rss_file_kb(void)
 {
@@ -1208,6 +1281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_round_trip_file),
 		UNIT_TEST(test_round_trip_pipe),
+		UNIT_TEST(test_compressed_round_trip),
 		UNIT_TEST(test_mapped_large),
 		UNIT_TEST(test_truncation_file),
 		UNIT_TEST(test_truncation_pipe),
