@@ -669,6 +669,19 @@ static int dump_attrs(struct dump *d)
 	return d->s ? setup_events(d->s, d->in, d->f, &d->nr_setup) : 0;
 }
 
+/* A kernel symbol for the dump of a TEXT_POKE record. */
+static const char *dump_kernel_sym(void *ctx, uint64_t addr, uint64_t *off)
+{
+	struct input *in = ctx;
+	struct pcl_frame fr;
+
+	pcl_resolver__frame(in->resolver, NULL, true, addr, &fr);
+	if (!fr.map || !fr.sym)
+		return NULL;
+	*off = fr.addr - fr.sym->start;
+	return fr.sym->name;
+}
+
 /* After a sample's dump: its thread and DSO, and its line (pcl script). As sample_line. */
 static int dump_sample_line(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec)
 {
@@ -707,7 +720,9 @@ static int dump_one(struct dump *d, const struct perf_event_header *h, uint64_t 
 				      NULL,
 				      d->sample_type,
 				      d->id_all,
-				      !d->s };
+				      !d->s,
+				      dump_kernel_sym,
+				      d->in };
 	const struct pcl_data_attr *a = NULL;
 	struct pcl_record rec;
 

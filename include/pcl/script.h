@@ -224,6 +224,12 @@ struct pcl_dump_record {
 	uint64_t sample_type;		     /* the OR of every attr's sample_type */
 	bool sample_id_all;		     /* the file's events have the sample_id trailer */
 	bool report;			     /* perf report's -D: its "unhandled!" notes */
+	/*
+	 * The kernel symbol at an address (its name, *@off the offset into
+	 * it), for TEXT_POKE records; NULL, or returning NULL: none.
+	 */
+	const char *(*kernel_sym)(void *ctx, uint64_t addr, uint64_t *off);
+	void *ctx;
 };
 
 /*

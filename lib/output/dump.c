@@ -301,6 +301,227 @@ static uint64_t stack_user_offset(const struct perf_event_attr *a, const struct 
 	return off;
 }
 
+/* A record's fixed fields, @n bytes of them, or false when it is too short. */
+static bool body(const struct perf_event_header *h, void *out, size_t n)
+{
+	if (h->size < sizeof(*h) + n)
+		return false;
+	memcpy(out, h + 1, n);
+	return true;
+}
+
+/* A NUL-terminated string at @off of the record's body, cut at its end. */
+static void body_str(FILE *fp, const struct perf_event_header *h, size_t off)
+{
+	const char *p = (const char *)(h + 1) + off;
+	size_t avail = h->size - sizeof(*h);
+
+	if (off <= avail)
+		fprintf(fp, "%.*s", (int)strnlen(p, avail - off), p);
+}
+
+static void namespaces(FILE *fp, const struct perf_event_header *h)
+{
+	static const char *const names[] = { "net", "uts", "ipc", "pid", "user", "mnt", "cgroup" };
+	struct {
+		uint32_t pid, tid;
+		uint64_t nr;
+	} ns;
+	const uint8_t *link = (const uint8_t *)(h + 1) + 16;
+
+	uint32_t n;
+
+	if (!body(h, &ns, sizeof(ns)))
+		return;
+	fprintf(fp, " %d/%d - nr_namespaces: %u\n\t\t[", (int32_t)ns.pid, (int32_t)ns.tid,
+		(uint32_t)ns.nr);
+	/* the entries the record holds, whatever its count says */
+	n = (uint32_t)ns.nr;
+	if (n > (h->size - sizeof(*h) - 16) / 16)
+		n = (uint32_t)((h->size - sizeof(*h) - 16) / 16);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t dev, ino;
+
+		memcpy(&dev, link + 16 * i, 8);
+		memcpy(&ino, link + 16 * i + 8, 8);
+		if (i && i % 4 == 0)
+			fputs("\n\t\t ", fp);
+		fprintf(fp, "%u/%s: %" PRIu64 "/%#" PRIx64 "%s", i,
+			i < ARRAY_SIZE(names) ? names[i] : "UNKNOWN", dev, ino,
+			i + 1 != n ? ", " : "]\n");
+	}
+}
+
+/* perf's text_poke_printer: "            Old bytes: xx xx", 16 a line. */
+static void poke_bytes(FILE *fp, const char *what, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & 15))
+			fprintf(fp, "            %s bytes:", what);
+		fprintf(fp, " %02x", p[i]);
+		if ((i & 15) == 15 || i == n - 1)
+			fputc('\n', fp);
+	}
+}
+
+static void text_poke(FILE *fp, const struct pcl_dump_record *d)
+{
+	const struct perf_event_header *h = d->hdr;
+	struct {
+		uint64_t addr;
+		uint16_t old_len, new_len;
+	} tp;
+	const uint8_t *bytes = (const uint8_t *)(h + 1) + 12;
+	size_t avail = h->size - sizeof(*h);
+	uint64_t off;
+	const char *sym;
+
+	if (!body(h, &tp, 12))
+		return;
+	fprintf(fp, " %" PRIx64 " ", tp.addr);
+	if (d->kernel_sym && (sym = d->kernel_sym(d->ctx, tp.addr, &off)))
+		fprintf(fp, "%s+0x%" PRIx64, sym, off);
+	fprintf(fp, " old len %u new len %u\n", tp.old_len, tp.new_len);
+	if (12 + (size_t)tp.old_len + tp.new_len > avail)
+		return;
+	poke_bytes(fp, "Old", bytes, tp.old_len);
+	poke_bytes(fp, "New", bytes + tp.old_len, tp.new_len);
+}
+
+/*
+ * The details perf prints after the name of a kernel record it has no
+ * perf_event__fprintf for in script.c's set (LOST, THROTTLE, READ, AUX,
+ * ...); true when @h's type is one of them.
+ */
+static bool kernel_details(FILE *fp, const struct pcl_dump_record *d)
+{
+	const struct perf_event_header *h = d->hdr;
+	uint64_t v[4] = { 0 };
+	uint32_t u[2];
+	uint64_t id = UINT64_MAX;
+
+	switch (h->type) {
+	case PERF_RECORD_LOST:
+		if (body(h, v, 16))
+			fprintf(fp, ": id:%" PRIu64 ": lost:%" PRIu64 "\n", v[0], v[1]);
+		return true;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		/* perf script handles them silently, perf report not at all */
+		if (d->report)
+			fputs(": unhandled!\n", fp);
+		return true;
+	case PERF_RECORD_READ:
+		if (body(h, u, 8) && body(h, v, 16)) {
+			char name[256] = "[unknown]";
+
+			if (d->attr)
+				pcl_script_event_name(d->attr, NULL, name, sizeof(name));
+			fprintf(fp, ": %d %d %s %" PRIu64 "\n", (int32_t)u[0], (int32_t)u[1], name,
+				v[1]);
+		}
+		if (!d->report)
+			fputs(": unhandled!\n", fp);
+		return true;
+	case PERF_RECORD_AUX:
+		if (body(h, v, 24))
+			fprintf(fp,
+				" offset: %#" PRIx64 " size: %#" PRIx64 " flags: %#" PRIx64
+				" [%s%s%s]\n",
+				v[0], v[1], v[2], (v[2] & PERF_AUX_FLAG_TRUNCATED) ? "T" : "",
+				(v[2] & PERF_AUX_FLAG_OVERWRITE) ? "O" : "",
+				(v[2] & PERF_AUX_FLAG_PARTIAL) ? "P" : "");
+		return true;
+	case PERF_RECORD_ITRACE_START:
+		if (body(h, u, 8))
+			fprintf(fp, " pid: %u tid: %u\n", u[0], u[1]);
+		return true;
+	case PERF_RECORD_LOST_SAMPLES:
+		/* the id is the sample's, from the trailer: -1 without one */
+		if (d->rec && d->rec->has_id && (d->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+			id = d->rec->id.id;
+		if (body(h, v, 8))
+			fprintf(fp, ": id:%" PRIu64 ": lost samples :%" PRIu64 "\n", id, v[0]);
+		return true;
+	case PERF_RECORD_NAMESPACES:
+		namespaces(fp, h);
+		return true;
+	case PERF_RECORD_KSYMBOL: {
+		struct {
+			uint64_t addr;
+			uint32_t len;
+			uint16_t type, flags;
+		} k;
+
+		if (body(h, &k, sizeof(k))) {
+			fprintf(fp, " addr %" PRIx64 " len %u type %u flags 0x%x name ", k.addr, k.len,
+				k.type, k.flags);
+			body_str(fp, h, sizeof(k));
+			fputc('\n', fp);
+		}
+		return true;
+	}
+	case PERF_RECORD_BPF_EVENT: {
+		struct {
+			uint16_t type, flags;
+			uint32_t id;
+		} b;
+
+		if (body(h, &b, sizeof(b)))
+			fprintf(fp, " type %u, flags %u, id %u\n", b.type, b.flags, b.id);
+		return true;
+	}
+	case PERF_RECORD_CGROUP:
+		if (body(h, v, 8)) {
+			fprintf(fp, " cgroup: %" PRIu64 " ", v[0]);
+			body_str(fp, h, 8);
+			fputc('\n', fp);
+		}
+		return true;
+	case PERF_RECORD_TEXT_POKE:
+		text_poke(fp, d);
+		return true;
+	case PERF_RECORD_AUX_OUTPUT_HW_ID:
+		if (body(h, v, 8))
+			fprintf(fp, " hw_id: %#" PRIx64 "\n", v[0]);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The details of perf's own records (ID_INDEX, THREAD_MAP, ...), as perf script or report. */
+static void user_details(FILE *fp, const struct pcl_dump_record *d)
+{
+	const struct perf_event_header *h = d->hdr;
+
+	switch (h->type) {
+	case PCL_RECORD_FINISHED_INIT:
+		fputs(": unhandled!\n", fp);
+		break;
+	case PCL_RECORD_ID_INDEX:
+		dump_id_index(fp, h);
+		fputc('\n', fp);
+		break;
+	case PCL_RECORD_EVENT_UPDATE:
+		dump_event_update(fp, h);
+		break;
+	case PCL_RECORD_THREAD_MAP:
+	case PCL_RECORD_CPU_MAP:
+		if (h->type == PCL_RECORD_THREAD_MAP)
+			dump_thread_map(fp, h);
+		else
+			dump_cpu_map(fp, h);
+		/* perf report has no handler for them, perf script has */
+		if (d->report)
+			fputs(": unhandled!\n", fp);
+		break;
+	default:
+		fputc('\n', fp);
+		break;
+	}
+}
+
 /* perf's dump_sample. */
 static void dump_sample(FILE *fp, const struct perf_event_attr *a, const struct pcl_record *rec)
 {
@@ -400,35 +621,14 @@ PCL_API int pcl_dump__record(FILE *fp, const struct pcl_dump_record *d)
 	if (h->type == PERF_RECORD_SAMPLE && d->rec && d->attr) {
 		fputs("PERF_RECORD_SAMPLE", fp);
 		dump_sample(fp, &d->attr->attr, d->rec);
-	} else if (d->rec && script_record_text(fp, d->rec)) {
-		/* printed: COMM, FORK, EXIT, MMAP, MMAP2, SWITCH, LOST */
+	} else if (d->rec && h->type != PERF_RECORD_LOST && script_record_text(fp, d->rec)) {
+		/* as perf script's side-band lines: COMM, FORK, EXIT, MMAP, MMAP2, SWITCH */
 	} else {
 		fprintf(fp, "PERF_RECORD_%s", pcl_record_type_name(h->type));
-		switch (h->type) {
-		case PCL_RECORD_FINISHED_INIT:
-			fputs(": unhandled!\n", fp);
-			break;
-		case PCL_RECORD_ID_INDEX:
-			dump_id_index(fp, h);
+		if (h->type >= PCL_RECORD_USER_TYPE_START)
+			user_details(fp, d);
+		else if (!kernel_details(fp, d))
 			fputc('\n', fp);
-			break;
-		case PCL_RECORD_EVENT_UPDATE:
-			dump_event_update(fp, h);
-			break;
-		case PCL_RECORD_THREAD_MAP:
-		case PCL_RECORD_CPU_MAP:
-			if (h->type == PCL_RECORD_THREAD_MAP)
-				dump_thread_map(fp, h);
-			else
-				dump_cpu_map(fp, h);
-			/* perf report has no handler for them, perf script has */
-			if (d->report)
-				fputs(": unhandled!\n", fp);
-			break;
-		default:
-			fputc('\n', fp);
-			break;
-		}
 	}
 	return ferror(fp) ? pcl_err(EIO, "cannot write the dump") : 0;
 }

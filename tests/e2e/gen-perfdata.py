@@ -7,7 +7,8 @@ compare their lines on fields that no recording here produces.
 
     gen-perfdata.py OUT KIND ELF
 
-KIND: branch, branch-hwidx, regs, mem, mem-struct, bts, mixed, bpf.
+KIND: branch, branch-hwidx, regs, mem, mem-struct, bts, mixed, bpf,
+records (one of each side-band record type the kernel writes, for -D).
 ELF: a position-independent executable whose function symbols the
 samples point into; it is "mapped" at 0x555555554000 by an MMAP2 record.
 The file has one event, no feature sections and records in time order.
@@ -70,6 +71,36 @@ def branch_flags(i):
     return (mispred | predicted << 1 | in_tx << 2 | abort << 3 | cycles << 4 | btype << 20)
 
 
+def side_band(pid, tid, t):
+    """One record of each kind the kernel writes besides samples, comm and mmap."""
+    tr = lambda k: trailer(pid, tid, t + k, 1)
+    r = b""
+    r += record(2, 0, struct.pack("<QQ", 1, 7) + tr(0))  # LOST: id, lost
+    r += record(5, 0, struct.pack("<QQQ", t, 1, 1) + tr(1))  # THROTTLE: time, id, stream_id
+    r += record(6, 0, struct.pack("<QQQ", t + 9, 1, 1) + tr(2))  # UNTHROTTLE
+    r += record(7, 0, struct.pack("<IIIIQ", pid + 1, pid, tid + 1, tid, t + 3) + tr(3))  # FORK
+    r += record(8, 0, struct.pack("<IIQ", pid, tid, 12345) + tr(4))  # READ (read_format 0)
+    r += record(11, 0, struct.pack("<QQQ", 0x1000, 0x200, 1) + tr(5))  # AUX: offset, size, flags
+    r += record(11, 0, struct.pack("<QQQ", 0x1200, 0x80, 0x10e) + tr(5))
+    r += record(12, 0, struct.pack("<II", pid, tid) + tr(6))  # ITRACE_START
+    r += record(13, 0, struct.pack("<Q", 3) + tr(7))  # LOST_SAMPLES
+    r += record(14, 0x2000, tr(8))  # SWITCH out
+    r += record(14, 0, tr(9))  # SWITCH in
+    r += record(15, 0x2000, struct.pack("<II", pid + 5, tid + 5) + tr(10))  # SWITCH_CPU_WIDE
+    r += record(16, 0, struct.pack("<IIQ", pid, tid, 2) + struct.pack("<QQQQ", 3, 4026531836,
+                                                                       4, 4026531840) + tr(11))
+    r += record(17, 0, struct.pack("<QIHH", 0xffffffffa0001000, 0x80, 1, 0)
+                + pad8(b"bpf_prog_123_foo\0") + tr(12))  # KSYMBOL
+    r += record(18, 0, struct.pack("<HHI", 1, 0, 42) + bytes(range(20)) + b"\0" * 4 + tr(13))  # BPF_EVENT
+    r += record(19, 0, struct.pack("<Q", 7) + pad8(b"/sys/fs/cgroup/user\0") + tr(14))  # CGROUP
+    r += record(20, 0, struct.pack("<QHH", 0xffffffff81000100, 2, 2) + b"\x90\x90\xcc\xcc"
+                + tr(15))  # TEXT_POKE: addr, old_len, new_len, the old and new bytes
+    r += record(21, 0, struct.pack("<Q", 99) + tr(16))  # AUX_OUTPUT_HW_ID
+    r += record(4, 0, struct.pack("<IIIIQ", pid + 1, pid, tid + 1, tid, t + 20) + tr(17))  # EXIT
+    r += record(8, 0, struct.pack("<IIQ", pid, tid, 99999) + tr(18))  # READ again
+    return r
+
+
 def main():
     out, kind, elf = sys.argv[1:4]
     fns = functions(elf)
@@ -101,6 +132,8 @@ def main():
     elif kind == "bpf":
         typ, config, period = 1, 10, 1  # a BPF output event (software), raw payloads
         st |= S["RAW"]
+    elif kind == "records":
+        pass
     elif kind == "mixed":
         st |= S["ADDR"] | S["BRANCH_STACK"] | S["REGS_USER"] | S["WEIGHT"] | S["DATA_SRC"]
         btype = BRANCH_USER | BRANCH_ANY
@@ -124,6 +157,8 @@ def main():
     mm = struct.pack("<IIQQQIIQQII", pid, tid, BASE, (size + 4095) & ~4095, 0, 8, 1, 1234, 0,
                      5, 2) + fname
     data += record(10, 2, mm + trailer(pid, tid, t + 1, 0))
+    if kind == "records":
+        data += side_band(pid, tid, t + 2)
     for i in range(24):
         t += 250000 + i * 17
         fn = fns[(i * 5) % len(fns)]

@@ -164,6 +164,21 @@ else
 	not_ok script-perf13-record "oracle: perf record failed" "$(show "$TMP/rec.err")"
 fi
 
+# One of each side-band record the kernel writes (LOST, THROTTLE, READ, AUX,
+# ITRACE_START, LOST_SAMPLES, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP,
+# TEXT_POKE, AUX_OUTPUT_HW_ID, FORK, EXIT): -D of script and report, and the
+# side-band lines.
+if python3 "$gen" "$TMP/records.data" records "$hot" 2>"$TMP/gen.err"; then
+	pair script-perf13-records-D "$TMP/records.data" -D
+	pair script-perf13-records-show "$TMP/records.data" --show-task-events --show-switch-events \
+		--show-lost-events --show-mmap-events
+	timeout -k 5 60 perf report -D -i "$TMP/records.data" >"$TMP/p.out" 2>/dev/null
+	timeout -k 5 60 "$PCL" report -D -i "$TMP/records.data" >"$TMP/c.out" 2>"$TMP/c.err"
+	diff_or_ok report-perf13-records-D "$TMP/p.out" "$TMP/c.out" "perf report -D" "pcl report -D"
+else
+	not_ok script-perf13-gen-records "gen-perfdata.py records failed" "$(show "$TMP/gen.err")"
+fi
+
 # brstackinsn of a file without branch stacks is refused, as perf refuses it.
 pair script-perf13-refuse-brstackinsn "$TMP/regs.data" -F +brstackinsn
 # Option prefixes: unambiguous ones are taken, ambiguous ones refused, as perf.
