@@ -20,6 +20,10 @@ int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+struct input;
+struct pcl_script;
+/* -D of pcl script and pcl report (cmd-script.c): the exit status. */
+int dump_raw_trace(struct input *in, struct pcl_script *s);
 int cmd_diff(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_evlist(int argc, char **argv);

@@ -66,6 +66,7 @@ struct report_opts {
 	bool has_cpu_filter;
 	int group; /* -1: as the file says (its event groups shown together) */
 	bool stats, header, header_only, quiet, relative, show_info;
+	bool dump; /* -D: the records, dumped (dump_raw_trace in cmd-script.c) */
 	bool force; /* -f: read a file, and trust JIT maps, another user owns */
 	struct pcl_symbol_opts so;
 	const char *format; /* --format: an export, or json */
@@ -147,6 +148,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "dump-raw-trace", no_argument, NULL, 'D' },
 		{ "group", no_argument, NULL, OPT_GROUP },
 		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
 		{ "show-info", no_argument, NULL, 'I' },
@@ -179,7 +181,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:D", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -277,6 +279,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_IGNORE_BUILD_IDS:
 			o->so.ignore_build_ids = true;
+			break;
+		case 'D':
+			o->dump = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -1161,6 +1166,10 @@ static int report(struct report_opts *o)
 	o->so.sz = sizeof(o->so);
 	if (input_open(&in, o->input, &o->so, o->force))
 		goto out;
+	if (o->dump) {
+		ret = dump_raw_trace(&in, NULL);
+		goto out;
+	}
 	if (o->header || o->header_only) {
 		if (print_header(&in, o))
 			goto out;

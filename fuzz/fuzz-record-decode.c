@@ -11,7 +11,8 @@
  *    4  u32  attr.branch_sample_type
  *    8  u8   attr.read_format
  *    9  u8   flags: bit 0 attr.sample_id_all;
- *                   bit 1 set header.size to the record's length
+ *                   bit 1 set header.size to the record's length;
+ *                   bit 2 dump it as perf report -D (else as script -D)
  *   10  u8[6] ignored
  *   16  u64  attr.sample_regs_user
  *   24  u64  attr.sample_regs_intr
@@ -28,7 +29,8 @@
  *     the size the result claims, strings end inside it, and every byte
  *     of them is read (so ASan checks those bounds too);
  *   - decoding is a pure function: twice gives the same result;
- *   - pcl_record_identifier() agrees with the decoded id.
+ *   - pcl_record_identifier() agrees with the decoded id;
+ *   - pcl_dump__record (-D) prints any record, decoded or not, without error.
  * tests/unit/test-record.c writes its records in this format
  * (PCL_RECORD_CORPUS=DIR): the seeds in fuzz/corpus/record-decode/.
  */
@@ -37,6 +39,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <pcl/pcl.h>
 #include <pcl/record.h>
 
 #define PREFIX 32
@@ -44,6 +48,33 @@
 #include "fuzz.h"
 
 static volatile uint8_t sink;
+
+/*
+ * pcl_dump__record (-D) on the record: it reads the bytes of perf's own
+ * records (ID_INDEX, THREAD_MAP, CPU_MAP) itself, and a sample's decoded
+ * fields. Printed to /dev/null; it must succeed.
+ */
+static void dump(const struct perf_event_header *h, const struct perf_event_attr *attr,
+		 const struct pcl_record *rec, uint8_t flags)
+{
+	static FILE *null;
+	struct pcl_data_attr da = { .attr = *attr };
+	struct pcl_dump_record d = {
+		.path = "fuzz",
+		.offset = 0x100,
+		.hdr = h,
+		.rec = rec,
+		.attr = rec ? &da : NULL,
+		.sample_type = attr->sample_type,
+		.sample_id_all = attr->sample_id_all,
+		.report = flags & 4,
+	};
+
+	if (!null)
+		null = fopen("/dev/null", "w");
+	if (null)
+		require(pcl_dump__record(null, &d) == 0);
+}
 
 /* @p[0..n) lies in the record's body; read all of it. */
 static void touch(const struct perf_event_header *h, const void *p, uint64_t n)
@@ -248,6 +279,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink ^= (uint8_t)pcl_record_identifier(h, alloc, !a.sample_id_all);
 	if (alloc >= sizeof(*h))
 		require(pcl_record_type_name(h->type) != NULL);
+	/* -D's dump of any well-sized record: with its decoding, or its bytes alone */
+	if (alloc >= sizeof(*h) && hsize >= sizeof(*h) && hsize <= alloc)
+		dump(h, &a, ret == 0 ? &r1 : NULL, flags);
 	free(h);
 	return 0;
 }

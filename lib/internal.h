@@ -106,4 +106,9 @@ uint64_t maps_generation(const struct pcl_maps *ms);
 /* Read one kernel counter opened with @read_format (any of perf_event_open(2)'s). */
 int kernel_counter_read(int fd, uint64_t read_format, struct pcl_count *out);
 
+/* output/script.c: perf_event__fprintf's "PERF_RECORD_NAME ..." line of a side-band record; false for other types. */
+bool script_record_text(FILE *fp, const struct pcl_record *rec);
+/* output/script.c: perf's name of a branch's type ("COND", "CALL", ...; "" for none). */
+const char *script_branch_type(const struct perf_branch_entry *e);
+
 #endif

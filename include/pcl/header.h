@@ -30,6 +30,8 @@ extern "C" {
  * reader is then at its end).
  */
 #define PCL_HEADER_READ_STREAM (1u << 1)
+/* Pipe mode: no features, only the header lines (perf script --header-only). */
+#define PCL_HEADER_NO_FEATURES (1u << 2)
 
 /*
  * Print the header of the file @r reads to @fp, as perf report --header

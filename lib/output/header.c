@@ -1613,7 +1613,7 @@ PCL_API int pcl_header__print(FILE *fp, struct pcl_data_reader *r, const char *p
 		if (flags & PCL_HEADER_READ_STREAM)
 			rs = read_stream(r);
 	}
-	if (x.pipe || feature_table_whole(&l, &st))
+	if ((x.pipe && !(flags & PCL_HEADER_NO_FEATURES)) || (!x.pipe && feature_table_whole(&l, &st)))
 		for (int f = 1; f < LAST_FEATURE && !ret; f++)
 			ret = print_feature(&x, fp, f);
 	if (!ret && !x.pipe) {

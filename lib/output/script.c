@@ -22,15 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "internal.h"
 #include "analysis/srcpos.h"
+#include "output/script-int.h"
 
 #define DEFAULT_MAX_STACK 127 /* perf's PERF_MAX_STACK_DEPTH */
 
 /* Fields of perf 6.1 that pcl knows. */
 static const struct {
 	const char *name;
-	unsigned int bit; /* 0: perf has it, pcl does not print it */
+	uint64_t bit; /* 0: perf has it, pcl does not print it */
 } field_names[] = {
 	{ "comm", PCL_SCRIPT_COMM },
 	{ "tid", PCL_SCRIPT_TID },
@@ -47,92 +49,65 @@ static const struct {
 	{ "period", PCL_SCRIPT_PERIOD },
 	{ "misc", PCL_SCRIPT_MISC },
 	{ "srcline", PCL_SCRIPT_SRCLINE },
-	{ "iregs", 0 },
-	{ "uregs", 0 },
-	{ "brstack", 0 },
-	{ "brstacksym", 0 },
-	{ "flags", 0 },
-	{ "data_src", 0 },
-	{ "weight", 0 },
-	{ "bpf-output", 0 },
-	{ "brstackinsn", 0 },
-	{ "brstackinsnlen", 0 },
-	{ "brstackoff", 0 },
-	{ "callindent", 0 },
-	{ "insn", 0 },
-	{ "insnlen", 0 },
-	{ "synth", 0 },
-	{ "phys_addr", 0 },
-	{ "metric", 0 },
-	{ "srccode", 0 },
-	{ "ipc", 0 },
-	{ "tod", 0 },
-	{ "data_page_size", 0 },
-	{ "code_page_size", 0 },
-	{ "ins_lat", 0 },
-	{ "machine_pid", 0 },
-	{ "vcpu", 0 },
+	{ "iregs", PCL_SCRIPT_IREGS },
+	{ "uregs", PCL_SCRIPT_UREGS },
+	{ "brstack", PCL_SCRIPT_BRSTACK },
+	{ "brstacksym", PCL_SCRIPT_BRSTACKSYM },
+	{ "flags", 0 }, /* no field of a class: apply_field turns the column on or off */
+	{ "data_src", PCL_SCRIPT_DATA_SRC },
+	{ "weight", PCL_SCRIPT_WEIGHT },
+	{ "bpf-output", PCL_SCRIPT_BPF_OUTPUT },
+	{ "brstackinsn", PCL_SCRIPT_BRSTACKINSN },
+	{ "brstackinsnlen", PCL_SCRIPT_BRSTACKINSNLEN },
+	{ "brstackoff", PCL_SCRIPT_BRSTACKOFF },
+	{ "callindent", PCL_SCRIPT_CALLINDENT },
+	{ "insn", PCL_SCRIPT_INSN },
+	{ "insnlen", PCL_SCRIPT_INSNLEN },
+	{ "synth", PCL_SCRIPT_QUIET },
+	{ "phys_addr", PCL_SCRIPT_PHYS_ADDR },
+	{ "metric", PCL_SCRIPT_QUIET },
+	{ "srccode", PCL_SCRIPT_SRCCODE },
+	{ "ipc", PCL_SCRIPT_QUIET },
+	{ "tod", PCL_SCRIPT_TOD },
+	{ "data_page_size", PCL_SCRIPT_DATA_PAGE_SIZE },
+	{ "code_page_size", PCL_SCRIPT_CODE_PAGE_SIZE },
+	{ "ins_lat", PCL_SCRIPT_INS_LAT },
+	{ "machine_pid", PCL_SCRIPT_QUIET },
+	{ "vcpu", PCL_SCRIPT_QUIET },
 };
 
 #define F_SAMPLE_DEFAULT                                                                           \
 	(PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU | PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT |  \
 	 PCL_SCRIPT_IP | PCL_SCRIPT_SYM | PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO)
 
+/* what perf's classes other than sw and trace cannot show */
+#define F_INVALID (PCL_SCRIPT_TRACE | PCL_SCRIPT_BPF_OUTPUT)
+
 static const struct {
 	const char *opt_name; /* "-F NAME:" */
 	const char *desc;     /* for messages */
-	unsigned int fields, invalid;
+	uint64_t fields, invalid;
 } class_defaults[PCL_SCRIPT_NR_CLASSES] = {
-	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			    PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_SW] = { "sw", "software", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
+	[PCL_SCRIPT_HW] = { "hw", "hardware", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD, F_INVALID },
+	[PCL_SCRIPT_SW] = { "sw", "software",
+			    F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_BPF_OUTPUT,
 			    PCL_SCRIPT_TRACE },
 	[PCL_SCRIPT_TRACEPT] = { "trace", "tracepoint",
 				 PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_CPU |
 					 PCL_SCRIPT_TIME | PCL_SCRIPT_EVENT | PCL_SCRIPT_TRACE,
 				 0 },
 	[PCL_SCRIPT_HW_CACHE] = { NULL, "hardware-cache", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-				  PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_RAW] = { "raw", "raw", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR,
-			     PCL_SCRIPT_TRACE },
+				  F_INVALID },
+	[PCL_SCRIPT_RAW] = { "raw", "raw",
+			     F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD | PCL_SCRIPT_ADDR |
+				     PCL_SCRIPT_DATA_SRC | PCL_SCRIPT_WEIGHT |
+				     PCL_SCRIPT_PHYS_ADDR | PCL_SCRIPT_DATA_PAGE_SIZE |
+				     PCL_SCRIPT_CODE_PAGE_SIZE | PCL_SCRIPT_INS_LAT,
+			     F_INVALID },
 	[PCL_SCRIPT_BREAK] = { "break", "breakpoint", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			       PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_SYNTH] = { "synth", "synth", F_SAMPLE_DEFAULT, PCL_SCRIPT_TRACE },
-	[PCL_SCRIPT_OTHER] = { NULL, "other PMU", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD,
-			       PCL_SCRIPT_TRACE },
-};
-
-struct class_fields {
-	unsigned int fields, invalid;
-	unsigned int user_set_fields, user_unset_fields;
-	bool user_set, wildcard_set;
-};
-
-struct named_attr {
-	const struct pcl_data_attr *a;
-	char *name;
-};
-
-/* A line being built. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-struct pcl_script {
-	struct pcl_script_opts o;
-	struct sbuf buf;
-	const struct pcl_tracepoints *tracepoints;
-	struct class_fields cls[PCL_SCRIPT_NR_CLASSES];
-	bool use_callchain;
-	int name_width;
-	struct named_attr *attrs;
-	int nr_attrs;
-	int last; /* index of the attr looked up last */
-	uint64_t initial_time, previous_time;
-	struct pcl_symbols *symbols;
-	struct srcpos_cache *srcpos; /* the srcline field's strings, made on first use */
+			       F_INVALID },
+	[PCL_SCRIPT_SYNTH] = { "synth", "synth", F_SAMPLE_DEFAULT, F_INVALID },
+	[PCL_SCRIPT_OTHER] = { NULL, "other PMU", F_SAMPLE_DEFAULT | PCL_SCRIPT_PERIOD, F_INVALID },
 };
 
 PCL_API struct pcl_script *pcl_script__new(const struct pcl_script_opts *opts)
@@ -164,6 +139,8 @@ PCL_API void pcl_script__free(struct pcl_script *s)
 	free(s->attrs);
 	free(s->buf.p);
 	srcpos_cache__free(s->srcpos);
+	script_src_code_free(s->srccode);
+	script_insn_fetch_free(s->insn);
 	free(s);
 }
 
@@ -179,6 +156,36 @@ PCL_API void pcl_script__set_symbols(struct pcl_script *s, struct pcl_symbols *s
 		s->symbols = symbols;
 }
 
+PCL_API void pcl_script__set_resolver(struct pcl_script *s, struct pcl_resolver *r)
+{
+	if (s)
+		s->resolver = r;
+}
+
+PCL_API void pcl_script__set_native_arch(struct pcl_script *s, bool native)
+{
+	if (s)
+		s->native = native;
+}
+
+PCL_API int pcl_script__set_clock_data(struct pcl_script *s, const void *data, size_t len)
+{
+	uint32_t version;
+
+	if (!s)
+		return pcl_err(EINVAL, "pcl_script__set_clock_data: invalid argument");
+	s->clock = false;
+	if (!data)
+		return 0;
+	/* u32 version (1), u32 clockid, u64 time of day, u64 clockid time, in ns */
+	if (len < 24 || (memcpy(&version, data, 4), version != 1))
+		return pcl_err(EBADMSG, "bad CLOCK_DATA section (%zu bytes)", len);
+	memcpy(&s->tod_ns, (const uint8_t *)data + 8, 8);
+	memcpy(&s->clockid_ns, (const uint8_t *)data + 16, 8);
+	s->clock = true;
+	return 0;
+}
+
 PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *attr)
 {
 	/* perf's PERF_TYPE_SYNTH: INT_MAX + 1 */
@@ -187,7 +194,7 @@ PCL_API enum pcl_script_class pcl_script_class_of(const struct perf_event_attr *
 	return attr->type < PERF_TYPE_MAX ? (enum pcl_script_class)attr->type : PCL_SCRIPT_OTHER;
 }
 
-PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls)
+PCL_API uint64_t pcl_script__fields(const struct pcl_script *s, enum pcl_script_class cls)
 {
 	return s && (unsigned int)cls < PCL_SCRIPT_NR_CLASSES ? s->cls[cls].fields : 0;
 }
@@ -196,7 +203,7 @@ PCL_API unsigned int pcl_script__fields(const struct pcl_script *s, enum pcl_scr
 
 enum change { CH_DEFAULT, CH_SET, CH_ADD, CH_REMOVE };
 
-static void edit(struct class_fields *c, unsigned int bit, enum change ch, bool track_user)
+static void edit(struct class_fields *c, uint64_t bit, enum change ch, bool track_user)
 {
 	if (ch == CH_REMOVE) {
 		c->fields &= ~bit;
@@ -220,11 +227,20 @@ static int apply_field(struct pcl_script *s, int cls, const char *tok, enum chan
 {
 	size_t i;
 
+	/* perf's "flags": for every event, whatever its class, with no check of the samples */
+	if (!strcmp(tok, "flags")) {
+		s->print_flags = ch != CH_REMOVE;
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(field_names); i++)
 		if (!strcmp(tok, field_names[i].name))
 			break;
 	if (i == ARRAY_SIZE(field_names))
 		return pcl_err(EINVAL, "invalid field '%s' in -F", tok);
+	if (!strcmp(tok, "metric"))
+		s->want_metric = ch != CH_REMOVE;
+	if (!strcmp(tok, "synth"))
+		s->want_synth = ch != CH_REMOVE;
 	if (!field_names[i].bit) {
 		if (ch == CH_REMOVE)
 			return 0; /* removing what pcl never prints is no error */
@@ -433,7 +449,11 @@ PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
 		snprintf(buf, size,
 			 at->type == PERF_TYPE_SOFTWARE ? "unknown-software"
 							: "unknown-ext-hardware-cache-type");
-		for (int i = 0; (n = pcl_event_names(i)); i++) {
+		/* perf 6.1's evsel__sw_names end at dummy: bpf-output has no name there */
+		for (int i = 0;
+		     (n = pcl_event_names(i)) &&
+		     !(at->type == PERF_TYPE_SOFTWARE && at->config >= PERF_COUNT_SW_BPF_OUTPUT);
+		     i++) {
 			if (n->type == at->type && n->config == at->config) {
 				snprintf(buf, size, "%s", n->name);
 				break;
@@ -441,7 +461,7 @@ PCL_API const char *pcl_script_event_name(const struct pcl_data_attr *a,
 		}
 		break;
 	case PERF_TYPE_RAW:
-		snprintf(buf, size, "r%" PRIx64, (uint64_t)at->config);
+		snprintf(buf, size, "raw 0x%" PRIx64, (uint64_t)at->config);
 		break;
 	case PERF_TYPE_BREAKPOINT:
 		snprintf(buf, size, "mem:0x%" PRIx64, (uint64_t)at->bp_addr);
@@ -461,7 +481,7 @@ static bool has_callchain(const struct pcl_data_attr *a)
 	return a && (a->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 }
 
-static const char *field_name(unsigned int bit)
+static const char *field_name(uint64_t bit)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
 		if (field_names[i].bit == bit)
@@ -471,10 +491,10 @@ static const char *field_name(unsigned int bit)
 
 /* perf's evsel__check_stype: drop a default field the samples lack, refuse a named one. */
 static int check_stype(struct pcl_script *s, int cls, const char *ev, uint64_t st, uint64_t bit,
-		       const char *what, unsigned int field)
+		       const char *what, uint64_t field)
 {
 	struct class_fields *c = &s->cls[cls];
-	unsigned int named;
+	uint64_t named;
 
 	if (!(c->fields & field) || (st & bit))
 		return 0;
@@ -493,11 +513,15 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 	const struct pcl_data_attr *a = s->attrs[idx].a;
 	const char *ev = s->attrs[idx].name;
 	uint64_t st = a->attr.sample_type;
-	unsigned int f;
+	uint64_t f;
 	int ret;
 
 	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_IP, "IP", PCL_SCRIPT_IP)) ||
-	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_ADDR, "ADDR", PCL_SCRIPT_ADDR)))
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_ADDR, "ADDR", PCL_SCRIPT_ADDR)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_DATA_SRC, "DATA_SRC",
+			       PCL_SCRIPT_DATA_SRC)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,
+			       "WEIGHT", PCL_SCRIPT_WEIGHT)))
 		return ret;
 	f = s->cls[cls].fields;
 	if ((f & PCL_SCRIPT_SYM) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
@@ -507,7 +531,7 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 			       ev);
 	if ((f & PCL_SCRIPT_SYMOFF) && !(f & PCL_SCRIPT_SYM))
 		return pcl_err(EINVAL, "-F symoff needs the sym field as well");
-	if ((f & PCL_SCRIPT_SRCLINE) && !(f & PCL_SCRIPT_IP))
+	if ((f & (PCL_SCRIPT_SRCLINE | PCL_SCRIPT_SRCCODE)) && !(f & PCL_SCRIPT_IP))
 		return pcl_err(EINVAL, "-F srcline needs the ip field as well: no address to "
 				       "find a source line for");
 	if ((f & PCL_SCRIPT_DSO) && !(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)))
@@ -518,7 +542,17 @@ static int check_attr(struct pcl_script *s, int cls, int idx)
 	if ((ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TID, "TID",
 			       PCL_SCRIPT_TID | PCL_SCRIPT_PID)) ||
 	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_TIME, "TIME", PCL_SCRIPT_TIME)) ||
-	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CPU, "CPU", PCL_SCRIPT_CPU)))
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CPU, "CPU", PCL_SCRIPT_CPU)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_REGS_INTR, "IREGS", PCL_SCRIPT_IREGS)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_REGS_USER, "UREGS", PCL_SCRIPT_UREGS)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR",
+			       PCL_SCRIPT_PHYS_ADDR)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE",
+			       PCL_SCRIPT_DATA_PAGE_SIZE)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE",
+			       PCL_SCRIPT_CODE_PAGE_SIZE)) ||
+	    (ret = check_stype(s, cls, ev, st, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT",
+			       PCL_SCRIPT_INS_LAT)))
 		return ret;
 	return 0;
 }
@@ -616,8 +650,41 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 		if (!seen && !pipe && s->cls[c].user_set && !s->cls[c].wildcard_set &&
 		    c != PCL_SCRIPT_SYNTH)
 			return pcl_err(EINVAL, "-F %s: the file has no %s events",
-				       class_defaults[c].opt_name ? class_defaults[c].opt_name : "?",
+				       class_defaults[c].opt_name ? class_defaults[c].opt_name
+								  : "?",
 				       class_defaults[c].desc);
+	}
+	for (int c = 0; c < PCL_SCRIPT_NR_CLASSES; c++) {
+		uint64_t any = 0;
+
+		if (!(s->cls[c].fields & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN)))
+			continue;
+		for (int i = 0; i < s->nr_attrs; i++)
+			any |= s->attrs[i].a->attr.branch_sample_type;
+		if (!(any & PERF_SAMPLE_BRANCH_ANY))
+			return pcl_err(EINVAL, "-F brstackinsn: the branch stacks are not of all "
+					       "branches (record with -b)");
+	}
+	for (int i = 0; i < s->nr_attrs && !s->clock; i++)
+		if (s->cls[pcl_script_class_of(&s->attrs[i].a->attr)].fields & PCL_SCRIPT_TOD)
+			return pcl_err(EINVAL,
+				       "cannot print the 'tod' field: the file has no clock "
+				       "data; record with -k/--clockid");
+	for (int i = 0; i < s->nr_attrs; i++) {
+		const struct perf_event_attr *a = &s->attrs[i].a->attr;
+
+		/* what perf prints there, pcl does not compute: say so, print nothing wrong */
+		if (s->want_metric && a->type == PERF_TYPE_HARDWARE &&
+		    (a->sample_type & PERF_SAMPLE_READ) && (a->read_format & PERF_FORMAT_GROUP))
+			return pcl_err(ENOTSUP,
+				       "-F metric: the metrics of hardware event groups "
+				       "(event '%s') are not supported by pcl",
+				       s->attrs[i].name);
+		if (s->want_synth && pcl_script_class_of(a) == PCL_SCRIPT_SYNTH)
+			return pcl_err(ENOTSUP,
+				       "-F synth: the payloads of synthesized events "
+				       "(event '%s') are not supported by pcl",
+				       s->attrs[i].name);
 	}
 	s->use_callchain = !s->o.hide_call_graph;
 	if (!pipe && s->use_callchain) {
@@ -646,170 +713,6 @@ static const char *attr_name(struct pcl_script *s, const struct pcl_data_attr *a
 }
 
 /* ---- lines ---- */
-
-/*
- * Lines are built in a buffer by hand and written with one fwrite: the
- * printf family was half of pcl script's time, and these few shapes of
- * number ("%16llx", "%5d", "%-5d", "%03d", "%10llu") are easy to do.
- */
-static bool sb_need(struct sbuf *b, size_t n)
-{
-	if (b->oom)
-		return false;
-	if (b->len + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		char *np;
-
-		while (nc < b->len + n)
-			nc *= 2;
-		np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = true;
-			return false;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	return true;
-}
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (sb_need(b, n)) {
-		memcpy(b->p + b->len, s, n);
-		b->len += n;
-	}
-}
-
-static void sb_puts(struct sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
-static void sb_putc(struct sbuf *b, char c)
-{
-	if (sb_need(b, 1))
-		b->p[b->len++] = c;
-}
-
-static void sb_spaces(struct sbuf *b, size_t n)
-{
-	if (sb_need(b, n)) {
-		memset(b->p + b->len, ' ', n);
-		b->len += n;
-	}
-}
-
-/* @s right-justified in @width columns ("%*s"). */
-static void sb_rjust(struct sbuf *b, const char *s, int width)
-{
-	size_t n = strlen(s);
-
-	if (width > 0 && n < (size_t)width)
-		sb_spaces(b, (size_t)width - n);
-	sb_put(b, s, n);
-}
-
-/* Digits of @v in base 10 or 16, written backwards ending at @end; their count. */
-static size_t digits(char *end, uint64_t v, bool hex)
-{
-	static const char xd[] = "0123456789abcdef";
-	char *p = end;
-
-	if (hex) {
-		do {
-			*--p = xd[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			*--p = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
-	return (size_t)(end - p);
-}
-
-/*
- * A number in @width columns: right-justified with spaces, or with zeros
- * (@zero), or left-justified (@left); base 10 (signed when @neg) or 16.
- */
-static void sb_num(struct sbuf *b, uint64_t v, bool neg, bool hex, int width, bool left, bool zero)
-{
-	char tmp[24];
-	size_t nd = digits(tmp + sizeof(tmp), v, hex), n = nd + neg;
-	size_t pad = width > 0 && n < (size_t)width ? (size_t)width - n : 0;
-	char *p;
-
-	if (!sb_need(b, n + pad))
-		return;
-	p = b->p + b->len;
-	if (!left && !zero) {
-		memset(p, ' ', pad);
-		p += pad;
-	}
-	if (neg)
-		*p++ = '-';
-	if (zero) {
-		memset(p, '0', pad);
-		p += pad;
-	}
-	memcpy(p, tmp + sizeof(tmp) - nd, nd);
-	p += nd;
-	if (left) {
-		memset(p, ' ', pad);
-		p += pad;
-	}
-	b->len = (size_t)(p - b->p);
-}
-
-/* "%*d", "%-*d" */
-static void sb_int(struct sbuf *b, int64_t v, int width, bool left)
-{
-	bool neg = v < 0;
-
-	sb_num(b, neg ? 0 - (uint64_t)v : (uint64_t)v, neg, false, width, left, false);
-}
-
-static void sb_u64(struct sbuf *b, uint64_t v, int width)
-{
-	sb_num(b, v, false, false, width, false, false);
-}
-
-static void sb_hex(struct sbuf *b, uint64_t v, int width)
-{
-	sb_num(b, v, false, true, width, false, false);
-}
-
-/* For the rare lines (side-band records): printf into the buffer. */
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !sb_need(b, (size_t)n + 1))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-/* Write the buffer out; 0, or -EIO (@out's error), -ENOMEM. */
-static int sb_flush(struct sbuf *b, FILE *out)
-{
-	int ret = b->oom ? -ENOMEM : 0;
-
-	if (b->len && fwrite(b->p, 1, b->len, out) != b->len)
-		ret = -EIO;
-	b->len = 0;
-	b->oom = false;
-	return ret ? ret : ferror(out) ? -EIO : 0;
-}
 
 struct start {
 	const char *comm;
@@ -899,9 +802,32 @@ static void print_time(struct pcl_script *s, struct sbuf *b, uint64_t t)
 	}
 }
 
-/* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, time. */
-static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
-			const struct start *st)
+/* perf's tod_scnprintf: the sample's time of day, local, to the micro- or nanosecond. */
+static void print_tod(struct pcl_script *s, struct sbuf *b, uint64_t t)
+{
+	uint64_t tod = s->tod_ns;
+	char date[64];
+	struct tm tm;
+	time_t sec;
+
+	if (t > s->clockid_ns)
+		tod += t - s->clockid_ns;
+	else
+		tod -= s->clockid_ns - t;
+	sec = (time_t)(tod / 1000000000);
+	if (!localtime_r(&sec, &tm)) {
+		sb_put(b, "failed ", 7);
+		return;
+	}
+	strftime(date, sizeof(date), "%F %H:%M:%S", &tm);
+	if (s->o.ns)
+		sb_printf(b, "%s.%09lu ", date, (unsigned long)(tod % 1000000000));
+	else
+		sb_printf(b, "%s.%06lu ", date, (unsigned long)(tod % 1000000000 / 1000));
+}
+
+/* perf_sample__fprintf_start: comm, pid/tid, cpu, misc, tod, time. */
+static void print_start(struct pcl_script *s, struct sbuf *b, uint64_t f, const struct start *st)
 {
 	if (f & PCL_SCRIPT_COMM) {
 		sb_rjust(b, st->comm, st->unpadded ? 0 : 16);
@@ -927,17 +853,19 @@ static void print_start(struct pcl_script *s, struct sbuf *b, unsigned int f,
 	}
 	if (f & PCL_SCRIPT_MISC)
 		print_misc(b, st->misc, st->type);
+	if (f & PCL_SCRIPT_TOD)
+		print_tod(s, b, st->time);
 	if (f & PCL_SCRIPT_TIME)
 		print_time(s, b, st->time);
 }
 
-static const char *dso_name(const struct pcl_map *map)
+const char *script_dso_name(const struct pcl_map *map)
 {
 	return map && map->dso ? map->dso->name : "[unknown]";
 }
 
 /* SYM+OFF of a resolved address, or [unknown]. */
-static void print_sym(struct sbuf *b, const struct pcl_frame *fr, unsigned int f)
+void script_print_sym(struct sbuf *b, const struct pcl_frame *fr, uint64_t f)
 {
 	if (!fr->sym) {
 		sb_put(b, "[unknown]", 9);
@@ -953,7 +881,7 @@ static void print_sym(struct sbuf *b, const struct pcl_frame *fr, unsigned int f
 static void print_dso(struct sbuf *b, const struct pcl_map *map)
 {
 	sb_put(b, " (", 2);
-	sb_puts(b, dso_name(map));
+	sb_puts(b, script_dso_name(map));
 	sb_putc(b, ')');
 }
 
@@ -962,8 +890,7 @@ static void print_srcline(struct pcl_script *s, struct sbuf *b, const struct pcl
 {
 	const char *str;
 
-	if (!s->srcpos &&
-	    !(s->srcpos = srcpos_cache__new(s->symbols, s->o.full_source_path))) {
+	if (!s->srcpos && !(s->srcpos = srcpos_cache__new(s->symbols, s->o.full_source_path))) {
 		b->oom = true;
 		return;
 	}
@@ -979,7 +906,7 @@ static void print_srcline(struct pcl_script *s, struct sbuf *b, const struct pcl
 }
 
 static void print_frame(struct pcl_script *s, struct sbuf *b, const struct pcl_frame *fr,
-			unsigned int f)
+			uint64_t f)
 {
 	const struct pcl_dso *dso = fr->map ? fr->map->dso : NULL;
 	/* perf 6.1 shows a user-space DSO's frames at their offset in it */
@@ -989,7 +916,7 @@ static void print_frame(struct pcl_script *s, struct sbuf *b, const struct pcl_f
 	sb_hex(b, rel ? fr->addr : fr->ip, 16);
 	if (f & PCL_SCRIPT_SYM) {
 		sb_putc(b, ' ');
-		print_sym(b, fr, f);
+		script_print_sym(b, fr, f);
 	}
 	/* an inlined function's frame says so instead of naming the DSO */
 	if ((f & PCL_SCRIPT_DSO) && !fr->inlined)
@@ -1022,8 +949,8 @@ static bool chain_discarded(const struct pcl_sample *sm, size_t max)
 	return false;
 }
 
-static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
-		     const struct pcl_record *rec, const struct pcl_resolved *res, bool chain)
+static void print_ip(struct pcl_script *s, struct sbuf *b, uint64_t f, const struct pcl_record *rec,
+		     const struct pcl_resolved *res, bool chain)
 {
 	sb_putc(b, chain ? '\n' : ' ');
 	if (chain) {
@@ -1039,7 +966,7 @@ static void print_ip(struct pcl_script *s, struct sbuf *b, unsigned int f,
 	sb_hex(b, rec->sample.ip, 16);
 	if (f & PCL_SCRIPT_SYM) {
 		sb_putc(b, ' ');
-		print_sym(b, &res->ip, f);
+		script_print_sym(b, &res->ip, f);
 	}
 	if (f & PCL_SCRIPT_DSO)
 		print_dso(b, res->ip.map);
@@ -1069,12 +996,100 @@ static int print_trace(struct pcl_script *s, FILE *out, const struct pcl_data_at
 	return ret == -ENOENT ? pcl_tp_format__fprint(fmt, sm->raw, sm->raw_size, out) : ret;
 }
 
+/* ---- what a sample carries besides its ip ---- */
+
+static bool kernel_mode(uint16_t misc)
+{
+	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/* perf's thread__find_map_fb: in the sample's space, else in the address's own. */
+void script_resolve_addr(struct pcl_script *s, struct pcl_thread *t, uint16_t misc, uint64_t addr,
+			 struct pcl_frame *fr)
+{
+	bool k = kernel_mode(misc), ak = addr >= KERNEL_START;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->ip = fr->addr = addr;
+	if (!s->resolver)
+		return;
+	pcl_resolver__frame(s->resolver, t, k, addr, fr);
+	if (!fr->map && ak != k)
+		pcl_resolver__frame(s->resolver, t, ak, addr, fr);
+}
+
+/* perf's sample_addr_correlates_sym: the addr is a code or data address worth a name. */
+static bool addr_has_sym(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_SOFTWARE)
+		return a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+	/* perf's is_bts_event: every branch instruction, its target in addr */
+	return a->type == PERF_TYPE_HARDWARE && (a->config & PERF_COUNT_HW_BRANCH_INSTRUCTIONS) &&
+	       a->sample_period == 1;
+}
+
+static bool is_bts(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE && addr_has_sym(a);
+}
+
+/* The addr field: "%16llx", then its symbol and DSO where perf names them. */
+static void print_addr(struct pcl_script *s, struct sbuf *b, uint64_t f,
+		       const struct pcl_data_attr *attr, const struct pcl_record *rec,
+		       const struct pcl_resolved *res)
+{
+	struct pcl_frame fr;
+
+	sb_hex(b, rec->sample.addr, 16);
+	if (!addr_has_sym(&attr->attr))
+		return;
+	script_resolve_addr(s, res->thread, rec->misc, rec->sample.addr, &fr);
+	if (f & PCL_SCRIPT_SYM) {
+		sb_putc(b, ' ');
+		script_print_sym(b, &fr, f);
+	}
+	if (f & PCL_SCRIPT_DSO)
+		print_dso(b, fr.map);
+}
+
+/* perf's layout of a branch-trace event (every branch, period 1): FROM => TO. */
+static void print_bts(struct pcl_script *s, struct sbuf *b, uint64_t f,
+		      const struct pcl_data_attr *attr, const struct pcl_record *rec,
+		      const struct pcl_resolved *res, bool chain)
+{
+	unsigned int cls = pcl_script_class_of(&attr->attr);
+
+	/* no thread stack without a decoder's call/return flags: only the DSO */
+	if ((f & PCL_SCRIPT_CALLINDENT) && (f & PCL_SCRIPT_DSO) &&
+	    !(f & (PCL_SCRIPT_IP | PCL_SCRIPT_ADDR))) {
+		script_print_paren_dso(b, &res->ip);
+		sb_putc(b, '\t');
+	}
+	if (f & PCL_SCRIPT_IP)
+		print_ip(s, b, f & ~PCL_SCRIPT_SRCLINE, rec, res, chain);
+	if ((f & PCL_SCRIPT_ADDR) ||
+	    ((rec->sample.sample_type & PERF_SAMPLE_ADDR) && !s->cls[cls].user_set)) {
+		sb_put(b, " => ", 4);
+		print_addr(s, b, f, attr, rec, res);
+	}
+	if ((f & PCL_SCRIPT_IP) && (f & PCL_SCRIPT_SRCLINE) && !chain)
+		print_srcline(s, b, &res->ip);
+	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
+		script_print_insn(s, b, f, rec, res);
+	if (f & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN))
+		script_print_brstackinsn(s, b, f, rec, res);
+}
+
 PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl_data_attr *attr,
 			       const struct pcl_record *rec, const struct pcl_resolved *res)
 {
 	const struct pcl_sample *sm = &rec->sample;
 	struct sbuf *b;
-	unsigned int f;
+	uint64_t f;
 	struct start st;
 	bool chain;
 	int ret = 0;
@@ -1116,14 +1131,53 @@ PCL_API int pcl_script__sample(struct pcl_script *s, FILE *out, const struct pcl
 		sb_rjust(b, attr_name(s, attr), s->name_width);
 		sb_put(b, ": ", 2);
 	}
+	if (s->print_flags)
+		sb_spaces(b, 24); /* "  %-21s " of no flags: files carry none */
+	chain = chain && (sm->sample_type & PERF_SAMPLE_CALLCHAIN);
+	if (is_bts(&attr->attr)) {
+		print_bts(s, b, f, attr, rec, res, chain);
+		goto end;
+	}
 	if ((f & PCL_SCRIPT_TRACE) && (sm->sample_type & PERF_SAMPLE_RAW) && sm->raw &&
 	    attr->attr.type == PERF_TYPE_TRACEPOINT)
 		ret = print_trace(s, out, attr, sm);
 	if (f & PCL_SCRIPT_ADDR)
-		sb_hex(b, sm->addr, 16);
+		print_addr(s, b, f, attr, rec, res);
+	if (f & PCL_SCRIPT_DATA_SRC)
+		script_print_data_src(s, b, sm->data_src);
+	if (f & PCL_SCRIPT_WEIGHT)
+		sb_u64(b, sm->weight, 16);
+	if (f & PCL_SCRIPT_INS_LAT)
+		sb_u64(b, (uint16_t)sm->weight_var2, 16);
 	if (f & PCL_SCRIPT_IP)
-		print_ip(s, b, f, rec, res, chain && (sm->sample_type & PERF_SAMPLE_CALLCHAIN));
+		print_ip(s, b, f, rec, res, chain);
+	if (f & PCL_SCRIPT_IREGS)
+		script_print_regs(b, sm->intr_abi, sm->intr_regs, attr->attr.sample_regs_intr);
+	if (f & PCL_SCRIPT_UREGS)
+		script_print_regs(b, sm->user_abi, sm->user_regs, attr->attr.sample_regs_user);
+	if (f & PCL_SCRIPT_BRSTACK)
+		script_print_brstack(s, b, f, PCL_SCRIPT_BRSTACK, rec, res);
+	else if (f & PCL_SCRIPT_BRSTACKSYM)
+		script_print_brstack(s, b, f, PCL_SCRIPT_BRSTACKSYM, rec, res);
+	else if (f & PCL_SCRIPT_BRSTACKOFF)
+		script_print_brstack(s, b, f, PCL_SCRIPT_BRSTACKOFF, rec, res);
+	if ((f & PCL_SCRIPT_BPF_OUTPUT) && attr->attr.type == PERF_TYPE_SOFTWARE &&
+	    attr->attr.config == PERF_COUNT_SW_BPF_OUTPUT && (sm->sample_type & PERF_SAMPLE_RAW))
+		script_print_bpf_output(b, sm);
+	if (f & (PCL_SCRIPT_INSN | PCL_SCRIPT_INSNLEN))
+		script_print_insn(s, b, f, rec, res);
+	if (f & (PCL_SCRIPT_BRSTACKINSN | PCL_SCRIPT_BRSTACKINSNLEN))
+		script_print_brstackinsn(s, b, f, rec, res);
+	if (f & PCL_SCRIPT_PHYS_ADDR)
+		sb_hex(b, sm->phys_addr, 16);
+	if (f & PCL_SCRIPT_DATA_PAGE_SIZE)
+		script_print_page_size(b, sm->data_page_size);
+	if (f & PCL_SCRIPT_CODE_PAGE_SIZE)
+		script_print_page_size(b, sm->code_page_size);
+end:
 	sb_putc(b, '\n');
+	if ((f & PCL_SCRIPT_SRCCODE) && (f & PCL_SCRIPT_IP))
+		script_print_srccode(s, b, res);
 	if (!ret)
 		ret = sb_flush(b, out);
 	b->len = 0;
@@ -1226,6 +1280,32 @@ static void print_record(struct sbuf *b, const struct pcl_record *rec)
 	}
 }
 
+bool script_record_text(FILE *fp, const struct pcl_record *rec)
+{
+	struct sbuf b = { 0 };
+	bool ok;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_LOST:
+		break;
+	default:
+		return false;
+	}
+	print_record(&b, rec);
+	ok = !b.oom;
+	if (ok)
+		fwrite(b.p, 1, b.len, fp);
+	free(b.p);
+	return ok;
+}
+
 /* The pid and tid a side-band record is about, and its own timestamp (FORK, EXIT). */
 static void record_task(const struct pcl_record *rec, int32_t *pid, int32_t *tid, uint64_t *time)
 {
@@ -1276,7 +1356,7 @@ PCL_API int pcl_script__event(struct pcl_script *s, FILE *out, const struct pcl_
 	if (tid != -1 && m)
 		t = pcl_machine__thread(m, pid, tid);
 	if (attr) {
-		unsigned int f = s->cls[pcl_script_class_of(&attr->attr)].fields;
+		uint64_t f = s->cls[pcl_script_class_of(&attr->attr)].fields;
 
 		st.comm = t ? t->comm : ":-1";
 		st.unpadded = (f & PCL_SCRIPT_IP) && s->use_callchain && has_callchain(attr);

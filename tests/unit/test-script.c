@@ -1015,7 +1015,7 @@ static void test_fields_errors(void **state)
 		int ret;
 	} rows[] = {
 		{ "comm,-tid", -EINVAL },  { "+tid,comm", -EINVAL }, { "bogus", -EINVAL },
-		{ "iregs", -ENOTSUP },     { "sw:trace", -EINVAL },  { "foo:comm", -EINVAL },
+		{ "brstackinsn", 0 },    { "sw:trace", -EINVAL },  { "foo:comm", -EINVAL },
 		{ "", -EINVAL },	   { "comm,tid", 0 },	     { "+pid,-period", 0 },
 		{ "trace:comm,trace", 0 }, { "-brstack", 0 },	     { "hw:", 0 },  { "+srcline", 0 },
 	};
@@ -1044,7 +1044,8 @@ static void test_fields_errors(void **state)
 		bad += differ("default", "sw fields", pcl_script__fields(s, PCL_SCRIPT_SW),
 			      PCL_SCRIPT_COMM | PCL_SCRIPT_TID | PCL_SCRIPT_TIME |
 				      PCL_SCRIPT_EVENT | PCL_SCRIPT_IP | PCL_SCRIPT_SYM |
-				      PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO | PCL_SCRIPT_PERIOD);
+				      PCL_SCRIPT_SYMOFF | PCL_SCRIPT_DSO | PCL_SCRIPT_PERIOD |
+				      PCL_SCRIPT_BPF_OUTPUT);
 		pcl_script__free(s);
 		s = pcl_script__new(NULL);
 		assert_int_equal(pcl_script__parse_fields(s, "comm,cpu", NULL), 0);
@@ -1121,7 +1122,7 @@ static void test_event_names(void **state)
 		  "instructions:kpH" },
 		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, 0, 0, 1,
 		  "instructions:G" },
-		{ PERF_TYPE_RAW, 0x1a8, 0, 0, 0, 0, 1, 0, "r1a8" },
+		{ PERF_TYPE_RAW, 0x1a8, 0, 0, 0, 0, 1, 0, "raw 0x1a8" },
 		{ 42, 7, 0, 0, 0, 0, 0, 0, "unknown attr type: 42" },
 	};
 	int bad = 0;
