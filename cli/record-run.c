@@ -301,12 +301,14 @@ static int apply_filters(struct recorder *rc)
 static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitmask)
 {
 	struct pollfd fds[64 + 1024];
-	int nr = 0, nw = r->watch.nfds, ret = 0;
+	int nr = 0, nw = r->watch.nfds, ret = 0, ci = -1;
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
-	if (rc->ctl.ctl >= 0)
+	if (rc->ctl.ctl >= 0) {
+		ci = nr;
 		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
+	}
 	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
 	     i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
@@ -330,6 +332,12 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 			rc->ctl_stop = true;
 			break;
 		}
+		/*
+		 * A control fd at its end (a pipe whose writer is gone) polls ready
+		 * forever: stop watching it, as perf does, or the loop spins.
+		 */
+		if (ci >= 0 && (rc->ctl.eof || (fds[ci].revents & (POLLERR | POLLNVAL))))
+			fds[ci].fd = -1;
 	}
 	return ret;
 }
