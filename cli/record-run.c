@@ -172,6 +172,21 @@ static bool max_size_reached(struct recorder *rc)
 	return true;
 }
 
+/*
+ * A SIGUSR2 that came while the loop was busy (writing the last switch) is
+ * still pending, as SIGUSR2 is blocked outside ppoll: take it, so that a
+ * stop read in the same turn does not lose its file (perf's handler would
+ * have noted it).
+ */
+static bool usr2_pending(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	return sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 }) == SIGUSR2;
+}
+
 /* Whether a switch is due: SIGUSR2, the file's size, or its age. */
 static bool switch_due(struct recorder *rc)
 {
@@ -338,6 +353,10 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		 */
 		if (ci >= 0 && (rc->ctl.eof || (fds[ci].revents & (POLLERR | POLLNVAL))))
 			fds[ci].fd = -1;
+	}
+	if (!ret && rc->o->switch_signal && (switch_requested || usr2_pending())) {
+		switch_requested = 0;
+		ret = switch_output(rc);
 	}
 	return ret;
 }

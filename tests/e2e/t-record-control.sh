@@ -42,3 +42,38 @@ if [ "$took" -lt 8 ] && [ "$ack" = "ack" ] && [ -s "$TMP/stop.data" ] &&
 else
 	not_ok record-control-stop "exit $rc after ${took}s, ack '$ack'" "$(head -5 "$TMP/stop.err")"
 fi
+
+# --- --switch-output: a SIGUSR2 that comes while a file is being switched, just
+# before a "stop", still gets its file (perf daemon's signal-then-stop does this:
+# perf's daemon.sh test_signal wants 3 files). The first switch fills a fresh
+# build-id cache (a copy of /proc/kallsyms): the second signal lands in it, and the
+# "stop" is read in the same turn. A retry guards against the two signals merging
+# into one when this machine is slow to deliver the first.
+got=
+for attempt in 1 2 3; do
+	d=$TMP/sw$attempt
+	mkdir -p "$d"
+	mkfifo "$d/ctl" "$d/ack"
+	exec 6<>"$d/ctl" 7<>"$d/ack"
+	PERF_BUILDID_DIR=$d/cache "$PCL" record -q -e cpu-clock --switch-output -o "$d/sw.data" \
+		--control "fifo:$d/ctl,$d/ack" -- sleep 20 >"$d/out" 2>"$d/err" &
+	pid=$!
+	# the answer to a ping says the recording loop runs (its SIGUSR2 handler is set)
+	echo ping >&6
+	timeout 10 head -c 4 <&7 >/dev/null
+	kill -USR2 $pid
+	sleep 0.015
+	kill -USR2 $pid
+	echo stop >&6
+	timeout 30 tail --pid=$pid -f /dev/null
+	wait $pid 2>/dev/null
+	exec 6>&- 7>&-
+	got="$got $(find "$d" -maxdepth 1 -name 'sw.data.*' | wc -l)"
+	[ "${got##* }" -eq 3 ] && break
+done
+if [ "${got##* }" -eq 3 ]; then
+	ok record-control-switch-then-stop
+else
+	not_ok record-control-switch-then-stop "want 3 files (2 signals, then the last); got:$got" \
+		"$(head -5 "$d/err")"
+fi
