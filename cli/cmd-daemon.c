@@ -319,7 +319,7 @@ static int setup_config(struct daemon *d)
 	if (d->config) {
 		d->config_real = realpath(d->config, NULL);
 		if (!d->config_real) {
-			failed("realpath: %s", strerror(errno));
+			failed("config %s: %s", d->config, strerror(errno));
 			return -1;
 		}
 	} else if (!access("/etc/perfconfig", R_OK)) {

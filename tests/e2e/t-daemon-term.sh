@@ -48,3 +48,12 @@ if [ -n "$left" ]; then
 else
 	ok daemon-term-sessions
 fi
+
+# a config that is not there: one line naming it, non-zero exit
+run daemon-noconfig "$PCL" daemon --config "$TMP/no-such.config"
+if [ "$RC" -ne 0 ] && grep -q "no-such.config" "$TMP/daemon-noconfig.err" &&
+	[ "$(wc -l <"$TMP/daemon-noconfig.err")" -eq 1 ]; then
+	ok daemon-noconfig
+else
+	not_ok daemon-noconfig "exit $RC" "$(cat "$TMP/daemon-noconfig.err")"
+fi
