@@ -101,13 +101,8 @@ union cmd {
 };
 _Static_assert(sizeof(union cmd) == 72, "perf daemon's command is 72 bytes");
 
+/* Set by a client's stop, or by SIGINT/SIGTERM read from the signalfd. */
 static volatile sig_atomic_t done;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	done = 1;
-}
 
 /* The daemon's log line: the time, then the message (BASE/output, or the terminal with -f). */
 __attribute__((format(printf, 2, 3))) static void say(struct daemon *d, const char *fmt, ...)
@@ -324,7 +319,7 @@ static int setup_config(struct daemon *d)
 	if (d->config) {
 		d->config_real = realpath(d->config, NULL);
 		if (!d->config_real) {
-			failed("realpath: %s", strerror(errno));
+			failed("config %s: %s", d->config, strerror(errno));
 			return -1;
 		}
 	} else if (!access("/etc/perfconfig", R_OK)) {
@@ -421,14 +416,18 @@ static int session_run(struct daemon *d, struct session *s)
 	return 0;
 }
 
-/* SIGCHLD came (maybe for several): reap every session that ended; it is forgotten. */
+/*
+ * The signalfd is readable: SIGINT or SIGTERM ask the daemon to end; SIGCHLD
+ * (maybe for several): reap every session that ended; it is forgotten.
+ */
 static void reap_sessions(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	int status;
 
 	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si))
-		;
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+			done = 1;
 	for (struct session *s = d->sessions; s; s = s->next) {
 		if (s->pid <= 0 || waitpid(s->pid, &status, WNOHANG) <= 0)
 			continue;
@@ -551,6 +550,8 @@ static int reconfig(struct daemon *d)
 			session_free(s);
 			continue;
 		}
+		if (done) /* asked to end meanwhile: start nothing new */
+			break;
 		if (session_run(d, s))
 			return -1;
 		s->state = S_OK;
@@ -824,8 +825,15 @@ static int signal_setup(struct daemon *d)
 {
 	sigset_t mask;
 
+	/*
+	 * SIGINT and SIGTERM too, read with SIGCHLD from the fd: a handler's flag
+	 * set while the daemon works (a reconfig may wait 30 s for sessions to
+	 * end) was followed by poll(-1), which nothing woke again.
+	 */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -1;
 	d->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -844,15 +852,13 @@ static int serve(struct daemon *d)
 		err = -1;
 		goto out;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	fds[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
 	fds[1] = (struct pollfd){ .fd = conf, .events = POLLIN };
 	fds[2] = (struct pollfd){ .fd = d->signal_fd, .events = POLLIN };
 	while (!done && !err) {
 		err = reconfig(d);
-		if (err || poll(fds, 3, -1) <= 0)
+		if (err || done || poll(fds, 3, -1) <= 0)
 			continue;
 		if (fds[2].revents & POLLIN)
 			reap_sessions(d);

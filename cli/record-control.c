@@ -46,7 +46,7 @@ int record_control_open(struct record_control *c, const char *spec)
 	int ret = 0;
 
 	c->ctl = c->ack = -1;
-	c->warned = false;
+	c->warned = c->eof = false;
 	if (!fifo && strncmp(spec, "fd:", 3)) {
 		die_msg("bad --control '%s' (fifo:CTL[,ACK] or fd:CTL[,ACK])", spec);
 		return -1;
@@ -130,6 +130,8 @@ int record_control_process(struct record_control *c, struct pcl_evlist *el)
 			p += len + 1;
 		}
 	}
+	if (!n)
+		c->eof = true;
 	return stop;
 }
 

@@ -9,6 +9,7 @@
 struct record_control {
 	int ctl, ack; /* -1: none */
 	bool warned;  /* an unknown command was said */
+	bool eof;     /* the control fd's writers are gone (a pipe, a file): no more commands */
 };
 
 /* Open "fifo:CTL[,ACK]" or "fd:CTL[,ACK]". 0, or -1 with the error printed. */

@@ -172,6 +172,21 @@ static bool max_size_reached(struct recorder *rc)
 	return true;
 }
 
+/*
+ * A SIGUSR2 that came while the loop was busy (writing the last switch) is
+ * still pending, as SIGUSR2 is blocked outside ppoll: take it, so that a
+ * stop read in the same turn does not lose its file (perf's handler would
+ * have noted it).
+ */
+static bool usr2_pending(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	return sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 }) == SIGUSR2;
+}
+
 /* Whether a switch is due: SIGUSR2, the file's size, or its age. */
 static bool switch_due(struct recorder *rc)
 {
@@ -301,12 +316,14 @@ static int apply_filters(struct recorder *rc)
 static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitmask)
 {
 	struct pollfd fds[64 + 1024];
-	int nr = 0, nw = r->watch.nfds, ret = 0;
+	int nr = 0, nw = r->watch.nfds, ret = 0, ci = -1;
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
-	if (rc->ctl.ctl >= 0)
+	if (rc->ctl.ctl >= 0) {
+		ci = nr;
 		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
+	}
 	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
 	     i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
@@ -330,6 +347,16 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 			rc->ctl_stop = true;
 			break;
 		}
+		/*
+		 * A control fd at its end (a pipe whose writer is gone) polls ready
+		 * forever: stop watching it, as perf does, or the loop spins.
+		 */
+		if (ci >= 0 && (rc->ctl.eof || (fds[ci].revents & (POLLERR | POLLNVAL))))
+			fds[ci].fd = -1;
+	}
+	if (!ret && rc->o->switch_signal && (switch_requested || usr2_pending())) {
+		switch_requested = 0;
+		ret = switch_output(rc);
 	}
 	return ret;
 }
