@@ -8,7 +8,8 @@
 #   - real perf fails it: pcl is run anyway; passing is reported, failing is
 #     a skip naming perf's own failure;
 #   - real perf passes it: pcl must pass it too, and no pcl call in it may
-#     have been refused (unknown option, unknown command, missing value):
+#     have been refused (unknown option, unknown command, missing value,
+#     a feature pcl says it lacks):
 #     a test whose loop ran zero times because pcl refused an option has
 #     not passed. PCL_ERROR_LOG collects every error pcl printed.
 # Tests needing commands of a later issue (probe, lock, trace, off-CPU)
@@ -74,7 +75,7 @@ for t in "$dir"/*.sh; do
 	rm -f "$TMP/errors"
 	run_one pcl "$t"
 	pcl_rc=$RC
-	refused=$(grep -B1 -E "unknown option|is not a pcl command|needs a value" "$TMP/errors" 2>/dev/null | grep -v "^--$")
+	refused=$(grep -B1 -E "unknown option|is not a pcl command|needs a value|not supported by pcl|pcl does not (write|support|have)" "$TMP/errors" 2>/dev/null | grep -v "^--$")
 	if [ $perf_rc -ne 0 ]; then
 		if [ $pcl_rc -eq 0 ] && [ -z "$refused" ]; then
 			ok "perf-shell $name (perf 6.1 itself fails it here)"
