@@ -172,6 +172,19 @@ static bool max_size_reached(struct recorder *rc)
 	return true;
 }
 
+/* Whether a SIGUSR2 for --switch-output waits, blocked; takes it. */
+static bool usr2_pending(const struct record_opts *o)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	if (!o->switch_output || !o->switch_signal)
+		return false;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	return sigtimedwait(&set, NULL, &zero) == SIGUSR2 || switch_requested;
+}
+
 /* Whether a switch is due: SIGUSR2, the file's size, or its age. */
 static bool switch_due(struct recorder *rc)
 {
@@ -331,6 +344,14 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 			break;
 		}
 	}
+	/*
+	 * SIGUSR2 is blocked outside ppoll: one sent while this round switched
+	 * or drained is still pending when a stop ends the loop. perf handles a
+	 * signal that came before the stop, so do its switch now (perf's
+	 * daemon.sh sends two and stops at once: it wants three files).
+	 */
+	if (!ret && !rc->size_stop && usr2_pending(rc->o))
+		ret = switch_output(rc);
 	return ret;
 }
 
