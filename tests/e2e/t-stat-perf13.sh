@@ -261,6 +261,20 @@ else
 	ok stat-report-pipe-title
 fi
 
+# --- stat record -o -: the counts go down the pipe only, as perf prints none -----
+# (perf's stat.sh runs 'perf stat record -o - true | perf stat report -i -'
+# on a terminal: pcl printed the counts twice there)
+perf stat record -o - -e task-clock true 2>"$TMP/pq.perf" >/dev/null
+"$PCL" stat record -o - -e task-clock true 2>"$TMP/pq.pcl" >/dev/null
+"$PCL" stat record -o - -I 100 -e task-clock sleep 0.25 2>"$TMP/pqi.pcl" >/dev/null
+if grep -q "Performance counter stats" "$TMP/pq.perf"; then
+	skip stat-record-pipe-quiet "perf stat record -o - prints its counts here"
+elif grep -q "task-clock" "$TMP/pq.pcl" "$TMP/pqi.pcl"; then
+	not_ok stat-record-pipe-quiet "pcl stat record -o - printed counts on stderr (perf prints none):" "$(show "$TMP/pq.pcl")" "$(show "$TMP/pqi.pcl")"
+else
+	ok stat-record-pipe-quiet
+fi
+
 # --- per-die / per-node in stat files: perf reads pcl's, pcl reads perf's -------
 "$PCL" stat record -o "$TMP/die.data" -a --per-die -e cpu-clock sleep 0.1 2>/dev/null
 perf stat report -i "$TMP/die.data" >"$TMP/die.rep" 2>&1
