@@ -85,7 +85,7 @@ static const char usage_stat[] =
 	"  -i, --no-inherit        do not count children created after the start\n"
 	"  -r, --repeat N          run the command N times; print means and +- variation\n"
 	"  -I, --interval-print MS print counts every MS milliseconds (at least 10)\n"
-	"      --interval-count N  with -I: stop after N intervals\n"
+	"      --interval-count N  with -I: stop after N intervals (0: no end)\n"
 	"      --summary           with -I: print the totals at the end too\n"
 	"      --no-csv-summary    with --summary -x: no 'summary' first column\n"
 	"  -x, --field-separator SEP  CSV output with SEP between fields\n"

@@ -166,8 +166,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->interval_ms = v;
 			break;
 		case OPT_INTERVAL_COUNT:
-			if (!parse_uint(optarg, 10, 1, INT_MAX, &v)) {
-				die_msg("bad interval count '%s' (expected a number >= 1)", optarg);
+			/* 0: no end, as perf takes it (a script may pass its default through) */
+			if (!parse_uint(optarg, 10, 0, INT_MAX, &v)) {
+				die_msg("bad interval count '%s' (expected a number, 0 for no end)",
+					optarg);
 				return -1;
 			}
 			o->interval_count = (long)v;

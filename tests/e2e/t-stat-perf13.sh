@@ -241,6 +241,14 @@ if ! grep -q '^ *summary,' "$TMP/sum.pcl.err" || grep -q summary "$TMP/sum-nocsv
 else
 	ok stat-summary-column
 fi
+# --interval-count 0: no end, as perf takes it (the intervals until the command ends)
+run ic0 "$PCL" stat -x, -I 100 --interval-count 0 -e task-clock -- sleep 0.35
+n=$(grep -c ',task-clock,' "$TMP/ic0.err")
+if [ "$RC" -ne 0 ] || [ "$n" -lt 2 ]; then
+	not_ok stat-interval-count-0 "pcl stat -I 100 --interval-count 0 -- sleep 0.35: exit $RC, $n intervals (want 3, perf's no limit):" "$(show "$TMP/ic0.err")"
+else
+	ok stat-interval-count-0
+fi
 run icbad "$PCL" stat --interval-count 2 true
 if [ "$RC" -ne 2 ] || ! grep -q -- '--interval-count needs -I' "$TMP/icbad.err"; then
 	not_ok stat-interval-count-needs-I "pcl stat --interval-count 2 true: exit $RC (want 2), stderr:" "$(show "$TMP/icbad.err")"
