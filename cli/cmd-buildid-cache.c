@@ -202,8 +202,13 @@ static bool file_build_id(const char *what, const char *file, uint8_t id[20], in
 {
 	*size = pcl_build_id_read(file, id);
 	if (*size <= 0) {
+		/* -ENOENT is also the reader's "no build id": tell a missing file apart */
+		bool gone = *size == -ENOENT && access(file, F_OK);
+
 		die_msg("cannot %s '%s': %s", what, file,
-			*size == -ENOENT ? "no build id in it" : pcl_strerror(*size));
+			gone		    ? strerror(ENOENT)
+			: *size == -ENOENT ? "no build id in it"
+					    : pcl_strerror(*size));
 		return false;
 	}
 	pcl_build_id_hex(id, *size, hex);

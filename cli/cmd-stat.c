@@ -166,8 +166,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->interval_ms = v;
 			break;
 		case OPT_INTERVAL_COUNT:
-			if (!parse_uint(optarg, 10, 1, INT_MAX, &v)) {
-				die_msg("bad interval count '%s' (expected a number >= 1)", optarg);
+			/* 0: no end, as perf takes it (a script may pass its default through) */
+			if (!parse_uint(optarg, 10, 0, INT_MAX, &v)) {
+				die_msg("bad interval count '%s' (expected a number, 0 for no end)",
+					optarg);
 				return -1;
 			}
 			o->interval_count = (long)v;
@@ -564,6 +566,15 @@ static int attach_metrics(struct stat_opts *o, struct pcl_stat *st)
 	return 0;
 }
 
+/*
+ * perf stat record into a pipe prints no counts: the stream carries them to
+ * 'stat report -i -', and a terminal would show them twice.
+ */
+static bool prints_counts(const struct stat_opts *o)
+{
+	return !o->record || strcmp(o->data_path, "-");
+}
+
 /* Print the interval that ends now. */
 static void interval_tick(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 			  struct pcl_stat *st, FILE *out, uint64_t now)
@@ -574,7 +585,8 @@ static void interval_tick(struct stat_opts *o, struct run *r, struct pcl_evlist 
 	};
 
 	pcl_evlist__read(el);
-	pcl_stat__print_interval(st, out, &ts, now - r->last_ns);
+	if (prints_counts(o))
+		pcl_stat__print_interval(st, out, &ts, now - r->last_ns);
 	if (o->sw)
 		stat_writer_round(o->sw, false, now - r->start_ns);
 	r->last_ns = now;
@@ -852,7 +864,7 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!o.interval_ms || o.summary)
+	if ((!o.interval_ms || o.summary) && prints_counts(&o))
 		pcl_stat__print(st, out);
 	if (o.sw) {
 		if (stat_writer_close(o.sw) && !exit_code)

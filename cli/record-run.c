@@ -354,7 +354,9 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		if (ci >= 0 && (rc->ctl.eof || (fds[ci].revents & (POLLERR | POLLNVAL))))
 			fds[ci].fd = -1;
 	}
-	if (!ret && rc->o->switch_signal && (switch_requested || usr2_pending())) {
+	/* --max-size ended it: no more files */
+	if (!ret && !rc->size_stop && rc->o->switch_signal &&
+	    (switch_requested || usr2_pending())) {
 		switch_requested = 0;
 		ret = switch_output(rc);
 	}

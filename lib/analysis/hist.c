@@ -1049,6 +1049,24 @@ static int cmp_str(const char *a, const char *b)
 
 static int key_cmp(const struct hentry *a, const struct hentry *b, enum pcl_sort_key k);
 
+/*
+ * Equal children totals: perf puts callers above their callees, deeper
+ * trees first (caller order), but only between two entries of one thread
+ * (the thread of each entry's first sample); entries of two threads go by
+ * their self overhead and keys, as in perf.
+ */
+static int depth_cmp(const struct pcl_hists *h, const struct hentry *a, const struct hentry *b)
+{
+	int c;
+
+	if (!h->opts.callchain || a->e.max_depth == b->e.max_depth)
+		return 0;
+	if (a->e.pid != b->e.pid || a->e.tid != b->e.tid)
+		return 0;
+	c = a->e.max_depth > b->e.max_depth ? -1 : 1;
+	return h->opts.caller_order ? c : -c;
+}
+
 /* the leader's value, then (a group) the other members' */
 static int members_cmp(const struct pcl_hists *h, uint64_t a, uint64_t b, const uint64_t *ma,
 		       const uint64_t *mb)
@@ -1089,11 +1107,8 @@ static int hpp_cmp(const struct pcl_hists *h, const struct hentry *a, const stru
 			return 0;
 		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
 			return c;
-		/* perf puts callers above their callees: deeper trees first (caller order) */
-		if (h->opts.callchain && a->e.max_depth != b->e.max_depth) {
-			c = a->e.max_depth > b->e.max_depth ? -1 : 1;
-			return h->opts.caller_order ? c : -c;
-		}
+		if ((c = depth_cmp(h, a, b)))
+			return c;
 		return 0;
 	default:
 		return 0;
@@ -1128,11 +1143,8 @@ static int entry_cmp(const void *pa, const void *pb, void *arg)
 	if (h->opts.children) {
 		if ((c = cmp_u64_desc(a->e.children, b->e.children)))
 			return c;
-		/* perf puts callers above their callees: deeper trees first (caller order) */
-		if (h->opts.callchain && a->e.max_depth != b->e.max_depth) {
-			c = a->e.max_depth > b->e.max_depth ? -1 : 1;
-			return h->opts.caller_order ? c : -c;
-		}
+		if ((c = depth_cmp(h, a, b)))
+			return c;
 	}
 	if ((c = cmp_u64_desc(a->e.self, b->e.self)))
 		return c;

@@ -663,7 +663,7 @@ PCL_API int pcl_script__setup(struct pcl_script *s, const struct pcl_data_attr *
 			any |= s->attrs[i].a->attr.branch_sample_type;
 		if (!(any & PERF_SAMPLE_BRANCH_ANY))
 			return pcl_err(EINVAL, "-F brstackinsn: the branch stacks are not of all "
-					       "branches (record with -b)");
+					       "branches (record them with perf record -b: pcl record has no -b)");
 	}
 	for (int i = 0; i < s->nr_attrs && !s->clock; i++)
 		if (s->cls[pcl_script_class_of(&s->attrs[i].a->attr)].fields & PCL_SCRIPT_TOD)

@@ -137,10 +137,22 @@ else
 fi
 "$PCL" --buildid-dir "$TMP/c-pcl" buildid-cache -a "$TMP/nonexistent" 2>"$TMP/bad.err"
 rc=$?
-if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q nonexistent "$TMP/bad.err"; then
+if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q nonexistent "$TMP/bad.err" &&
+	grep -q "No such file or directory" "$TMP/bad.err"; then
 	ok buildid-cache-add-missing
 else
-	not_ok buildid-cache-add-missing "want one error line naming the file and a non-zero exit" "exit $rc" "$(show "$TMP/bad.err")"
+	not_ok buildid-cache-add-missing "want one error line naming the file and why (no such file, as perf says), and a non-zero exit" "exit $rc" "$(show "$TMP/bad.err")"
+fi
+# an ELF that is there but has no build id says so
+if echo 'int main(void) { return 0; }' | cc -x c -Wl,--build-id=none -o "$TMP/noid" - 2>/dev/null; then
+	"$PCL" --buildid-dir "$TMP/c-pcl" buildid-cache -a "$TMP/noid" 2>"$TMP/noid.err"
+	if [ $? -ne 0 ] && grep -q "noid': no build id in it" "$TMP/noid.err"; then
+		ok buildid-cache-add-no-id
+	else
+		not_ok buildid-cache-add-no-id "want 'no build id in it'" "$(show "$TMP/noid.err")"
+	fi
+else
+	skip buildid-cache-add-no-id "cc cannot link without a build id here"
 fi
 
 # ---- record fills the cache, as perf record does ----

@@ -63,6 +63,40 @@ for f in $(dumped "$TMP/sw.err"); do
 done
 [ -z "$bad" ] && ok record-switch-output-perf-reads || not_ok record-switch-output-perf-reads "want 'spin spin' in perf report of each:" "$bad"
 
+# --- --switch-output: a SIGUSR2 sent just before a stop still switches --------------
+# perf's daemon.sh sends two signals and a stop in quick succession and wants
+# three files: the second signal comes while the first switch runs (SIGUSR2
+# blocked then), the stop right after it. Same sequence for perf and pcl.
+sig_stop() { # TOOL: the number of files left
+	local d=$TMP/sigstop-$1 pid i
+	mkdir -p "$d"
+	mkfifo "$d/ctl" "$d/ack"
+	(cd "$d" && exec $2 record -e cpu-clock --switch-output --control=fifo:ctl,ack \
+		-o s.data -- sleep 30 >out 2>&1) &
+	pid=$!
+	exec 8<>"$d/ack"
+	for i in $(seq 100); do
+		timeout 0.5 bash -c 'printf ping >"$1"' - "$d/ctl" && break
+		sleep 0.05
+	done
+	read -r -t 5 -u 8 _
+	kill -USR2 $pid
+	sleep 0.02
+	kill -USR2 $pid
+	printf stop >"$d/ctl"
+	exec 8<&-
+	wait $pid
+	ls "$d" | grep -c '^s\.data\.'
+}
+pcl_n=$(sig_stop pcl "$PCL")
+perf_n=$(sig_stop perf perf)
+if [ "$pcl_n" = 3 ] && [ "$perf_n" = 3 ]; then
+	ok record-switch-output-signal-then-stop
+else
+	not_ok record-switch-output-signal-then-stop "files: pcl $pcl_n, perf $perf_n (want 3: two signals and the end)" \
+		"$(cat "$TMP/sigstop-pcl/out")"
+fi
+
 # --- --switch-output=SIZE and --switch-max-files: the newest N files stay ------------
 rm -f "$D"/*
 run_long sz 30 "$PCL" record -e cpu-clock -F 999 --switch-output=6K --switch-max-files 2 \

@@ -181,6 +181,12 @@ fi
 
 # brstackinsn of a file without branch stacks is refused, as perf refuses it.
 pair script-perf13-refuse-brstackinsn "$TMP/regs.data" -F +brstackinsn
+# ... and the hint names a command that exists: pcl record has no -b
+if grep -q "perf record -b" "$TMP/c.err" && ! "$PCL" record -h 2>&1 | grep -qE '^ +-b,'; then
+	ok script-perf13-brstackinsn-hint
+else
+	not_ok script-perf13-brstackinsn-hint "pcl's hint should name perf record -b (pcl record has no -b):" "$(show "$TMP/c.err")"
+fi
 # Option prefixes: unambiguous ones are taken, ambiguous ones refused, as perf.
 pair script-perf13-prefix-header "$TMP/branch.data" --header-o
 pair script-perf13-prefix-ambiguous "$TMP/branch.data" --head

@@ -241,6 +241,14 @@ if ! grep -q '^ *summary,' "$TMP/sum.pcl.err" || grep -q summary "$TMP/sum-nocsv
 else
 	ok stat-summary-column
 fi
+# --interval-count 0: no end, as perf takes it (the intervals until the command ends)
+run ic0 "$PCL" stat -x, -I 100 --interval-count 0 -e task-clock -- sleep 0.35
+n=$(grep -c ',task-clock,' "$TMP/ic0.err")
+if [ "$RC" -ne 0 ] || [ "$n" -lt 2 ]; then
+	not_ok stat-interval-count-0 "pcl stat -I 100 --interval-count 0 -- sleep 0.35: exit $RC, $n intervals (want 3, perf's no limit):" "$(show "$TMP/ic0.err")"
+else
+	ok stat-interval-count-0
+fi
 run icbad "$PCL" stat --interval-count 2 true
 if [ "$RC" -ne 2 ] || ! grep -q -- '--interval-count needs -I' "$TMP/icbad.err"; then
 	not_ok stat-interval-count-needs-I "pcl stat --interval-count 2 true: exit $RC (want 2), stderr:" "$(show "$TMP/icbad.err")"
@@ -259,6 +267,20 @@ elif ! grep -q "Performance counter stats for 'pipe':" "$TMP/pipe1" ||
 	not_ok stat-report-pipe-title "pcl stat report -i - (pcl's stream, then perf's):" "$(show "$TMP/pipe1")" "$(show "$TMP/pipe2")"
 else
 	ok stat-report-pipe-title
+fi
+
+# --- stat record -o -: the counts go down the pipe only, as perf prints none -----
+# (perf's stat.sh runs 'perf stat record -o - true | perf stat report -i -'
+# on a terminal: pcl printed the counts twice there)
+perf stat record -o - -e task-clock true 2>"$TMP/pq.perf" >/dev/null
+"$PCL" stat record -o - -e task-clock true 2>"$TMP/pq.pcl" >/dev/null
+"$PCL" stat record -o - -I 100 -e task-clock sleep 0.25 2>"$TMP/pqi.pcl" >/dev/null
+if grep -q "Performance counter stats" "$TMP/pq.perf"; then
+	skip stat-record-pipe-quiet "perf stat record -o - prints its counts here"
+elif grep -q "task-clock" "$TMP/pq.pcl" "$TMP/pqi.pcl"; then
+	not_ok stat-record-pipe-quiet "pcl stat record -o - printed counts on stderr (perf prints none):" "$(show "$TMP/pq.pcl")" "$(show "$TMP/pqi.pcl")"
+else
+	ok stat-record-pipe-quiet
 fi
 
 # --- per-die / per-node in stat files: perf reads pcl's, pcl reads perf's -------
