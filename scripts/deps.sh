@@ -5,6 +5,8 @@
 #
 #   scripts/deps.sh            install what is missing (as root), else exit 0
 #   scripts/deps.sh --check    only report what is missing (exit 1 if any)
+#   scripts/deps.sh --demo     only what building pcl and `make demo` need
+#                              (no test tools: clang, chromium, go, ...)
 #
 # Non-interactive: no prompts, works with CI=true and no stdin. Not root and
 # something missing: prints the apt-get command to run and exits 1.
@@ -77,8 +79,26 @@ pkgs=(
 	scdoc
 )
 
-check_only=0
-[ "${1:-}" = "--check" ] && check_only=1
+# What `make demo` needs: the build (compiler, the libraries pcl links, the
+# pprof encoder's generator, scdoc for the man pages) and perf, which the
+# demo shows reading pcl's file. A subset of the list above (t-deps.sh).
+demo_pkgs=(
+	gcc make pkg-config binutils libc6-dev
+	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev libbz2-dev
+	libiberty-dev libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler
+	libcapstone-dev libdebuginfod-dev scdoc
+	linux-perf
+)
+
+check_only=0 demo=0
+for a in "$@"; do
+	case "$a" in
+	--check) check_only=1 ;;
+	--demo) demo=1 ;;
+	*) echo "deps: unknown option '$a' (--check, --demo)" >&2; exit 2 ;;
+	esac
+done
+[ $demo -eq 1 ] && pkgs=("${demo_pkgs[@]}")
 
 # One dpkg-query for all packages; names it does not know at all are
 # reported on stderr and simply not listed as installed.
@@ -93,7 +113,7 @@ done
 
 # npm: some machines have it inside their nodejs package (NodeSource's),
 # which conflicts with Debian's npm; ask for Debian's only when none is there.
-command -v npm >/dev/null 2>&1 || missing+=(npm)
+[ $demo -eq 1 ] || command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
