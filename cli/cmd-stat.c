@@ -617,8 +617,12 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 			while (next <= now)
 				next += interval;
 			if (o->interval_count && ++ticks >= o->interval_count) {
-				/* as perf: no more intervals; a command still runs to its end */
+				/*
+				 * as perf: no more intervals; a command still runs to its end,
+				 * but --summary totals what the intervals showed
+				 */
 				interval = 0;
+				r->intervals_done = true;
 				if (!r->wl)
 					break;
 				continue;
@@ -746,7 +750,8 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	wall = now_ns() - r.start_ns;
 	if (!o->null_run) {
 		pcl_evlist__disable(el);
-		pcl_evlist__read(el);
+		if (!r.intervals_done)
+			pcl_evlist__read(el);
 	}
 	if (r.wl)
 		pcl_workload__rusage(r.wl, &ru);
