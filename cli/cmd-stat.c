@@ -429,15 +429,23 @@ static int resolve_metric_word(struct stat_opts *o, const char *w)
 static int resolve_metric_args(struct stat_opts *o)
 {
 	for (int a = 0; a < o->nr_metric_args; a++) {
-		char *list = strdup(o->metric_args[a]), *save = NULL;
+		char *list = strdup(o->metric_args[a]), *rest = list, *w;
 		int ret = 0;
 
 		if (!list) {
 			die_msg("out of memory");
 			return -1;
 		}
-		for (char *w = strtok_r(list, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
-			ret = resolve_metric_word(o, w);
+		/* an empty name ('-M a,,b', '-M ""') is a typo, not "no metric" */
+		while (!ret && (w = strsep(&rest, ","))) {
+			if (!*w) {
+				die_msg("-M '%s': empty metric name (see 'pcl list metrics')",
+					o->metric_args[a]);
+				ret = -1;
+			} else {
+				ret = resolve_metric_word(o, w);
+			}
+		}
 		free(list);
 		if (ret)
 			return -1;
