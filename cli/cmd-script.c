@@ -884,6 +884,12 @@ static int run(struct pcl_script *s, struct input *in, struct filter *f, bool lo
 		return ret;
 	}
 	warn_lost(in, lost_shown);
+	if (f->rd.nr_wrapped)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " period%s of PERF_SAMPLE_READ values went below "
+			"zero and wrapped, as in perf 6.1 (threads of inherited counters share "
+			"an id; pcl report follows each thread)\n",
+			f->rd.nr_wrapped, f->rd.nr_wrapped == 1 ? "" : "s");
 	input_finish(in);
 	return ret;
 }

@@ -6,6 +6,7 @@
  * slot (the kernel never hands out id 0).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "sample-read.h"
@@ -103,6 +104,8 @@ int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bo
 			return -ENOMEM;
 		if (!d)
 			continue;
+		if (d > INT64_MAX)
+			rd->nr_wrapped++;
 		copy = *rec;
 		copy.sample.period = d;
 		copy.sample.sample_type |= PERF_SAMPLE_PERIOD;

@@ -16,6 +16,8 @@ struct read_deltas {
 	size_t cap, n;
 	/* samples of inherited counters whose growth was taken per thread */
 	uint64_t nr_per_thread;
+	/* periods below zero, wrapped (values of different threads under one id) */
+	uint64_t nr_wrapped;
 };
 
 void read_deltas_free(struct read_deltas *rd);
@@ -29,7 +31,8 @@ typedef int (*sample_fn)(void *ctx, const struct pcl_data_attr *a, const struct 
  * shares between threads, so its periods are the difference between two
  * threads' counts and wrap below zero; with @per_thread the last value of
  * an attr with inherit and PERF_SAMPLE_TID is kept per thread, as perf does
- * since 6.12, and rd->nr_per_thread counts those samples. Returns @fn's
+ * since 6.12, and rd->nr_per_thread counts those samples; rd->nr_wrapped
+ * counts the periods that still went below zero. Returns @fn's
  * first non-zero result, 0, or -ENOMEM (nothing printed).
  */
 int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bool per_thread,

@@ -7,7 +7,8 @@
 # workload), perf 6.1 subtracts one thread's count from another's and
 # prints wrapped percentages; pcl follows each thread (as perf 6.12+), says
 # so once with the number of samples, and its event counts must be the
-# per-thread growth summed from the reads that perf report -D prints.
+# per-thread growth summed from the reads that perf report -D prints;
+# pcl script prints perf 6.1's periods and counts the wrapped ones once.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -17,7 +18,7 @@ fi
 command -v perl >/dev/null 2>&1 || { skip report-sample-read "perl is not installed (the comparison is in perl)"; exit 0; }
 . "$(dirname "$0")/report-lib.sh"
 hot=$(workload hot) || { not_ok report-sample-read-workload "cannot build tests/workloads/hot.c"; exit 0; }
-threads=$(workload threads) || { not_ok report-sample-read-workload "cannot build tests/workloads/threads.c"; exit 0; }
+forks=$(workload forks) || { not_ok report-sample-read-workload "cannot build tests/workloads/forks.c"; exit 0; }
 
 # perf's group with leader sampling
 if record_to report-sample-read perf grp --no-bpf-event -e '{task-clock,cpu-clock}:S' \
@@ -31,14 +32,14 @@ fi
 
 # inherited counters with PERF_SAMPLE_READ
 if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/inh.data" \
-	-- "$threads" 2 300; then
+	-- "$forks" 4 150; then
 	F=$TMP/inh.data
 	if ! perf report --header-only -i "$F" 2>/dev/null | grep '^# event' | grep -q 'READ.*inherit = 1'; then
 		skip report-sample-read-inherit "pcl record's '{a,b}:S' no longer writes inherited counters with READ"
 	else
 		run_long inh.pcl 60 "$PCL" report --stdio --no-children -i "$F"
 		nr=$(perf report --stats -i "$F" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
-		# the per-thread growth of each event: the last value of each (id, tid)
+		# the per-thread growth of each event: the last (largest) value of each (id, tid)
 		perf report -D -i "$F" 2>/dev/null | perl -e '
 			my (%ev, %last, $tid);
 			open(my $h, "-|", "perf", "report", "--header-only", "-i", $ARGV[0]) or die;
@@ -49,11 +50,14 @@ if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/i
 			}
 			while (<STDIN>) {
 				$tid = $1 if /PERF_RECORD_SAMPLE\(.*?: \d+\/(\d+):/;
-				$last{$ev{hex $1} . " " . $tid} = hex $2
-					if /^\.+ id ([0-9a-f]+), value ([0-9a-f]+)/ && defined $ev{hex $1};
+				# the largest: the file is in CPU buffer order, not time order
+				if (/^\.+ id ([0-9a-f]+), value ([0-9a-f]+)/ && defined $ev{hex $1}) {
+					my $k = hex($1) . " " . $tid;
+					$last{$k} = hex $2 if !defined $last{$k} || hex $2 > $last{$k};
+				}
 			}
 			my %sum;
-			for (keys %last) { my ($e) = split / /; $sum{$e} += $last{$_} }
+			for (keys %last) { my ($id) = split / /; $sum{$ev{$id}} += $last{$_} }
 			print "$_ $sum{$_}\n" for sort keys %sum;' "$F" >"$TMP/inh.want"
 		awk '/^# Samples: .* of event / { e = $NF; gsub(/'\''/, "", e) }
 			/^# Event count/ { print e, $NF }' "$TMP/inh.pcl.out" | sort >"$TMP/inh.got"
@@ -71,6 +75,20 @@ if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/i
 			not_ok report-sample-read-inherit "oracle: perf report -D shows no read values" "$(show "$TMP/inh.want")"
 		else
 			diff_or_ok report-sample-read-inherit "$TMP/inh.want" "$TMP/inh.got" "per-thread growth (perf report -D)" "pcl report's event counts"
+		fi
+		# pcl script keeps perf 6.1's periods, line for line, and counts the wrapped ones once
+		run inh.pscript perf script -F tid,event,period -i "$F"
+		run inh.cscript "$PCL" script -F tid,event,period -i "$F"
+		wrapped=$(perl -ne '@f = split; my $l = length $f[1]; print "$f[1]\n" if $l > 19 || ($l == 19 && $f[1] ge "9223372036854775808")' \
+			"$TMP/inh.cscript.out" | wc -l)
+		if ! cmp -s "$TMP/inh.pscript.out" "$TMP/inh.cscript.out"; then
+			diff_or_ok report-sample-read-script-periods "$TMP/inh.pscript.out" "$TMP/inh.cscript.out" "perf script -F tid,event,period" "pcl script ..."
+		elif [ "$wrapped" -eq 0 ]; then
+			skip report-sample-read-script-periods "no period wrapped in this run (the threads never shared a CPU's id)"
+		elif [ "$(grep -c "^pcl: warning: $wrapped periods\? of PERF_SAMPLE_READ values went below zero" "$TMP/inh.cscript.err")" -ne 1 ]; then
+			not_ok report-sample-read-script-periods "pcl script: want one warning counting the $wrapped wrapped periods; stderr:" "$(show "$TMP/inh.cscript.err")"
+		else
+			ok report-sample-read-script-periods
 		fi
 	fi
 fi
