@@ -3,12 +3,13 @@
 # read counts as a sample of its event with the value's growth as period,
 # as perf does. On perf's group file (the leader samples, the member only
 # in the leader's reads) the report, --group too, must be perf's. On a file
-# whose counters are inherited (pcl record's '{a,b}:S' on a threaded
+# whose counters are inherited (pcl record's '{a,b}:S' on a forking
 # workload), perf 6.1 subtracts one thread's count from another's and
 # prints wrapped percentages; pcl follows each thread (as perf 6.12+), says
 # so once with the number of samples, and its event counts must be the
 # per-thread growth summed from the reads that perf report -D prints;
 # pcl script prints perf 6.1's periods and counts the wrapped ones once.
+# Samples with no period field (perf record -c N) weigh N, as in perf.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -90,5 +91,17 @@ if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/i
 		else
 			ok report-sample-read-script-periods
 		fi
+	fi
+fi
+
+# A fixed period (perf record -c N) leaves PERF_SAMPLE_PERIOD out of the
+# samples: each weighs N, as perf reads them (pcl once counted them as 0).
+if record_to report-sample-read perf fixed --no-bpf-event -e task-clock -c 100000 \
+	-o "$TMP/fixed.data" -- "$hot" 200; then
+	if perf evlist -v -i "$TMP/fixed.data" 2>/dev/null | grep -q 'sample_type:[^,]*PERIOD'; then
+		skip report-sample-read-fixed-period "this perf wrote PERF_SAMPLE_PERIOD with -c"
+	else
+		report_pair fixed "$TMP/fixed.data" --no-children
+		compare report-sample-read-fixed-period fixed "rows header" "--stdio --no-children -i fixed.data"
 	fi
 fi
