@@ -10,6 +10,7 @@
 # per-thread growth summed from the reads that perf report -D prints;
 # pcl script prints perf 6.1's periods and counts the wrapped ones once.
 # Samples with no period field (perf record -c N) weigh N, as in perf.
+# pcl record says once that it writes no event groups.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -103,5 +104,21 @@ if record_to report-sample-read perf fixed --no-bpf-event -e task-clock -c 10000
 	else
 		report_pair fixed "$TMP/fixed.data" --no-children
 		compare report-sample-read-fixed-period fixed "rows header" "--stdio --no-children -i fixed.data"
+	fi
+fi
+
+# pcl record writes no event groups (no GROUP_DESC, no group read): it says
+# so once, with the number of groups, and not for a plain list.
+if has_record; then
+	run grpnote "$PCL" record -o "$TMP/grpnote.data" -e '{task-clock,cpu-clock}:S,{page-faults,minor-faults}' -- true
+	run nogrpnote "$PCL" record -o "$TMP/nogrpnote.data" -e task-clock,cpu-clock -- true
+	if perf report --header-only -i "$TMP/grpnote.data" 2>/dev/null | grep -q '^# group:'; then
+		skip report-sample-read-record-groups "pcl record writes event groups now: the note should go"
+	elif [ "$(grep -c '^pcl: 2 event groups scheduled together but not recorded as such' "$TMP/grpnote.err")" -ne 1 ] ||
+		grep -q 'event group' "$TMP/nogrpnote.err"; then
+		not_ok report-sample-read-record-groups "pcl record: want one note counting 2 groups, none without groups:" \
+			"$(show "$TMP/grpnote.err")" "$(show "$TMP/nogrpnote.err")"
+	else
+		ok report-sample-read-record-groups
 	fi
 fi
