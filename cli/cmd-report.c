@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "export.h"
 #include "input.h"
+#include "sample-read.h"
 
 enum {
 	OPT_CHILDREN = 256,
@@ -954,16 +955,95 @@ static void values_print(const struct thread_values *tv, const struct input *in)
 	}
 }
 
+struct sample_ctx {
+	struct input *in;
+	const struct report_opts *o;
+	struct event_hist **eh;
+	int *nr;
+	const struct pcl_hist_opts *ho;
+};
+
+/* The index of @a among the file's attrs, or -1. */
+static int attr_index(const struct pcl_data_reader *r, const struct pcl_data_attr *a)
+{
+	int n = pcl_data_reader__nr_attrs(r);
+
+	for (int i = 0; i < n; i++)
+		if (pcl_data_reader__attr(r, i) == a)
+			return i;
+	return -1;
+}
+
+/* One sample of event @a into its histogram: 0, or -ENOMEM. */
+static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec)
+{
+	struct sample_ctx *x = ctx;
+	const struct report_opts *o = x->o;
+	const struct pcl_hist_opts *ho = x->ho;
+	uint64_t period = rec->sample.period;
+	int idx = attr_index(x->in->reader, a);
+	struct pcl_resolved rs;
+	struct event_hist *e;
+	uint32_t cpu;
+
+	if (idx < 0)
+		return 0;
+	e = event_hist(x->eh, x->nr, idx, ho);
+	if (e && o->group && e->leader != idx) {
+		int member = e->member;
+
+		e->nr_samples++;
+		e->total_period += period;
+		e = event_hist(x->eh, x->nr, e->leader, ho);
+		if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+			return -ENOMEM;
+		cap_chain(o, ho->caller_order, &rs);
+		e->member_totals[member] += period;
+		cpu = rec->sample.sample_type & PERF_SAMPLE_CPU ? rec->sample.cpu : UINT32_MAX;
+		if (passes(o, &rs, cpu) && pcl_hists__add_member(e->h, &rs, cpu, period, member))
+			return -ENOMEM;
+		return 0;
+	}
+	if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+		return -ENOMEM;
+	cap_chain(o, ho->caller_order, &rs);
+	if (o->group && e->nr_members > 1)
+		e->member_totals[0] += period;
+	cpu = rec->sample.sample_type & PERF_SAMPLE_CPU ? rec->sample.cpu : UINT32_MAX;
+	/* perf drops other CPUs' samples from the totals too */
+	if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
+		return 0;
+	e->nr_samples++;
+	e->total_period += period;
+	if (rs.ip.map)
+		rs.ip.map->dso->hit = true;
+	if (!passes(o, &rs, cpu)) {
+		if (!(o->group && e->nr_members > 1) &&
+		    pcl_hists__add_hidden(e->h, &rs, cpu, period))
+			return -ENOMEM;
+		return 0;
+	}
+	if (o->group && e->nr_members > 1 ? pcl_hists__add_member(e->h, &rs, cpu, period, 0)
+					  : pcl_hists__add(e->h, &rs, cpu, period))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The file's samples into the histograms. Samples with PERF_SAMPLE_READ
+ * count as perf counts them, one per value read (a group leader's sample
+ * also weighs its members); inherited counters' values are followed per
+ * thread (perf 6.1 wraps them), which a warning says with the count.
+ */
 static int read_samples(struct input *in, const struct report_opts *o, struct event_hist **eh,
 			int *nr, const struct pcl_hist_opts *ho, struct thread_values *tv)
 {
+	struct sample_ctx x = { in, o, eh, nr, ho };
+	struct read_deltas rd = { 0 };
 	int ret;
 
 	while ((ret = input_next(in)) > 0) {
 		const struct pcl_data_event *ev = &in->ev;
-		struct pcl_resolved rs;
-		struct event_hist *e;
-		uint32_t cpu;
 
 		if (o->threads && ev->decoded && ev->hdr->type == PERF_RECORD_READ &&
 		    values_add(tv, in, ev))
@@ -971,50 +1051,19 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
-		e = event_hist(eh, nr, ev->attr_idx, ho);
-		if (e && o->group && e->leader != ev->attr_idx) {
-			int member = e->member;
-
-			e->nr_samples++;
-			e->total_period += ev->rec.sample.period;
-			e = event_hist(eh, nr, e->leader, ho);
-			if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
-				goto oom;
-			cap_chain(o, ho->caller_order, &rs);
-			e->member_totals[member] += ev->rec.sample.period;
-			cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu
-									  : UINT32_MAX;
-			if (passes(o, &rs, cpu) &&
-			    pcl_hists__add_member(e->h, &rs, cpu, ev->rec.sample.period, member))
-				goto oom;
-			continue;
-		}
-		if (!e || pcl_resolver__sample(in->resolver, &ev->rec, &rs))
-			goto oom;
-		cap_chain(o, ho->caller_order, &rs);
-		if (o->group && e->nr_members > 1)
-			e->member_totals[0] += ev->rec.sample.period;
-		cpu = ev->rec.sample.sample_type & PERF_SAMPLE_CPU ? ev->rec.sample.cpu : UINT32_MAX;
-		/* perf drops other CPUs' samples from the totals too */
-		if (o->has_cpu_filter && (cpu >= 4096 || !o->cpus[cpu]))
-			continue;
-		e->nr_samples++;
-		e->total_period += ev->rec.sample.period;
-		if (rs.ip.map)
-			rs.ip.map->dso->hit = true;
-		if (!passes(o, &rs, cpu)) {
-			if (!(o->group && e->nr_members > 1) &&
-			    pcl_hists__add_hidden(e->h, &rs, cpu, ev->rec.sample.period))
-				goto oom;
-			continue;
-		}
-		if (o->group && e->nr_members > 1
-			    ? pcl_hists__add_member(e->h, &rs, cpu, ev->rec.sample.period, 0)
-			    : pcl_hists__add(e->h, &rs, cpu, ev->rec.sample.period))
+		if (each_read_sample(in->reader, &rd, true, ev->attr, &ev->rec, add_sample, &x))
 			goto oom;
 	}
+	if (rd.nr_per_thread)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " sample%s of inherited counters with "
+			"PERF_SAMPLE_READ: periods are each thread's growth (as perf 6.12+); "
+			"perf 6.1 subtracts different threads' counts and wraps\n",
+			rd.nr_per_thread, rd.nr_per_thread == 1 ? "" : "s");
+	read_deltas_free(&rd);
 	return ret;
 oom:
+	read_deltas_free(&rd);
 	die_msg("out of memory");
 	return -1;
 }

@@ -21,6 +21,7 @@
 #include <pcl/pcl.h>
 #include "cli.h"
 #include "input.h"
+#include "sample-read.h"
 
 #define OUTBUF_SIZE    (1u << 20)
 #define MAX_FIELD_ARGS 64
@@ -233,8 +234,7 @@ struct filter {
 	bool *cpus;
 	int nr_cpus;
 	/* not a filter: the last value read of each event id (PERF_SAMPLE_READ) */
-	uint64_t *read_id, *read_val;
-	size_t read_cap, read_n;
+	struct read_deltas rd;
 };
 
 static void filter_free(struct filter *f)
@@ -244,8 +244,7 @@ static void filter_free(struct filter *f)
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
-	free(f->read_id);
-	free(f->read_val);
+	read_deltas_free(&f->rd);
 }
 
 /* A comma list of numbers into *v. 0, or -1 (printed). */
@@ -466,85 +465,21 @@ static struct pcl_tracepoints *load_tracepoints(struct input *in)
 	return tp;
 }
 
-/* The growth of event @id's value since its last read (perf's sid->period); 0 on ENOMEM too. */
-static uint64_t read_delta(struct filter *f, uint64_t id, uint64_t value)
-{
-	size_t j;
-	uint64_t d;
-
-	if ((f->read_n + 1) * 2 > f->read_cap) {
-		size_t ncap = f->read_cap ? f->read_cap * 2 : 64;
-		uint64_t *ni = calloc(ncap, sizeof(*ni)), *nv = calloc(ncap, sizeof(*nv));
-
-		if (!ni || !nv) {
-			free(ni);
-			free(nv);
-			return 0;
-		}
-		for (size_t i = 0; i < f->read_cap; i++) {
-			if (!f->read_id[i])
-				continue;
-			for (j = f->read_id[i] & (ncap - 1); ni[j]; j = (j + 1) & (ncap - 1))
-				;
-			ni[j] = f->read_id[i];
-			nv[j] = f->read_val[i];
-		}
-		free(f->read_id);
-		free(f->read_val);
-		f->read_id = ni;
-		f->read_val = nv;
-		f->read_cap = ncap;
-	}
-	for (j = id & (f->read_cap - 1); f->read_id[j] && f->read_id[j] != id;
-	     j = (j + 1) & (f->read_cap - 1))
-		;
-	if (!f->read_id[j]) {
-		f->read_id[j] = id;
-		f->read_n++;
-	}
-	d = value - f->read_val[j];
-	f->read_val[j] = value;
-	return d;
-}
-
-typedef int (*sample_fn)(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec);
-
 /*
- * perf's delivery of a sample: as it is, or, when it carries
- * PERF_SAMPLE_READ, once per value read, as a sample of that value's event
- * (found by its id) whose period is the value's growth since its last
- * read; a value without a known id or growth gives none.
+ * perf 6.1's delivery of a sample (sample-read.h): the last values per id
+ * even for inherited counters, so periods wrap as in perf script. 0, 1 on a
+ * write error, -1 on another (printed).
  */
 static int each_sample(struct input *in, struct filter *f, const struct pcl_data_attr *a,
 		       const struct pcl_record *rec, sample_fn fn, void *ctx)
 {
-	const struct pcl_sample *sm = &rec->sample;
-	uint64_t rf = a->attr.read_format;
+	int ret = each_read_sample(in->reader, &f->rd, false, a, rec, fn, ctx);
 
-	if (!(sm->sample_type & PERF_SAMPLE_READ))
-		return fn(ctx, a, rec);
-	for (uint64_t i = 0; i < sm->read.nr; i++) {
-		struct pcl_read_value v = pcl_read__value(&sm->read, i, rf);
-		const struct pcl_data_attr *ma;
-		struct pcl_record copy;
-		uint64_t d;
-		int ret;
-
-		if (!(rf & PERF_FORMAT_ID) || !v.id ||
-		    !(ma = pcl_data_reader__attr_by_id(in->reader, v.id)))
-			continue;
-		d = read_delta(f, v.id, v.value);
-		if (!d)
-			continue;
-		copy = *rec;
-		copy.sample.period = d;
-		copy.sample.sample_type |= PERF_SAMPLE_PERIOD;
-		copy.sample.id = v.id;
-		ret = fn(ctx, ma, &copy);
-		if (ret)
-			return ret;
+	if (ret == -ENOMEM) {
+		die_msg("out of memory");
+		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 struct line_ctx {
@@ -949,6 +884,12 @@ static int run(struct pcl_script *s, struct input *in, struct filter *f, bool lo
 		return ret;
 	}
 	warn_lost(in, lost_shown);
+	if (f->rd.nr_wrapped)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " period%s of PERF_SAMPLE_READ values went below "
+			"zero and wrapped, as in perf 6.1 (threads of inherited counters share "
+			"an id; pcl report follows each thread)\n",
+			f->rd.nr_wrapped, f->rd.nr_wrapped == 1 ? "" : "s");
 	input_finish(in);
 	return ret;
 }

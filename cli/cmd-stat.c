@@ -431,15 +431,23 @@ static int resolve_metric_word(struct stat_opts *o, const char *w)
 static int resolve_metric_args(struct stat_opts *o)
 {
 	for (int a = 0; a < o->nr_metric_args; a++) {
-		char *list = strdup(o->metric_args[a]), *save = NULL;
+		char *list = strdup(o->metric_args[a]), *rest = list, *w;
 		int ret = 0;
 
 		if (!list) {
 			die_msg("out of memory");
 			return -1;
 		}
-		for (char *w = strtok_r(list, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
-			ret = resolve_metric_word(o, w);
+		/* an empty name ('-M a,,b', '-M ""') is a typo, not "no metric" */
+		while (!ret && (w = strsep(&rest, ","))) {
+			if (!*w) {
+				die_msg("-M '%s': empty metric name (see 'pcl list metrics')",
+					o->metric_args[a]);
+				ret = -1;
+			} else {
+				ret = resolve_metric_word(o, w);
+			}
+		}
 		free(list);
 		if (ret)
 			return -1;
@@ -629,8 +637,12 @@ static void wait_loop(struct stat_opts *o, struct run *r, struct pcl_evlist *el,
 			while (next <= now)
 				next += interval;
 			if (o->interval_count && ++ticks >= o->interval_count) {
-				/* as perf: no more intervals; a command still runs to its end */
+				/*
+				 * as perf: no more intervals; a command still runs to its end,
+				 * but --summary totals what the intervals showed
+				 */
 				interval = 0;
+				r->intervals_done = true;
 				if (!r->wl)
 					break;
 				continue;
@@ -758,7 +770,8 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 	wall = now_ns() - r.start_ns;
 	if (!o->null_run) {
 		pcl_evlist__disable(el);
-		pcl_evlist__read(el);
+		if (!r.intervals_done)
+			pcl_evlist__read(el);
 	}
 	if (r.wl)
 		pcl_workload__rusage(r.wl, &ru);

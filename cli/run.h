@@ -42,6 +42,7 @@ struct run {
 	bool exited;
 	uint64_t start_ns;
 	uint64_t last_ns;	/* stat -I: end of the last printed interval */
+	bool intervals_done;	/* stat --interval-count: the counts stop at the last interval */
 };
 
 /* Reap the workload if it ended; true when it has. */

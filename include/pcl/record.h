@@ -59,7 +59,7 @@ struct pcl_sample {
 	uint64_t id;
 	uint64_t stream_id;
 	uint32_t cpu, res;
-	uint64_t period;
+	uint64_t period;      /* without PERF_SAMPLE_PERIOD: the attr's fixed sample_period (0 with freq) */
 	struct pcl_read read;
 	uint64_t nr_callchain; /* with the PERF_CONTEXT_* markers in the chain */
 	const uint64_t *callchain;

@@ -244,6 +244,8 @@ static void decode_sample(struct cursor *c, const struct perf_event_attr *a, str
 		s->stream_id = u64(c);
 	if (st & PERF_SAMPLE_CPU)
 		u32x2(c, &s->cpu, &s->res);
+	/* without PERF_SAMPLE_PERIOD every sample weighs the fixed period (perf's reading too) */
+	s->period = a->freq ? 0 : a->sample_period;
 	if (st & PERF_SAMPLE_PERIOD)
 		s->period = u64(c);
 	if (st & PERF_SAMPLE_READ)

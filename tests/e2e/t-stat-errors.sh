@@ -89,6 +89,17 @@ bad_input stat-bad-option --no-such-option -- true
 bad_input stat-bad-cgroup -a -G pcl-no-such-cgroup-e2e -- true
 bad_input stat-bad-breakpoint -e mem:nothex:w -- true
 bad_input stat-missing-event-arg -e
+bad_input stat-bad-metric -M pcl_no_such_metric -- true
+# an empty name in a -M list is a typo (perf 6.1 says "Cannot find metric or
+# group `'" and counts its default events); pcl refuses it, naming the list
+for m in '' , 'task-clock-metric-typo,,' ; do
+	[ "$m" = task-clock-metric-typo,, ] && m="$("$PCL" list metrics 2>/dev/null | awk '/^  [a-z0-9_]+$/ { print $1; exit }'),,"
+	[ "$m" = ",," ] && continue # no metrics for this CPU: the typo case has no name to hang on
+	bad_input "stat-bad-metric-empty${m:+-$(printf %s "$m" | tr -c 'a-z0-9' x)}" -M "$m" -- true
+	if ! grep -qF -- "-M '$m': empty metric name" "$TMP/bad.err"; then
+		not_ok "stat-bad-metric-empty-message" "-M '$m': want \"empty metric name\" naming the list:" "$(show "$TMP/bad.err")"
+	fi
+done
 
 # No command and no target: perf counts the whole system until Ctrl-C (or
 # the end of --interval-count); so does pcl.

@@ -249,6 +249,26 @@ if [ "$RC" -ne 0 ] || [ "$n" -lt 2 ]; then
 else
 	ok stat-interval-count-0
 fi
+# --summary after --interval-count totals what the intervals showed (perf
+# keeps the counts of the last interval), not the command's whole run
+sumwl=$(workload hot) || sumwl=
+if [ -n "$sumwl" ]; then
+	for by in perf pcl; do
+		cmd=$PCL
+		[ $by = perf ] && cmd=perf
+		run "sumtot.$by" "$cmd" stat -x, -I 100 --interval-count 2 --summary -e task-clock -- "$sumwl" 600
+		awk -F, '$4 == "task-clock" { if ($1 ~ /summary/) s = $5; else t += $5 }
+			END { if (!s) print "no summary"; else if (s != t) print "summary " s " != intervals " t }' \
+			"$TMP/sumtot.$by.err" >"$TMP/sumtot.$by.bad"
+	done
+	if [ -s "$TMP/sumtot.perf.bad" ]; then
+		skip stat-summary-total "perf's summary is not the intervals' total here: $(cat "$TMP/sumtot.perf.bad")"
+	elif [ -s "$TMP/sumtot.pcl.bad" ]; then
+		not_ok stat-summary-total "pcl stat -I 100 --interval-count 2 --summary -- hot 600: $(cat "$TMP/sumtot.pcl.bad") (perf's are equal):" "$(show "$TMP/sumtot.pcl.err")"
+	else
+		ok stat-summary-total
+	fi
+fi
 run icbad "$PCL" stat --interval-count 2 true
 if [ "$RC" -ne 2 ] || ! grep -q -- '--interval-count needs -I' "$TMP/icbad.err"; then
 	not_ok stat-interval-count-needs-I "pcl stat --interval-count 2 true: exit $RC (want 2), stderr:" "$(show "$TMP/icbad.err")"

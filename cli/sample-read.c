@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PERF_SAMPLE_READ samples split into one sample per value read (see
+ * sample-read.h). The last values live in an open-addressing table keyed by
+ * (id, tid), tid 0 where values are not kept per thread; id 0 marks a free
+ * slot (the kernel never hands out id 0).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sample-read.h"
+
+void read_deltas_free(struct read_deltas *rd)
+{
+	free(rd->id);
+	free(rd->val);
+	free(rd->tid);
+	*rd = (struct read_deltas){ 0 };
+}
+
+static size_t slot_of(const struct read_deltas *rd, uint64_t id, uint32_t tid)
+{
+	uint64_t h = (id ^ ((uint64_t)tid << 32 | tid)) * 0x9e3779b97f4a7c15ULL;
+	size_t j;
+
+	for (j = (size_t)(h >> 32) & (rd->cap - 1); rd->id[j] && (rd->id[j] != id || rd->tid[j] != tid);
+	     j = (j + 1) & (rd->cap - 1))
+		;
+	return j;
+}
+
+static int grow(struct read_deltas *rd)
+{
+	struct read_deltas n = { .cap = rd->cap ? rd->cap * 2 : 64 };
+
+	n.id = calloc(n.cap, sizeof(*n.id));
+	n.val = calloc(n.cap, sizeof(*n.val));
+	n.tid = calloc(n.cap, sizeof(*n.tid));
+	if (!n.id || !n.val || !n.tid) {
+		read_deltas_free(&n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rd->cap; i++) {
+		size_t j;
+
+		if (!rd->id[i])
+			continue;
+		j = slot_of(&n, rd->id[i], rd->tid[i]);
+		n.id[j] = rd->id[i];
+		n.tid[j] = rd->tid[i];
+		n.val[j] = rd->val[i];
+	}
+	n.n = rd->n;
+	n.nr_per_thread = rd->nr_per_thread;
+	read_deltas_free(rd);
+	*rd = n;
+	return 0;
+}
+
+/* The growth of @id's value (for @tid) since its last read, in *@d (perf's sid->period). */
+static int read_delta(struct read_deltas *rd, uint64_t id, uint32_t tid, uint64_t value,
+		      uint64_t *d)
+{
+	size_t j;
+
+	if ((rd->n + 1) * 2 > rd->cap && grow(rd))
+		return -ENOMEM;
+	j = slot_of(rd, id, tid);
+	if (!rd->id[j]) {
+		rd->id[j] = id;
+		rd->tid[j] = tid;
+		rd->n++;
+	}
+	*d = value - rd->val[j];
+	rd->val[j] = value;
+	return 0;
+}
+
+int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bool per_thread,
+		     const struct pcl_data_attr *a, const struct pcl_record *rec, sample_fn fn,
+		     void *ctx)
+{
+	const struct pcl_sample *sm = &rec->sample;
+	uint64_t rf = a->attr.read_format;
+	uint32_t tid = 0;
+
+	if (!(sm->sample_type & PERF_SAMPLE_READ))
+		return fn(ctx, a, rec);
+	if (per_thread && a->attr.inherit && (sm->sample_type & PERF_SAMPLE_TID)) {
+		tid = sm->tid;
+		rd->nr_per_thread++;
+	}
+	for (uint64_t i = 0; i < sm->read.nr; i++) {
+		struct pcl_read_value v = pcl_read__value(&sm->read, i, rf);
+		const struct pcl_data_attr *ma;
+		struct pcl_record copy;
+		uint64_t d;
+		int ret;
+
+		if (!(rf & PERF_FORMAT_ID) || !v.id || !(ma = pcl_data_reader__attr_by_id(r, v.id)))
+			continue;
+		if (read_delta(rd, v.id, tid, v.value, &d))
+			return -ENOMEM;
+		if (!d)
+			continue;
+		if (d > INT64_MAX)
+			rd->nr_wrapped++;
+		copy = *rec;
+		copy.sample.period = d;
+		copy.sample.sample_type |= PERF_SAMPLE_PERIOD;
+		copy.sample.id = v.id;
+		ret = fn(ctx, ma, &copy);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

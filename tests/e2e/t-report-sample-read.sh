@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# pcl report on samples that carry PERF_SAMPLE_READ ({a,b}:S): each value
+# read counts as a sample of its event with the value's growth as period,
+# as perf does. On perf's group file (the leader samples, the member only
+# in the leader's reads) the report, --group too, must be perf's. On a file
+# whose counters are inherited (pcl record's '{a,b}:S' on a forking
+# workload), perf 6.1 subtracts one thread's count from another's and
+# prints wrapped percentages; pcl follows each thread (as perf 6.12+), says
+# so once with the number of samples, and its event counts must be the
+# per-thread growth summed from the reads that perf report -D prints;
+# pcl script prints perf 6.1's periods and counts the wrapped ones once.
+# Samples with no period field (perf record -c N) weigh N, as in perf.
+# pcl record says once that it writes no event groups.
+. "$(dirname "$0")/lib.sh"
+
+if ! have_perf; then
+	skip report-sample-read "perf is not installed"
+	exit 0
+fi
+command -v perl >/dev/null 2>&1 || { skip report-sample-read "perl is not installed (the comparison is in perl)"; exit 0; }
+. "$(dirname "$0")/report-lib.sh"
+hot=$(workload hot) || { not_ok report-sample-read-workload "cannot build tests/workloads/hot.c"; exit 0; }
+forks=$(workload forks) || { not_ok report-sample-read-workload "cannot build tests/workloads/forks.c"; exit 0; }
+
+# perf's group with leader sampling
+if record_to report-sample-read perf grp --no-bpf-event -e '{task-clock,cpu-clock}:S' \
+	-o "$TMP/grp.data" -- "$hot" 300; then
+	report_pair grp "$TMP/grp.data" --no-children
+	compare report-sample-read-grp grp "rows header text" "--stdio --no-children -i grp.data"
+	report_pair grp-group "$TMP/grp.data" --no-children --group
+	compare report-sample-read-grp-group grp-group "rows header text" \
+		"--stdio --no-children --group -i grp.data"
+fi
+
+# inherited counters with PERF_SAMPLE_READ
+if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/inh.data" \
+	-- "$forks" 4 150; then
+	F=$TMP/inh.data
+	if ! perf report --header-only -i "$F" 2>/dev/null | grep '^# event' | grep -q 'READ.*inherit = 1'; then
+		skip report-sample-read-inherit "pcl record's '{a,b}:S' no longer writes inherited counters with READ"
+	else
+		run_long inh.pcl 60 "$PCL" report --stdio --no-children -i "$F"
+		nr=$(perf report --stats -i "$F" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+		# the per-thread growth of each event: the last (largest) value of each (id, tid)
+		perf report -D -i "$F" 2>/dev/null | perl -e '
+			my (%ev, %last, $tid);
+			open(my $h, "-|", "perf", "report", "--header-only", "-i", $ARGV[0]) or die;
+			while (<$h>) {
+				next unless /^# event : name = ([^,]+),.*?id = \{ ([^}]*) \}/;
+				my $n = $1;
+				$ev{$_} = $n for map { s/\s//gr } split /,/, $2;
+			}
+			while (<STDIN>) {
+				$tid = $1 if /PERF_RECORD_SAMPLE\(.*?: \d+\/(\d+):/;
+				# the largest: the file is in CPU buffer order, not time order
+				if (/^\.+ id ([0-9a-f]+), value ([0-9a-f]+)/ && defined $ev{hex $1}) {
+					my $k = hex($1) . " " . $tid;
+					$last{$k} = hex $2 if !defined $last{$k} || hex $2 > $last{$k};
+				}
+			}
+			my %sum;
+			for (keys %last) { my ($id) = split / /; $sum{$ev{$id}} += $last{$_} }
+			print "$_ $sum{$_}\n" for sort keys %sum;' "$F" >"$TMP/inh.want"
+		awk '/^# Samples: .* of event / { e = $NF; gsub(/'\''/, "", e) }
+			/^# Event count/ { print e, $NF }' "$TMP/inh.pcl.out" | sort >"$TMP/inh.got"
+		if [ "$RC" -ne 0 ] || crashed "$TMP/inh.pcl.err" "$RC"; then
+			not_ok report-sample-read-inherit "pcl report: exit $RC" "$(show "$TMP/inh.pcl.err")"
+		elif ! grep -q "^pcl: warning: $nr samples of inherited counters with PERF_SAMPLE_READ" \
+			"$TMP/inh.pcl.err"; then
+			not_ok report-sample-read-inherit "pcl report: no warning with the $nr samples; stderr:" \
+				"$(show "$TMP/inh.pcl.err")"
+		elif [ "$(grep -c 'inherited counters' "$TMP/inh.pcl.err")" -ne 1 ]; then
+			not_ok report-sample-read-inherit "pcl report: the warning more than once" "$(show "$TMP/inh.pcl.err")"
+		elif awk '/^ +[0-9.]+%/ { if ($1 + 0 > 100) bad = 1 } END { exit !bad }' "$TMP/inh.pcl.out"; then
+			not_ok report-sample-read-inherit "pcl report: an overhead above 100%" "$(show "$TMP/inh.pcl.out" 20)"
+		elif [ ! -s "$TMP/inh.want" ]; then
+			not_ok report-sample-read-inherit "oracle: perf report -D shows no read values" "$(show "$TMP/inh.want")"
+		else
+			diff_or_ok report-sample-read-inherit "$TMP/inh.want" "$TMP/inh.got" "per-thread growth (perf report -D)" "pcl report's event counts"
+		fi
+		# pcl script keeps perf 6.1's periods, line for line, and counts the wrapped ones once
+		run inh.pscript perf script -F tid,event,period -i "$F"
+		run inh.cscript "$PCL" script -F tid,event,period -i "$F"
+		wrapped=$(perl -ne '@f = split; my $l = length $f[1]; print "$f[1]\n" if $l > 19 || ($l == 19 && $f[1] ge "9223372036854775808")' \
+			"$TMP/inh.cscript.out" | wc -l)
+		if ! cmp -s "$TMP/inh.pscript.out" "$TMP/inh.cscript.out"; then
+			diff_or_ok report-sample-read-script-periods "$TMP/inh.pscript.out" "$TMP/inh.cscript.out" "perf script -F tid,event,period" "pcl script ..."
+		elif [ "$wrapped" -eq 0 ]; then
+			skip report-sample-read-script-periods "no period wrapped in this run (the threads never shared a CPU's id)"
+		elif [ "$(grep -c "^pcl: warning: $wrapped periods\? of PERF_SAMPLE_READ values went below zero" "$TMP/inh.cscript.err")" -ne 1 ]; then
+			not_ok report-sample-read-script-periods "pcl script: want one warning counting the $wrapped wrapped periods; stderr:" "$(show "$TMP/inh.cscript.err")"
+		else
+			ok report-sample-read-script-periods
+		fi
+	fi
+fi
+
+# A fixed period (perf record -c N) leaves PERF_SAMPLE_PERIOD out of the
+# samples: each weighs N, as perf reads them (pcl once counted them as 0).
+if record_to report-sample-read perf fixed --no-bpf-event -e task-clock -c 100000 \
+	-o "$TMP/fixed.data" -- "$hot" 200; then
+	if perf evlist -v -i "$TMP/fixed.data" 2>/dev/null | grep -q 'sample_type:[^,]*PERIOD'; then
+		skip report-sample-read-fixed-period "this perf wrote PERF_SAMPLE_PERIOD with -c"
+	else
+		report_pair fixed "$TMP/fixed.data" --no-children
+		compare report-sample-read-fixed-period fixed "rows header" "--stdio --no-children -i fixed.data"
+	fi
+fi
+
+# pcl record writes no event groups (no GROUP_DESC, no group read): it says
+# so once, with the number of groups, and not for a plain list.
+if has_record; then
+	run grpnote "$PCL" record -o "$TMP/grpnote.data" -e '{task-clock,cpu-clock}:S,{page-faults,minor-faults}' -- true
+	run nogrpnote "$PCL" record -o "$TMP/nogrpnote.data" -e task-clock,cpu-clock -- true
+	if perf report --header-only -i "$TMP/grpnote.data" 2>/dev/null | grep -q '^# group:'; then
+		skip report-sample-read-record-groups "pcl record writes event groups now: the note should go"
+	elif [ "$(grep -c '^pcl: 2 event groups scheduled together but not recorded as such' "$TMP/grpnote.err")" -ne 1 ] ||
+		grep -q 'event group' "$TMP/nogrpnote.err"; then
+		not_ok report-sample-read-record-groups "pcl record: want one note counting 2 groups, none without groups:" \
+			"$(show "$TMP/grpnote.err")" "$(show "$TMP/nogrpnote.err")"
+	else
+		ok report-sample-read-record-groups
+	fi
+fi
