@@ -52,11 +52,13 @@ run_one() {
 	RC=$?
 }
 
-# the reason a test gave: its last line with a word in it
+# the reason a test gave: its last line saying skip (or not supported),
+# else its last line with a word in it (not a "Cleaning up" one)
 last_line() {
 	local l
-	l=$(grep '[[:alpha:]]' "$1" | tail -1 | cut -c1-160)
-	echo "${l:-(no reason printed)}"
+	l=$(grep -iE 'skip|not supported' "$1" | tail -1 | cut -c1-160)
+	[ -n "$l" ] || l=$(grep '[[:alpha:]]' "$1" | grep -iv '^cleaning up' | tail -1 | cut -c1-160)
+	echo "${l:-(exit 2, no reason printed)}"
 }
 
 for t in "$dir"/*.sh; do
