@@ -254,7 +254,9 @@ fi
 # rule is not transitive (a thread before and after exec has two comms),
 # so its order then follows its tree's insertion order, which pcl does not
 # replay: most recordings match byte for byte (before the one-thread rule,
-# about one in eight did). Six recordings, at least three must match.
+# about one in eight did), but on a loaded machine fewer do. Six
+# recordings: every one must equal perf's once canon.pl has ordered equal
+# entries, and at least one byte for byte (the count is printed).
 if forks=$(workload_fp forks); then
 	bad= n=0 same=0
 	for i in 1 2 3 4 5 6; do
@@ -264,16 +266,18 @@ if forks=$(workload_fp forks); then
 		"$PCL" report --stdio -s comm,dso -i "$TMP/tie.data" >"$TMP/tie.pcl" 2>&1
 		if cmp -s "$TMP/tie.perf" "$TMP/tie.pcl"; then
 			same=$((same + 1))
-		else
-			bad=$(diff "$TMP/tie.perf" "$TMP/tie.pcl" | head -20)
+		elif ! perl "$TMP/canon.pl" "$TMP/tie.perf" "$TMP/tie.pcl" "$TMP/tie.perf.canon" \
+			"$TMP/tie.pcl.canon" 2>/dev/null; then
+			bad="beyond the order of ties: $(diff "$TMP/tie.perf" "$TMP/tie.pcl" | head -20)"
 		fi
 	done
 	if [ $n -lt 6 ]; then
 		skip report-perf13-children-tie-order "perf record -g of tests/workloads/forks.c failed"
-	elif [ $same -ge 3 ]; then
+	elif [ -z "$bad" ] && [ $same -ge 1 ]; then
+		echo "# children tie order: $same of $n recordings byte for byte as perf's"
 		ok report-perf13-children-tie-order
 	else
-		not_ok report-perf13-children-tie-order "report --children -s comm,dso differs from perf's in $((n - same)) of $n recordings; the last:" "$bad"
+		not_ok report-perf13-children-tie-order "report --children -s comm,dso: $same of $n recordings byte for byte as perf's (want 1 or more, and the rest equal but for the order of ties)" "$bad"
 	fi
 else
 	skip report-perf13-children-tie-order "cannot build tests/workloads/forks.c"
