@@ -242,6 +242,14 @@ report_pair() {
 	run_long "$tag.pcl" 60 "$PCL" report --stdio "$@" -i "$f"
 	CRC=$RC
 }
+# plt_slots FILE...: every PLT slot, named NAME@plt or _init with or
+# without +OFFSET (hex or decimal), anywhere on a line, becomes
+# '[plt slot]', and the blanks after it one blank: perf 6.1 names a slot
+# either way from one run to the next (see compare below), and the offset
+# differs with the name.
+plt_slots() {
+	sed -i -E 's/(^|[][ \t(-])(_init|[^][ \t(]*@plt)(\+(0x)?[0-9a-f]+)?([ \t)]+|$)/\1[plt slot] /g; s/\[plt slot\] ([)])/[plt slot]\1/g; s/\[plt slot\] $/[plt slot]/' "$@" 2>/dev/null
+}
 # compare NAME TAG WHAT DESC: the checks on the outputs of report_pair TAG;
 # WHAT is a list of "rows", "header", "text", and "empty" if perf may show
 # no entry (a filter that leaves nothing); DESC says what ran.
