@@ -38,6 +38,7 @@ static const char usage_main[] =
 	"   daemon    run record sessions in the background from a config file\n"
 	"   inject    copy a recording (file or pipe) adding build ids, like perf inject\n"
 	"   archive   pack the files a recording needs into FILE.tar.bz2, like perf archive\n"
+	"   probe     add, list and delete uprobe events, like perf probe\n"
 	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
 	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
@@ -600,6 +601,46 @@ static const char usage_daemon[] =
 	"  -f, --foreground        start: stay in the foreground\n"
 	"  -h, --help              show this text\n";
 
+static const char usage_probe[] =
+	"usage: pcl probe [OPTIONS] 'PROBEDEF' ['PROBEDEF' ...]\n"
+	"       pcl probe [OPTIONS] --add 'PROBEDEF' [--add 'PROBEDEF' ...]\n"
+	"       pcl probe [OPTIONS] --del '[GROUP:]EVENT' ...\n"
+	"       pcl probe --list [[GROUP:]EVENT]\n"
+	"       pcl probe -x BIN --line 'FUNC[:RLN[+NUM|-RLN2]]|SRC:ALN[+NUM|-ALN2]'\n"
+	"       pcl probe -x BIN --vars 'PROBEPOINT'\n"
+	"       pcl probe -x BIN --funcs [FILTER]\n"
+	"\n"
+	"Add, list and delete dynamic probes (uprobe events in tracefs), as perf probe\n"
+	"does. PROBEDEF: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFF|%return] [ARG ...] or\n"
+	"[[GROUP:]EVENT=]SRC:ALN [ARG ...]; ARG: [NAME=]VAR[->FIELD|.FIELD|[N]...][:TYPE],\n"
+	"%REG, $retval, $params, $vars. Events are probe_BIN:FUNC, used as -e\n"
+	"probe_BIN:FUNC by stat, record, top and trace. Without -x a probe is a kprobe.\n"
+	"pcl stat/record -e u:BIN:FUNC[%return] probe without tracefs (pcl help events).\n"
+	"\n"
+	"  -a, --add PROBEDEF      add a probe (the words left on the line are one too)\n"
+	"  -D, --definition PROBEDEF  print the uprobe_events line, add nothing\n"
+	"  -d, --del [GROUP:]EVENT delete events (globs; no GROUP: any group)\n"
+	"  -l, --list [FILTER]     list the probe events\n"
+	"  -L, --line SPEC         a function's (or file's) source, probe-able lines\n"
+	"                          numbered\n"
+	"  -V, --vars POINT        the variables available at a probe point\n"
+	"  -F, --funcs [FILTER]    the functions of -x BIN (FILTER a glob; default !_*)\n"
+	"  -x, --exec BIN          the program or library (path, program on $PATH, or a\n"
+	"                          library name: libc)\n"
+	"  -f, --force             add with a free name (EVENT_1 ...) if EVENT exists\n"
+	"  -n, --dry-run           do everything but write tracefs\n"
+	"  -q, --quiet             print only errors\n"
+	"  -v, --verbose           accepted (perf's)\n"
+	"  -m, --module MOD        kernel module (kprobes: refused where the kernel has none)\n"
+	"  -k, --vmlinux FILE      accepted (kernel DWARF is not read)\n"
+	"  -s, --source DIR        accepted (sources are read where DWARF says)\n"
+	"      --max-probes N      accepted\n"
+	"      --no-inlines        accepted (inline instances are not probed anyway)\n"
+	"      --externs           accepted\n"
+	"      --filter FILTER     accepted\n"
+	"      --demangle, --no-demangle  accepted\n"
+	"  -h, --help              show this text\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -615,6 +656,7 @@ static const struct {
 	{ "events", usage_events }, { "help", usage_help },
 	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
 	{ "inject", usage_inject }, { "archive", usage_archive },
+	{ "probe", usage_probe },
 };
 
 int print_usage(const char *cmd, FILE *out)

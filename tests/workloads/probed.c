@@ -1,0 +1,48 @@
+/*
+ * A program for the probe tests: probed_add() is called exactly N times
+ * (argv[1], default 5) and probed_name() N + 1 times, so that a probe's
+ * hit count is known. Arguments of several kinds for fetch specs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+struct probed_pair {
+	int key;
+	long value;
+	const char *label;
+};
+
+long probed_total;
+
+__attribute__((noinline)) long probed_add(long a, int b, struct probed_pair *p)
+{
+	long sum = a + b;
+
+	sum += p->value;
+	probed_total += sum;
+	return sum;
+}
+
+__attribute__((noinline)) int probed_name(const char *name, unsigned long long big)
+{
+	int n = 0;
+
+	while (name[n])
+		n++;
+	return n + (int)(big & 1);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 5;
+	struct probed_pair pair = { 3, 40, "pair" };
+
+	for (int i = 0; i < n; i++) {
+		pair.key = i;
+		probed_add(i, 2 * i, &pair);
+		probed_name("hello", 1ULL << 40);
+	}
+	probed_name("done", 7);
+	printf("%ld\n", probed_total);
+	return 0;
+}
