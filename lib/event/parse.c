@@ -25,6 +25,7 @@
 #include "event/metrics.h"
 #include "event/names.h"
 #include "event/pfm.h"
+#include "probe/probe.h"
 
 struct parser {
 	const char *spec;
@@ -699,6 +700,87 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * u:BIN:FUNC[+OFF][%return][:mods]: the uprobe PMU opened directly, as
+ * perf_event_open(2) describes (config1 the path, config2 the file offset,
+ * the retprobe format bit for %return): no tracefs event is made, so
+ * nothing is left to clean up. BIN is resolved as pcl probe -x does.
+ */
+static int parse_uprobe(struct parser *p, const char *s, size_t len)
+{
+	char spec[1024], bin[4096], *func, *mods = NULL, *pct, *plus, *last;
+	const struct pcl_pmu_format *fmt;
+	struct pcl_pmu *pmu;
+	struct pcl_event *ev;
+	uint64_t off, add = 0;
+	const char *path;
+	bool ret = false;
+
+	if (len >= sizeof(spec))
+		return perr(p, EINVAL, s, len, "uprobe '%.*s' is too long", (int)len, s);
+	snprintf(spec, sizeof(spec), "%.*s", (int)len - 2, s + 2);
+	func = strchr(spec, ':');
+	if (!func || func == spec || !func[1])
+		return perr(p, EINVAL, s, len, "bad uprobe '%.*s' (u:BIN:FUNC[%%return])", (int)len, s);
+	*func++ = '\0';
+	last = strrchr(func, ':');
+	if (last && last > func && last[-1] != ':' && is_mod_string(last + 1, strlen(last + 1))) {
+		*last = '\0';
+		mods = last + 1;
+	}
+	pct = strchr(func, '%');
+	if (pct) {
+		if (strcmp(pct, "%return"))
+			return perr(p, EINVAL, s, len, "bad uprobe '%.*s': only %%return may follow FUNC",
+				    (int)len, s);
+		*pct = '\0';
+		ret = true;
+	}
+	plus = strchr(func, '+');
+	if (plus) {
+		if (parse_u64(plus + 1, strlen(plus + 1), &add))
+			return perr(p, EINVAL, s, len, "bad uprobe offset '%s'", plus + 1);
+		*plus = '\0';
+	}
+	if (!*func)
+		return perr(p, EINVAL, s, len, "bad uprobe '%.*s': no function", (int)len, s);
+	pmu = pcl_pmu__find("uprobe");
+	if (!pmu)
+		return perr(p, ENOENT, s, len,
+			    "uprobe '%.*s': this kernel has no uprobe PMU "
+			    "(/sys/bus/event_source/devices/uprobe)",
+			    (int)len, s);
+	if (probe_resolve_bin(spec, bin, sizeof(bin)))
+		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
+	if (probe_func_offset(bin, func, &off))
+		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
+	path = probe_intern(bin);
+	if (!path)
+		return -ENOMEM;
+	ev = new_event(p);
+	if (!ev)
+		return -ENOMEM;
+	ev->attr.type = pcl_pmu__type(pmu);
+	ev->attr.config1 = (uint64_t)(uintptr_t)path;
+	ev->attr.config2 = off + add;
+	ev->attr.sample_period = 1;
+	ev->pmu = pmu;
+	if (ret) {
+		uint64_t cfg = 0;
+
+		fmt = pcl_pmu__find_format(pmu, "retprobe");
+		if (fmt && fmt->config == 0 && !pcl_pmu_format_encode(fmt->mask, 1, &cfg))
+			ev->attr.config |= cfg;
+		else
+			return perr(p, ENOTSUP, s, len,
+				    "uprobe '%.*s': the uprobe PMU has no retprobe format bit",
+				    (int)len, s);
+	}
+	set_name(ev, s, len);
+	apply_mods(ev, mods, mods ? strlen(mods) : 0);
+	return 0;
+}
+
 /* Find the slash that closes "pmu/" at s[open], or 0. */
 static size_t closing_slash(const char *s, size_t len, size_t open)
 {
@@ -789,6 +871,8 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 		return perr(p, EINVAL, s, 0, "empty event");
 	if (len > 4 && !strncmp(s, "mem:", 4))
 		return parse_breakpoint(p, s, len);
+	if (len > 2 && !strncmp(s, "u:", 2))
+		return parse_uprobe(p, s, len);
 	if (id < len && s[id] == '/' && (close = closing_slash(s, len, id)))
 		return parse_pmu_item(p, s, len, id, close);
 	colon = memchr(s, ':', len);

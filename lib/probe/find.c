@@ -1379,6 +1379,20 @@ out:
 	dbg_close(&d);
 }
 
+/* Whether @path starts with the ELF magic (libc.so is a linker script). */
+static bool is_elf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = read(fd, magic, 4) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
+	close(fd);
+	return ok;
+}
+
 int probe_resolve_bin(const char *name, char *out, size_t size)
 {
 	static const char *const dirs[] = {
@@ -1411,7 +1425,7 @@ int probe_resolve_bin(const char *name, char *out, size_t size)
 			char full[PATH_MAX];
 
 			snprintf(cand, sizeof(cand), forms[j], dirs[i], name);
-			if (!access(cand, R_OK) && realpath(cand, full)) {
+			if (!access(cand, R_OK) && is_elf(cand) && realpath(cand, full)) {
 				snprintf(out, size, "%s", cand);
 				return 0;
 			}

@@ -94,6 +94,13 @@ int probe_show_funcs(const char *bin, const char *filter, FILE *out);
 /* "FUNC[+0xOFF|:LINE][%return]@FILE" for the listing (-l), into @buf. */
 void probe_describe(const char *bin, uint64_t offset, bool ret, char *buf, size_t size);
 
+/*
+ * A copy of @s that lives as long as the process (the uprobe PMU's config1
+ * points at the path, and pcl_event is copied by value everywhere).
+ * Equal strings share one copy. NULL with errno ENOMEM. Thread-safe.
+ */
+const char *probe_intern(const char *s);
+
 /* ---- tracefs (tracefs.c) ---- */
 
 /* One line of uprobe_events, split. */

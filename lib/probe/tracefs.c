@@ -7,6 +7,7 @@
  * opening the file without it would clear every probe.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,4 +163,35 @@ int probe_event_delete(const char *group, const char *event)
 
 	snprintf(line, sizeof(line), "-:%s/%s", group, event);
 	return write_events(line);
+}
+
+/*
+ * The interned strings: a list reachable from a static, so never a leak;
+ * one entry per distinct path named in a u: event.
+ */
+struct interned {
+	struct interned *next;
+	char s[];
+};
+static struct interned *interned;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *probe_intern(const char *s)
+{
+	struct interned *i;
+	size_t len = strlen(s);
+
+	pthread_mutex_lock(&intern_lock);
+	for (i = interned; i; i = i->next)
+		if (!strcmp(i->s, s))
+			break;
+	if (!i && (i = malloc(sizeof(*i) + len + 1))) {
+		memcpy(i->s, s, len + 1);
+		i->next = interned;
+		interned = i;
+	}
+	pthread_mutex_unlock(&intern_lock);
+	if (!i)
+		errno = ENOMEM;
+	return i ? i->s : NULL;
 }

@@ -13,6 +13,7 @@ struct probed_pair {
 };
 
 long probed_total;
+int probed_chars;
 
 __attribute__((noinline)) long probed_add(long a, int b, struct probed_pair *p)
 {
@@ -40,9 +41,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		pair.key = i;
 		probed_add(i, 2 * i, &pair);
-		probed_name("hello", 1ULL << 40);
+		probed_chars += probed_name("hello", 1ULL << 40);
 	}
-	probed_name("done", 7);
-	printf("%ld\n", probed_total);
+	probed_chars += probed_name("done", 7);
+	printf("%ld %d\n", probed_total, probed_chars);
 	return 0;
 }
