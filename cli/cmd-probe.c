@@ -252,8 +252,8 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 		else if (sp.func && sp.has_line)
 			snprintf(base, sizeof(base), "%s_L%ld", sp.func, sp.line);
 		else
-			snprintf(base, sizeof(base), "%s%s", locs[i].func[0] ? locs[i].func
-							     : sp.func ? sp.func : "probe",
+			snprintf(base, sizeof(base), "%s%s",
+				 sp.func ? sp.func : locs[i].func[0] ? locs[i].func : "probe",
 				 sp.retprobe ? "__return" : "");
 		probe_sanitize(base);
 		if (event_name(group, base, o->force || i > 0, taken, i, ev, sizeof(ev))) {

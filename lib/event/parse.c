@@ -781,6 +781,8 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
+static int parse_tracepoint_item(struct parser *p, const char *s, size_t len, const char *colon);
+
 /* Find the slash that closes "pmu/" at s[open], or 0. */
 static size_t closing_slash(const char *s, size_t len, size_t open)
 {
@@ -841,6 +843,34 @@ static int resolve_alias(struct parser *p, struct pcl_event *ev, const char *s, 
 	return ret;
 }
 
+/*
+ * "sys:name/terms/[:mods]" (perf's -e probe_libc:inet_pton/max-stack=3/):
+ * the tracepoint, then the terms applied to each event it matched.
+ */
+static int parse_tracepoint_terms(struct parser *p, const char *s, size_t len, const char *colon,
+				  const char *slash)
+{
+	const char *close = memchr(slash + 1, '/', len - (size_t)(slash + 1 - s));
+	const char *mods = close ? close + 1 : NULL;
+	size_t mlen = close ? len - (size_t)(mods - s) : 0;
+	char item[512];
+	int first = p->out->nr, ret;
+
+	if (!close || (size_t)(slash - s) + 1 + mlen >= sizeof(item))
+		return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
+	if (mlen && *mods == ':') {
+		mods++;
+		mlen--;
+	}
+	/* "sys:name:mods" parses the name and the modifiers as without terms */
+	snprintf(item, sizeof(item), "%.*s%s%.*s", (int)(slash - s), s, mlen ? ":" : "", (int)mlen,
+		 mods);
+	ret = parse_tracepoint_item(p, item, strlen(item), item + (colon - s));
+	for (int i = first; !ret && i < p->out->nr; i++)
+		ret = apply_terms(p, &p->out->ev[i], slash + 1, (size_t)(close - slash - 1), false);
+	return ret;
+}
+
 /* "sys:name[:mods]" with the first colon at @colon. */
 static int parse_tracepoint_item(struct parser *p, const char *s, size_t len, const char *colon)
 {
@@ -894,6 +924,9 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 	if (ret != -ENOENT)
 		return ret;
 	p->out->nr--; /* not a name: drop the event we reserved */
+	if (colon && memchr(colon, '/', len - nlen))
+		return parse_tracepoint_terms(p, s, len, colon,
+					      memchr(colon, '/', len - nlen));
 	if (colon)
 		return parse_tracepoint_item(p, s, len, colon);
 	return unknown_event(p, s, len);
@@ -922,8 +955,14 @@ static size_t item_len(const char *s, size_t len)
 
 			while (start && s[start - 1] != ',' && s[start - 1] != '{')
 				start--;
-			if (strncmp(s + start, "mem:", 4) &&
-			    ident_len(s + start, i - start) == i - start)
+			size_t il = ident_len(s + start, i - start);
+
+			/* ... as does one after a tracepoint's "sys:name" */
+			if (il < i - start && s[start + il] == ':' && il &&
+			    ident_len(s + start + il + 1, i - start - il - 1) == i - start - il - 1)
+				il = i - start;
+			if (strncmp(s + start, "mem:", 4) && strncmp(s + start, "u:", 2) &&
+			    il == i - start)
 				slash = true;
 		} else if (c == ',' && depth == 0) {
 			break;
