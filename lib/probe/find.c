@@ -1074,7 +1074,7 @@ int probe_show_vars(const char *bin, const struct probe_spec *sp, FILE *out)
 		ret = pcl_err(ENOENT, "'%s' has no debug information", bin);
 	if (ret)
 		goto out;
-	fprintf(out, "Available variables at %s\n", sp->point);
+	fprintf(out, "Available variables at %s%s\n", sp->func ? "" : "@", sp->point);
 	for (int i = 0; i < n && !ret; i++) {
 		Dwarf_Addr a = locs[i].addr + d.elf_bias - d.dw_bias;
 		Dwarf_Die cu, fn;

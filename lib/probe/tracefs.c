@@ -64,6 +64,16 @@ static bool split_line(const char *line, struct probe_event *e)
 	return true;
 }
 
+static int cmp_event(const void *pa, const void *pb)
+{
+	const struct probe_event *a = pa, *b = pb;
+	char ka[300], kb[300];
+
+	snprintf(ka, sizeof(ka), "%c:%s/%s ", a->type, a->group, a->event);
+	snprintf(kb, sizeof(kb), "%c:%s/%s ", b->type, b->group, b->event);
+	return strcmp(ka, kb);
+}
+
 int probe_events_read(struct probe_event **evs, int *n)
 {
 	char path[512], *line = NULL;
@@ -89,6 +99,9 @@ int probe_events_read(struct probe_event **evs, int *n)
 	}
 	free(line);
 	fclose(f);
+	/* perf lists them from a sorted list of the raw lines */
+	if (!ret && *n > 1)
+		qsort(*evs, (size_t)*n, sizeof(**evs), cmp_event);
 	return ret;
 }
 
