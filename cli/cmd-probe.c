@@ -228,6 +228,7 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 	struct probe_spec sp;
 	struct probe_loc *locs = NULL;
 	char group[160], base[300], taken[64][128];
+	bool multi = probe_multiprobe();
 	int n = 0, ret;
 
 	if (probe_spec_parse(def, &sp)) {
@@ -256,7 +257,10 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 				 sp.func ? sp.func : locs[i].func[0] ? locs[i].func : "probe",
 				 sp.retprobe ? "__return" : "");
 		probe_sanitize(base);
-		if (event_name(group, base, o->force || i > 0, taken, i, ev, sizeof(ev))) {
+		if (i > 0 && multi) {
+			/* the kernel appends this point to the first's event */
+			snprintf(ev, sizeof(ev), "%s", taken[0]);
+		} else if (event_name(group, base, o->force || i > 0, taken, i, ev, sizeof(ev))) {
 			ret = -1;
 			break;
 		}
@@ -353,6 +357,11 @@ static int cmd_del(struct probe_opts *o)
 			}
 			if (!o->quiet)
 				fprintf(stderr, "Removed event: %s:%s\n", evs[i].group, evs[i].event);
+			/* the other probes of a multiprobe event went with it */
+			for (int j = i + 1; j < n; j++)
+				if (!strcmp(evs[j].group, evs[i].group) &&
+				    !strcmp(evs[j].event, evs[i].event))
+					evs[j].event[0] = '\0';
 			evs[i].event[0] = '\0';
 		}
 		if (!hits) {

@@ -521,11 +521,17 @@ static int frame_base(struct dbg *d, Dwarf_Die *fn, Dwarf_Addr addr, unsigned in
 		if (!cfi || dwarf_cfi_addrframe(cfi, addr + d->dw_bias - bias, &frame))
 			return pcl_err(ENOTSUP, "no CFI for the frame at 0x%" PRIx64, (uint64_t)addr);
 	}
-	if (!dwarf_frame_cfa(frame, &cops, &ncops) && ncops == 1 &&
-	    cops[0].atom >= DW_OP_breg0 && cops[0].atom <= DW_OP_breg31) {
-		*reg = cops[0].atom - DW_OP_breg0;
-		*off = (long)cops[0].number;
-		ret = 0;
+	/* libdw gives a CFA rule "reg + offset" as DW_OP_bregx */
+	if (!dwarf_frame_cfa(frame, &cops, &ncops) && ncops == 1) {
+		if (cops[0].atom >= DW_OP_breg0 && cops[0].atom <= DW_OP_breg31) {
+			*reg = cops[0].atom - DW_OP_breg0;
+			*off = (long)cops[0].number;
+			ret = 0;
+		} else if (cops[0].atom == DW_OP_bregx) {
+			*reg = (unsigned int)cops[0].number;
+			*off = (long)cops[0].number2;
+			ret = 0;
+		}
 	}
 	free(frame);
 	return ret ? pcl_err(ENOTSUP, "the CFA at 0x%" PRIx64 " is not register+offset",
@@ -562,6 +568,16 @@ static int var_location(struct dbg *d, Dwarf_Die *fn, Dwarf_Die *var, Dwarf_Addr
 	    reg_name(ops[0].atom - DW_OP_breg0)) {
 		snprintf(v->expr, sizeof(v->expr), "%s", reg_name(ops[0].atom - DW_OP_breg0));
 		v->off = (long)ops[0].number;
+		return 0;
+	}
+	if (ops[0].atom == DW_OP_bregx && ops[0].number < 16) {
+		snprintf(v->expr, sizeof(v->expr), "%s", reg_name((unsigned int)ops[0].number));
+		v->off = (long)ops[0].number2;
+		return 0;
+	}
+	if (ops[0].atom == DW_OP_regx && ops[0].number < 16) {
+		v->in_reg = true;
+		snprintf(v->expr, sizeof(v->expr), "%s", reg_name((unsigned int)ops[0].number));
 		return 0;
 	}
 	if (ops[0].atom == DW_OP_fbreg) {
@@ -835,6 +851,62 @@ out:
 
 /* ---- points ---- */
 
+/* Whether @cu was built with optimization (a -O other than -O0 in its producer). */
+static bool cu_optimized(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *prod = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &a)), *o, *last = NULL;
+
+	for (o = prod; o && (o = strstr(o, " -O")); o += 3)
+		last = o;
+	return last && last[3] != '0';
+}
+
+static bool wants_vars(const struct probe_spec *sp)
+{
+	for (int i = 0; i < sp->nargs; i++)
+		if (is_c_name_str(sp->args[i].var) || !strcmp(sp->args[i].var, "$params") ||
+		    !strcmp(sp->args[i].var, "$vars"))
+			return true;
+	return false;
+}
+
+/*
+ * perf's skip_prologue: a FUNC probe with variables, in a CU built without
+ * optimization, goes after the prologue (the parameters are stored by
+ * then): at the prologue_end row, else the row after the entry's.
+ */
+static Dwarf_Addr skip_prologue(struct dbg *d, const struct probe_spec *sp, Dwarf_Die *fn,
+				Dwarf_Addr entry)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	Dwarf_Addr high, a = entry, prev = entry;
+	size_t n, i;
+	int entry_line = 0, line;
+	bool pend;
+
+	if (!d->dw || sp->has_line || sp->offset || sp->retprobe || !wants_vars(sp) ||
+	    !dwarf_diecu(fn, &cu, NULL, NULL) || cu_optimized(&cu) || dwarf_highpc(fn, &high) ||
+	    dwarf_getsrclines(&cu, &lines, &n))
+		return entry;
+	for (i = 0; i < n; i++)
+		if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) && a == entry)
+			break;
+	if (i == n || dwarf_lineno(dwarf_onesrcline(lines, i), &entry_line))
+		return entry;
+	for (size_t j = i; j < n; j++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, j);
+
+		if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &line) || dwarf_lineprologueend(l, &pend))
+			return entry;
+		if (a >= high || pend || line != entry_line || j != i)
+			break;
+		prev = a;
+	}
+	return a >= high ? prev : a;
+}
+
 static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Addr dwaddr, uint64_t vaddr,
 		   struct probe_loc **locs, int *n, int *alloc)
 {
@@ -948,9 +1020,12 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		for (int i = 0; !ret && i < a.n; i++)
 			ret = add_loc(&d, sp, a.v[i], dw_to_vaddr(&d, a.v[i]), locs, n, &alloc);
 	} else if (s.n) {
-		for (int i = 0; !ret && i < s.n; i++)
-			ret = add_loc(&d, sp, s.hits[i].entry + sp->offset,
-				      dw_to_vaddr(&d, s.hits[i].entry) + sp->offset, locs, n, &alloc);
+		for (int i = 0; !ret && i < s.n; i++) {
+			Dwarf_Addr at = skip_prologue(&d, sp, &s.hits[i].die, s.hits[i].entry);
+
+			ret = add_loc(&d, sp, at + sp->offset, dw_to_vaddr(&d, at) + sp->offset, locs, n,
+				      &alloc);
+		}
 	} else {
 		uint64_t v[16];
 		int nv = elf_find_syms(&d, sp->func, v, 16);

@@ -116,6 +116,12 @@ struct probe_event {
 const char *probe_events_path(bool kprobe, char *buf, size_t size);
 /* All the events of uprobe_events; *n of them in *evs (free()). */
 int probe_events_read(struct probe_event **evs, int *n);
+/*
+ * Whether the kernel appends a probe to an event of the same name (its
+ * README says "Create/append/"): then the points of one definition are one
+ * event, as perf makes them.
+ */
+bool probe_multiprobe(void);
 /* Whether GROUP/EVENT exists. */
 bool probe_event_exists(const char *group, const char *event);
 /* Append one line to uprobe_events. 0 or -errno with the kernel's error_log line. */

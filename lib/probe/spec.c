@@ -301,6 +301,11 @@ int probe_spec_parse(const char *str, struct probe_spec *sp)
 		memset(&a[sp->nargs], 0, sizeof(*a));
 		ret = parse_arg(&a[sp->nargs++], word);
 	}
+	for (int i = 0; !ret && sp->retprobe && i < sp->nargs; i++)
+		if (is_c_name(sp->args[i].var))
+			ret = pcl_err(EINVAL, "a %%return probe cannot fetch the local variable '%s' "
+					      "(use $retval)",
+				      sp->args[i].var);
 out:
 	free(buf);
 	if (ret)

@@ -105,6 +105,27 @@ int probe_events_read(struct probe_event **evs, int *n)
 	return ret;
 }
 
+bool probe_multiprobe(void)
+{
+	const char *tfs = pcl_tracefs(true);
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	bool yes = false;
+	FILE *f;
+
+	if (!tfs)
+		return false;
+	snprintf(path, sizeof(path), "%s/README", tfs);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!yes && getline(&line, &cap, f) > 0)
+		yes = strstr(line, "Create/append/") != NULL;
+	free(line);
+	fclose(f);
+	return yes;
+}
+
 bool probe_event_exists(const char *group, const char *event)
 {
 	const char *tfs = pcl_tracefs(true);
