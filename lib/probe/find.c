@@ -147,7 +147,22 @@ struct func_search {
 	const char *name, *file;
 	struct func_hit *hits;
 	int n, alloc, err;
+	Dwarf_Off *abstract; /* abstract instances (DW_AT_inline) of the CU being read */
+	int nabstract;
+	bool no_inlines;
 };
+
+static int add_hit(struct func_search *s, Dwarf_Die *die, Dwarf_Addr entry)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->hits[i].entry == entry)
+			return 0;
+	if (grow_array((void **)&s->hits, &s->alloc, s->n + 1, sizeof(*s->hits)))
+		return s->err = -ENOMEM;
+	s->hits[s->n].die = *die;
+	s->hits[s->n++].entry = entry;
+	return 0;
+}
 
 static int func_cb(Dwarf_Die *die, void *arg)
 {
@@ -155,21 +170,49 @@ static int func_cb(Dwarf_Die *die, void *arg)
 	const char *name = die_name(die), *decl;
 	Dwarf_Addr entry;
 
-	if (!name || strcmp(name, s->name) || dwarf_entrypc(die, &entry))
+	if (!name || strcmp(name, s->name))
 		return DWARF_CB_OK;
 	decl = dwarf_decl_file(die);
 	if (s->file && (!decl || !tail_match(decl, s->file)))
 		return DWARF_CB_OK;
-	for (int i = 0; i < s->n; i++)
-		if (s->hits[i].entry == entry)
-			return DWARF_CB_OK;
-	if (grow_array((void **)&s->hits, &s->alloc, s->n + 1, sizeof(*s->hits))) {
-		s->err = -ENOMEM;
-		return DWARF_CB_ABORT;
+	if (dwarf_hasattr(die, DW_AT_inline)) {
+		/* an abstract instance: its inlined copies are found by walk_inlined() */
+		Dwarf_Off *o = realloc(s->abstract, (size_t)(s->nabstract + 1) * sizeof(*o));
+
+		if (!o) {
+			s->err = -ENOMEM;
+			return DWARF_CB_ABORT;
+		}
+		s->abstract = o;
+		o[s->nabstract++] = dwarf_dieoffset(die);
 	}
-	s->hits[s->n].die = *die;
-	s->hits[s->n++].entry = entry;
-	return DWARF_CB_OK;
+	if (dwarf_entrypc(die, &entry))
+		return DWARF_CB_OK;
+	return add_hit(s, die, entry) ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* The DW_TAG_inlined_subroutine copies of the abstract instances found, under @die. */
+static void walk_inlined(struct func_search *s, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child))
+		return;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute a;
+			Dwarf_Die origin;
+			Dwarf_Addr entry;
+
+			if (dwarf_attr(&child, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &origin) && !dwarf_entrypc(&child, &entry))
+				for (int i = 0; i < s->nabstract; i++)
+					if (dwarf_dieoffset(&origin) == s->abstract[i] &&
+					    add_hit(s, &child, entry))
+						return;
+		}
+		walk_inlined(s, &child, depth + 1);
+	} while (!s->err && dwarf_siblingof(&child, &child) == 0);
 }
 
 static int dwarf_find_funcs(struct dbg *d, struct func_search *s)
@@ -181,13 +224,19 @@ static int dwarf_find_funcs(struct dbg *d, struct func_search *s)
 	if (!d->dw)
 		return 0;
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(d->dw, off + hsize, &cu))
+		if (dwarf_offdie(d->dw, off + hsize, &cu)) {
+			s->nabstract = 0;
 			dwarf_getfuncs(&cu, func_cb, s, 0);
+			if (s->nabstract && !s->no_inlines && !s->err)
+				walk_inlined(s, &cu, 0);
+		}
 		if (s->err)
-			return s->err;
+			break;
 		off = next;
 	}
-	return 0;
+	free(s->abstract);
+	s->abstract = NULL;
+	return s->err;
 }
 
 /* ELF symbols named @name (a "name@VERSION" matches too): their values into @v. */
@@ -612,14 +661,47 @@ static bool real_type(Dwarf_Die *die, Dwarf_Die *type)
 	return dwarf_peel_type(type, type) == 0;
 }
 
+/*
+ * The scopes at @addr, innermost first. An inlined copy's entry_pc may lie
+ * outside its own ranges: when @inl (the copy probed) is not among them,
+ * the scopes are @inl and the CU, as perf searches them.
+ */
+static int get_scopes(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *inl, Dwarf_Die **scopes)
+{
+	int n = dwarf_getscopes(cu, addr, scopes);
+
+	if (!inl)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (dwarf_dieoffset(&(*scopes)[i]) == dwarf_dieoffset(inl))
+			return n;
+	free(*scopes);
+	*scopes = malloc(2 * sizeof(**scopes));
+	if (!*scopes)
+		return -1;
+	(*scopes)[0] = *inl;
+	(*scopes)[1] = *cu;
+	return 2;
+}
+
 /* Look for @name in the scopes at @addr (innermost first), then the CU. */
-static bool find_var(Dwarf_Die *cu, Dwarf_Addr addr, const char *name, Dwarf_Die *out)
+static bool find_var(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *inl, const char *name,
+		     Dwarf_Die *out)
 {
 	Dwarf_Die *scopes = NULL, child;
-	int n = dwarf_getscopes(cu, addr, &scopes);
+	int n = get_scopes(cu, addr, inl, &scopes);
 	bool found = false;
 
+	bool outside = false;
+
 	for (int i = 0; i < n && !found; i++) {
+		int stag = dwarf_tag(&scopes[i]);
+
+		/* the function's (or inlined copy's) scopes, then the CU's globals */
+		if (outside && stag != DW_TAG_compile_unit)
+			continue;
+		if (stag == DW_TAG_subprogram || stag == DW_TAG_inlined_subroutine)
+			outside = true;
 		if (dwarf_child(&scopes[i], &child))
 			continue;
 		do {
@@ -765,7 +847,7 @@ static int default_type(const struct probe_arg *arg, Dwarf_Die *type, const char
 }
 
 /* " name=FETCH:TYPE" of one argument, appended to @out. */
-static int convert_arg(struct dbg *d, Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Addr addr,
+static int convert_arg(struct dbg *d, Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *inl, Dwarf_Addr addr,
 		       const struct probe_arg *arg, int idx, bool ret, char **args, char **names)
 {
 	char fetch[600], type[32] = "", name[160], *s;
@@ -793,7 +875,7 @@ static int convert_arg(struct dbg *d, Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Addr a
 		return pcl_err(ENOENT, "no debug information in '%s' to find '%s' (install its debug "
 				       "symbols, or fetch %%registers)",
 			       d->path, arg->var);
-	if (!find_var(cu, addr, arg->var, &var))
+	if (!find_var(cu, addr, inl, arg->var, &var))
 		return pcl_err(ENOENT, "variable '%s' is not found at this point", arg->var);
 	err = var_location(d, fn, &var, addr, &v);
 	if (!err && !real_type(&var, &ty))
@@ -907,8 +989,8 @@ static Dwarf_Addr skip_prologue(struct dbg *d, const struct probe_spec *sp, Dwar
 	return a >= high ? prev : a;
 }
 
-static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Addr dwaddr, uint64_t vaddr,
-		   struct probe_loc **locs, int *n, int *alloc)
+static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Die *inl, Dwarf_Addr dwaddr,
+		   uint64_t vaddr, struct probe_loc **locs, int *n, int *alloc)
 {
 	struct probe_loc *l;
 	Dwarf_Die cu, fn, *cup = NULL, *fnp = NULL;
@@ -921,6 +1003,7 @@ static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Addr dwaddr
 	l = &(*locs)[*n];
 	memset(l, 0, sizeof(*l));
 	l->addr = vaddr;
+	l->inl = inl ? dwarf_dieoffset(inl) : 0;
 	ret = vaddr_to_offset(d, vaddr, &l->offset);
 	if (ret)
 		return ret;
@@ -950,13 +1033,13 @@ static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Addr dwaddr
 					continue;
 				pa.text = pa.var;
 				/* a variable with no location here is left out, as perf does */
-				if (convert_arg(d, cup, fnp, dwaddr, &pa, i, sp->retprobe, &l->args,
+				if (convert_arg(d, cup, fnp, inl, dwaddr, &pa, i, sp->retprobe, &l->args,
 						&l->argnames) == -ENOMEM)
 					return -ENOMEM;
 			} while (dwarf_siblingof(&child, &child) == 0);
 			continue;
 		}
-		ret = convert_arg(d, cup, fnp, dwaddr, a, i, sp->retprobe, &l->args, &l->argnames);
+		ret = convert_arg(d, cup, fnp, inl, dwaddr, a, i, sp->retprobe, &l->args, &l->argnames);
 		if (ret)
 			return ret;
 	}
@@ -1018,13 +1101,17 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 			ret = pcl_err(ENOENT, "no code for line %ld of '%s' (try pcl probe -L)", line,
 				      file);
 		for (int i = 0; !ret && i < a.n; i++)
-			ret = add_loc(&d, sp, a.v[i], dw_to_vaddr(&d, a.v[i]), locs, n, &alloc);
+			ret = add_loc(&d, sp, NULL, a.v[i], dw_to_vaddr(&d, a.v[i]), locs, n, &alloc);
 	} else if (s.n) {
 		for (int i = 0; !ret && i < s.n; i++) {
 			Dwarf_Addr at = skip_prologue(&d, sp, &s.hits[i].die, s.hits[i].entry);
 
-			ret = add_loc(&d, sp, at + sp->offset, dw_to_vaddr(&d, at) + sp->offset, locs, n,
-				      &alloc);
+			Dwarf_Die *inl = dwarf_tag(&s.hits[i].die) == DW_TAG_inlined_subroutine
+						 ? &s.hits[i].die
+						 : NULL;
+
+			ret = add_loc(&d, sp, sp->offset ? NULL : inl, at + sp->offset,
+				      dw_to_vaddr(&d, at) + sp->offset, locs, n, &alloc);
 		}
 	} else {
 		uint64_t v[16];
@@ -1033,7 +1120,7 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		if (!nv)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", sp->func, bin);
 		for (int i = 0; !ret && i < nv; i++)
-			ret = add_loc(&d, sp, v[i] + sp->offset + d.elf_bias - d.dw_bias,
+			ret = add_loc(&d, sp, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
 				      v[i] + sp->offset, locs, n, &alloc);
 	}
 out:
@@ -1089,10 +1176,10 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The variables of the scopes at @addr whose location covers it, sorted. */
-static int list_vars(Dwarf_Die *cu, Dwarf_Addr addr, FILE *out)
+static int list_vars(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *inl, FILE *out)
 {
 	Dwarf_Die *scopes = NULL, child;
-	int n = dwarf_getscopes(cu, addr, &scopes), nv = 0, alloc = 0, ret = 0;
+	int n = get_scopes(cu, addr, inl, &scopes), nv = 0, alloc = 0, ret = 0;
 	char **v = NULL;
 
 	for (int i = 0; i < n; i++) {
@@ -1118,9 +1205,12 @@ static int list_vars(Dwarf_Die *cu, Dwarf_Addr addr, FILE *out)
 				nv++;
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram ||
+		    dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
 			break;
 	}
+	if (!nv)
+		fprintf(out, "\t\t(No matched variables)\n");
 	qsort(v, (size_t)nv, sizeof(*v), cmp_str);
 	for (int i = 0; i < nv; i++)
 		if (!i || strcmp(v[i], v[i - 1]))
@@ -1160,7 +1250,10 @@ int probe_show_vars(const char *bin, const struct probe_spec *sp, FILE *out)
 		dwarf_entrypc(&fn, &entry);
 		fprintf(out, "\t@<%s+%" PRIu64 ">\n", die_name(&fn) ? die_name(&fn) : "",
 			(uint64_t)(a - entry));
-		ret = list_vars(&cu, a, out);
+		Dwarf_Die inl;
+
+		ret = list_vars(&cu, a, locs[i].inl && dwarf_offdie(d.dw, locs[i].inl, &inl) ? &inl : NULL,
+				out);
 	}
 out:
 	dbg_close(&d);
@@ -1317,6 +1410,7 @@ int probe_show_lines(const char *bin, const char *spec, FILE *out)
 	}
 	s.name = buf;
 	s.file = at;
+	s.no_inlines = true;
 	ret = dwarf_find_funcs(&d, &s);
 	if (!ret && !s.n)
 		ret = pcl_err(ENOENT, "function '%s' not found in the DWARF of '%s'", buf, bin);

@@ -66,6 +66,7 @@ struct probe_loc {
 	uint64_t addr;	 /* the address in the binary's own layout (symbol value) */
 	uint64_t offset; /* the file offset uprobes want */
 	char func[256];	 /* the function holding it ("" if none known) */
+	uint64_t inl;	 /* the DIE offset of the inlined copy probed, or 0 */
 	char *args;	 /* the fetch args, " name=%di:s64 ...", or NULL */
 	char *argnames;	 /* the names of the args, " a b", or NULL */
 };

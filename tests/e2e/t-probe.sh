@@ -61,6 +61,7 @@ specs=(
 	'probed.c:22 sum'
 	'probed_add $params'
 	'probed_add %di %si:u32'
+	'probed_inl'
 )
 if have_perf; then
 	for s in "${specs[@]}"; do
@@ -101,16 +102,18 @@ else
 fi
 
 # ---- hits counted through the tracefs events: the calls the workload makes ----
-"$PCL" probe -q -x "$bin" -a 'probed_add%return' -a 'probed_add a b p->value' >"$TMP/a.out" 2>&1
+"$PCL" probe -q -x "$bin" -a 'probed_add%return' -a 'probed_add a b p->value' -a probed_inl \
+	>"$TMP/a.out" 2>&1
 "$PCL" stat -x, -e "$group:probed_add,$group:probed_add__return,$group:probed_name" \
-	-- "$bin" 9 >/dev/null 2>"$TMP/stat.out"
+	-e "$group:probed_inl" -- "$bin" 9 >/dev/null 2>"$TMP/stat.out"
 a=$(csv_count "$TMP/stat.out" "$group:probed_add")
 r=$(csv_count "$TMP/stat.out" "$group:probed_add__return")
 n=$(csv_count "$TMP/stat.out" "$group:probed_name")
-if [ "$a" = 9 ] && [ "$r" = 9 ] && [ "$n" = 10 ]; then
+i=$(csv_count "$TMP/stat.out" "$group:probed_inl")
+if [ "$a" = 9 ] && [ "$r" = 9 ] && [ "$n" = 10 ] && [ "$i" = 1 ]; then
 	ok probe-stat-counts
 else
-	not_ok probe-stat-counts "want probed_add 9, __return 9, probed_name 10; got $a $r $n" \
+	not_ok probe-stat-counts "want probed_add 9, __return 9, probed_name 10, probed_inl 1; got $a $r $n $i" \
 		"$(show "$TMP/a.out")" "$(show "$TMP/stat.out")"
 fi
 # record and script: the fetched arguments, as perf script shows them
@@ -181,7 +184,7 @@ if have_perf; then
 		"$PCL" probe -x "$bin" -L "$l" >"$TMP/L.pcl" 2>&1
 		diff_or_ok "probe-L '$l'" "$TMP/L.perf" "$TMP/L.pcl" "perf probe -L" "pcl probe -L"
 	done
-	for v in probed_add probed_add:4 probed_name probed_name%return 'probed.c:22'; do
+	for v in probed_add probed_add:4 probed_name probed_name%return 'probed.c:22' probed_inl; do
 		perf probe -x "$bin" -V "$v" >"$TMP/V.perf" 2>&1
 		"$PCL" probe -x "$bin" -V "$v" >"$TMP/V.pcl" 2>&1
 		diff_or_ok "probe-V '$v'" "$TMP/V.perf" "$TMP/V.pcl" "perf probe -V" "pcl probe -V"

@@ -33,6 +33,13 @@ __attribute__((noinline)) int probed_name(const char *name, unsigned long long b
 	return n + (int)(big & 1);
 }
 
+/* inlined in spite of -fno-inline: a probe on it is one per inlined copy */
+static inline __attribute__((always_inline)) int probed_inl(int x)
+{
+	probed_chars += x;
+	return x * 2;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 5;
@@ -44,6 +51,9 @@ int main(int argc, char **argv)
 		probed_chars += probed_name("hello", 1ULL << 40);
 	}
 	probed_chars += probed_name("done", 7);
+	probed_chars += probed_inl(n);
+	if (probed_chars > 1000)
+		probed_chars += probed_inl(3);
 	printf("%ld %d\n", probed_total, probed_chars);
 	return 0;
 }
