@@ -1525,18 +1525,45 @@ void probe_describe(const char *bin, uint64_t offset, bool ret, char *buf, size_
 	if (!offset_to_vaddr(&d, offset, &v))
 		goto out;
 	if (d.dw && func_at(&d, v + d.elf_bias - d.dw_bias, &cu, &fn) && (name = die_name(&fn))) {
-		Dwarf_Addr entry = 0, a = v + d.elf_bias - d.dw_bias;
-		const char *file = dwarf_decl_file(&fn);
-		Dwarf_Line *l = dwarf_getsrc_die(&cu, a);
-		int decl = 0, line = 0;
+		/* perf's find_perf_probe_point: the line relative to the function */
+		Dwarf_Addr entry = 0, a = v + d.elf_bias - d.dw_bias, ie;
+		const char *file = dwarf_decl_file(&fn), *lfile = NULL, *base = name;
+		Dwarf_Die *scopes = NULL;
+		int decl = 0, line, n, i;
 		char where[64] = "";
 
 		dwarf_entrypc(&fn, &entry);
 		dwarf_decl_line(&fn, &decl);
-		if (a != entry && l && !dwarf_lineno(l, &line) && line >= decl)
+		line = reverse_line(&cu, a, &lfile);
+		n = dwarf_getscopes(&cu, a, &scopes);
+		for (i = 0; i < n && dwarf_dieoffset(&scopes[i]) != dwarf_dieoffset(&fn); i++)
+			;
+		/* the inlined copies around the address, outermost first */
+		while (a != entry && --i >= 0) {
+			Dwarf_Attribute at;
+			Dwarf_Word w;
+
+			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+				continue;
+			if (!dwarf_entrypc(&scopes[i], &ie) && ie == a) {
+				/* at an inlined copy's entry: the call site's line */
+				if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &w) == 0)
+					line = (int)w;
+				lfile = file;
+				break;
+			}
+			if (!die_name(&scopes[i]) || dwarf_decl_line(&scopes[i], &decl))
+				break;
+			name = die_name(&scopes[i]);
+			file = dwarf_decl_file(&scopes[i]);
+		}
+		free(scopes);
+		if (a == entry)
+			where[0] = '\0';
+		else if (line && lfile && file && !strcmp(lfile, file))
 			snprintf(where, sizeof(where), ":%d", line - decl);
-		else if (a != entry)
-			snprintf(where, sizeof(where), "+%" PRIu64, (uint64_t)(a - entry));
+		else
+			snprintf(where, sizeof(where), "+%" PRIu64, (uint64_t)(a - entry)), name = base;
 		snprintf(buf, size, "%s%s%s%s%s", name, where, rs, file ? "@" : "", file ? file : "");
 	} else if ((name = elf_sym_at(&d, v, &symoff))) {
 		if (symoff)
