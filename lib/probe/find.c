@@ -1211,7 +1211,8 @@ static int list_vars(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *inl, FILE *out)
 	}
 	if (!nv)
 		fprintf(out, "\t\t(No matched variables)\n");
-	qsort(v, (size_t)nv, sizeof(*v), cmp_str);
+	if (nv)
+		qsort(v, (size_t)nv, sizeof(*v), cmp_str);
 	for (int i = 0; i < nv; i++)
 		if (!i || strcmp(v[i], v[i - 1]))
 			fprintf(out, "\t\t%s\n", v[i]);
@@ -1481,7 +1482,8 @@ int probe_show_funcs(const char *bin, const char *filter, FILE *out)
 		}
 		nv++;
 	}
-	qsort(v, (size_t)nv, sizeof(*v), cmp_str);
+	if (nv)
+		qsort(v, (size_t)nv, sizeof(*v), cmp_str);
 	for (int i = 0; !ret && i < nv; i++)
 		if (!i || strcmp(v[i], v[i - 1]))
 			fprintf(out, "%s\n", v[i]);
