@@ -638,10 +638,12 @@ static const char usage_probe[] =
 	"  -k, --vmlinux FILE      accepted (kernel DWARF is not read)\n"
 	"  -s, --source DIR        accepted (sources are read where DWARF says)\n"
 	"      --max-probes N      accepted\n"
-	"      --no-inlines        accepted (inline instances are not probed anyway)\n"
+	"      --no-inlines        not the inlined copies of FUNC\n"
 	"      --externs           accepted\n"
 	"      --filter FILTER     accepted\n"
-	"      --demangle, --no-demangle  accepted\n"
+	"      --demangle, --no-demangle, --demangle-kernel  accepted\n"
+	"      --range, --bootconfig, --cache, --symfs DIR, --target-ns PID\n"
+	"                          refused: pcl does not have them\n"
 	"  -h, --help              show this text\n";
 
 static const struct {

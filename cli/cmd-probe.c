@@ -30,7 +30,7 @@ struct probe_opts {
 	const char *exec, *line, *vars, *funcs_filter, *list_filter;
 	const char **adds, **dels;
 	int nadds, ndels;
-	bool list, funcs, force, dry_run, quiet, definition;
+	bool list, funcs, force, dry_run, quiet, definition, no_inlines;
 	char bin[PATH_MAX];
 };
 
@@ -69,6 +69,12 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o, char **joined
 		{ "filter", required_argument, NULL, 4 },
 		{ "demangle", no_argument, NULL, 5 },
 		{ "no-demangle", no_argument, NULL, 5 },
+		{ "demangle-kernel", no_argument, NULL, 5 },
+		{ "range", no_argument, NULL, 6 },
+		{ "bootconfig", no_argument, NULL, 7 },
+		{ "cache", no_argument, NULL, 8 },
+		{ "symfs", required_argument, NULL, 9 },
+		{ "target-ns", required_argument, NULL, 10 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +125,13 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o, char **joined
 			die_msg("probe: -m: kernel modules are probed through kprobes, which this "
 				"kernel does not have (no kprobe_events)");
 			return -1;
-		case 'v': case 'k': case 's': case 1: case 2: case 3: case 4: case 5:
+		case 2:
+			o->no_inlines = true;
+			break;
+		case 6: case 7: case 8: case 9: case 10:
+			die_msg("probe: %s is not supported by pcl", argv[optind - 1]);
+			return -1;
+		case 'v': case 'k': case 's': case 1: case 3: case 4: case 5:
 			break;
 		case 'h':
 			print_usage("probe", stdout);
@@ -235,6 +247,7 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 		die_msg("probe: '%s': %s", def, pcl_last_error());
 		return -1;
 	}
+	sp.no_inlines = o->no_inlines;
 	ret = probe_find(o->bin, &sp, &locs, &n);
 	if (ret) {
 		fprintf(stderr, "Probe point '%s' not found.\n", sp.point);

@@ -1057,7 +1057,8 @@ void probe_locs_free(struct probe_loc *locs, int n)
 
 int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **locs, int *n)
 {
-	struct func_search s = { .name = sp->func, .file = sp->func ? sp->file : NULL };
+	struct func_search s = { .name = sp->func, .file = sp->func ? sp->file : NULL,
+				 .no_inlines = sp->no_inlines };
 	struct addrs a = { 0 };
 	struct dbg d;
 	int alloc = 0, ret;

@@ -51,6 +51,7 @@ struct probe_spec {
 	uint64_t offset; /* +OFF */
 	bool retprobe;
 	char *point; /* the point as written, without the event and arguments */
+	bool no_inlines; /* not the inlined copies of FUNC (--no-inlines); set by the caller */
 	int nargs;
 	struct probe_arg *args;
 };
