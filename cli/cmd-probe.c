@@ -26,6 +26,9 @@
 #include "cli.h"
 #include "probe/probe.h"
 
+/* perf's --max-probes default */
+#define MAX_POINTS 128
+
 struct probe_opts {
 	const char *exec, *line, *vars, *funcs_filter, *list_filter;
 	const char **adds, **dels;
@@ -239,7 +242,7 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 {
 	struct probe_spec sp;
 	struct probe_loc *locs = NULL;
-	char group[160], base[300], taken[64][128];
+	char group[160], base[300], taken[MAX_POINTS][128];
 	bool multi = probe_multiprobe();
 	int n = 0, ret;
 
@@ -258,7 +261,12 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 		snprintf(group, sizeof(group), "%s", sp.group);
 	else
 		group_of(o->bin, group, sizeof(group));
-	for (int i = 0; i < n && i < 64; i++) {
+	if (n > MAX_POINTS) {
+		die_msg("probe: '%s' is %d probe points; at most %d are added", sp.point, n, MAX_POINTS);
+		ret = -1;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
 		char line[8192], ev[128];
 
 		if (sp.event)
