@@ -781,8 +781,6 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
-static int parse_tracepoint_item(struct parser *p, const char *s, size_t len, const char *colon);
-
 /* Find the slash that closes "pmu/" at s[open], or 0. */
 static size_t closing_slash(const char *s, size_t len, size_t open)
 {
@@ -853,19 +851,22 @@ static int parse_tracepoint_terms(struct parser *p, const char *s, size_t len, c
 	const char *close = memchr(slash + 1, '/', len - (size_t)(slash + 1 - s));
 	const char *mods = close ? close + 1 : NULL;
 	size_t mlen = close ? len - (size_t)(mods - s) : 0;
-	char item[512];
+	size_t slen = (size_t)(colon - s), nlen = (size_t)(slash - colon - 1);
+	char sys[128], name[256];
 	int first = p->out->nr, ret;
 
-	if (!close || (size_t)(slash - s) + 1 + mlen >= sizeof(item))
+	if (!close || !slen || !nlen || slen >= sizeof(sys) || nlen >= sizeof(name) ||
+	    memchr(colon + 1, ':', nlen))
 		return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
 	if (mlen && *mods == ':') {
 		mods++;
 		mlen--;
 	}
-	/* "sys:name:mods" parses the name and the modifiers as without terms */
-	snprintf(item, sizeof(item), "%.*s%s%.*s", (int)(slash - s), s, mlen ? ":" : "", (int)mlen,
-		 mods);
-	ret = parse_tracepoint_item(p, item, strlen(item), item + (colon - s));
+	if (mlen && !is_mod_string(mods, mlen))
+		return perr(p, EINVAL, mods, mlen, "bad modifier '%.*s'", (int)mlen, mods);
+	snprintf(sys, sizeof(sys), "%.*s", (int)slen, s);
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, colon + 1);
+	ret = parse_tracepoint(p, s, len, sys, name, mlen ? mods : NULL, mlen);
 	for (int i = first; !ret && i < p->out->nr; i++)
 		ret = apply_terms(p, &p->out->ev[i], slash + 1, (size_t)(close - slash - 1), false);
 	return ret;
