@@ -29,7 +29,7 @@ realperf=$(command -v perf)
 # What the next issue builds; until then these tests wait for it.
 declare -A waiting=(
 	[lock_contention.sh]="perf lock"
-	[trace+probe_vfs_getname.sh]="perf probe and perf trace"
+	[trace+probe_vfs_getname.sh]="perf trace"
 	[record_offcpu.sh]="record --off-cpu"
 )
 
