@@ -223,7 +223,7 @@ static int event_name(const char *group, const char *base, bool force, char take
 		else
 			snprintf(out, size, "%s", base);
 		used = probe_event_exists(group, out);
-		for (int j = 0; j < ntaken && !used; j++)
+		for (int j = 0; taken && j < ntaken && !used; j++)
 			used = !strcmp(taken[j], out);
 		if (!used)
 			return 0;
@@ -292,7 +292,7 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 			printf("%s\n", line);
 			continue;
 		}
-		if (!o->dry_run && probe_event_write(line)) {
+		if (!o->dry_run && probe_event_write(false, line)) {
 			die_msg("probe: %s", pcl_last_error());
 			ret = -1;
 			break;
@@ -323,15 +323,122 @@ out:
 	return ret ? -1 : 0;
 }
 
+/* The address of text symbol @sym of /proc/kallsyms, and of _text; false if absent. */
+static bool kernel_symbol(const char *sym, uint64_t *addr, uint64_t *text)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long a;
+	bool found = false;
+
+	*text = 0;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		if (!strcmp(name, "_text"))
+			*text = a;
+		if (!found && !strcmp(name, sym)) {
+			*addr = a;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found && *text && *addr >= *text;
+}
+
+/*
+ * A kprobe, where the kernel has kprobe_events: FUNC[+OFF][%return] with
+ * registers, $retval and raw fetch args, as perf adds one without the
+ * kernel's DWARF. Lines, files and variables need that DWARF, which pcl
+ * does not read: perf's message then.
+ */
+static int add_kprobe(struct probe_opts *o, const char *def, int *nadded, char *last, size_t lsize)
+{
+	struct probe_spec sp;
+	char line[4096], ev[128], base[300], full[300];
+	uint64_t addr = 0, text = 0;
+	size_t len;
+	int ret = -1;
+
+	if (probe_spec_parse(def, &sp)) {
+		die_msg("probe: '%s': %s", def, pcl_last_error());
+		return -1;
+	}
+	for (int i = 0; i < sp.nargs; i++)
+		if (sp.args[i].nfields || (sp.args[i].var[0] != '%' && sp.args[i].var[0] != '$' &&
+					   sp.args[i].var[0] != '+' && sp.args[i].var[0] != '-' &&
+					   sp.args[i].var[0] != '@'))
+			sp.has_line = true; /* a variable: needs DWARF as a line does */
+	if (sp.has_line || sp.file || !sp.func) {
+		fprintf(stderr, "Failed to find the path for the kernel: pcl reads no kernel debug "
+				"information (vmlinux)\n");
+		die_msg("probe: '%s' needs the kernel's DWARF", def);
+		goto out;
+	}
+	if (!kernel_symbol(sp.func, &addr, &text)) {
+		fprintf(stderr, "Probe point '%s' not found.\n", sp.point);
+		die_msg("probe: '%s' is no function of /proc/kallsyms", sp.func);
+		goto out;
+	}
+	snprintf(base, sizeof(base), "%s%s", sp.event ? sp.event : sp.func,
+		 sp.retprobe && !sp.event ? "__return" : "");
+	probe_sanitize(base);
+	if (event_name(sp.group ? sp.group : "probe", base, o->force, NULL, 0, ev, sizeof(ev)))
+		goto out;
+	/* perf's places: _text+N for an entry (KASLR moves both), SYM+OFF for a return */
+	if (sp.retprobe)
+		len = (size_t)snprintf(line, sizeof(line), "r:%s/%s %s+%" PRIu64,
+				       sp.group ? sp.group : "probe", ev, sp.func, sp.offset);
+	else
+		len = (size_t)snprintf(line, sizeof(line), "p:%s/%s _text+%" PRIu64,
+				       sp.group ? sp.group : "probe", ev, addr - text + sp.offset);
+	for (int i = 0; i < sp.nargs && len < sizeof(line); i++) {
+		const struct probe_arg *a = &sp.args[i];
+
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s%s%s%s%s",
+					a->name ? a->name : "", a->name ? "=" : "", a->var,
+					a->type ? ":" : "", a->type ? a->type : "");
+	}
+	if (o->definition) {
+		printf("%s\n", line);
+		ret = 0;
+		goto out;
+	}
+	if (!o->dry_run && probe_event_write(true, line)) {
+		die_msg("probe: %s", pcl_last_error());
+		goto out;
+	}
+	snprintf(full, sizeof(full), "%s:%s", sp.group ? sp.group : "probe", ev);
+	if (!o->quiet) {
+		if (!*nadded)
+			fprintf(stderr, "Added new event%s:\n", o->nadds > 1 ? "s" : "");
+		fprintf(stderr, "  %-20s (on %s%s", full, sp.point, sp.nargs ? " with" : "");
+		for (int i = 0; i < sp.nargs; i++)
+			fprintf(stderr, " %s", sp.args[i].text);
+		fprintf(stderr, ")\n");
+	}
+	snprintf(last, lsize, "%s", full);
+	(*nadded)++;
+	ret = 0;
+out:
+	probe_spec_free(&sp);
+	return ret;
+}
+
 static int cmd_add(struct probe_opts *o)
 {
-	char last[300] = "";
+	char last[300] = "", path[256];
 	int nadded = 0;
 
-	if (!o->exec)
+	/* -D only prints the line: it needs no kprobe_events */
+	if (!o->exec && !o->definition && !probe_events_path(true, path, sizeof(path)))
 		return no_kernel("add events");
 	for (int i = 0; i < o->nadds; i++) {
-		if (add_one(o, o->adds[i], &nadded, last, sizeof(last))) {
+		if (o->exec ? add_one(o, o->adds[i], &nadded, last, sizeof(last))
+			    : add_kprobe(o, o->adds[i], &nadded, last, sizeof(last))) {
 			fprintf(stderr, "  Error: Failed to add events.\n");
 			return 1;
 		}
@@ -371,7 +478,7 @@ static int cmd_del(struct probe_opts *o)
 			if (!evs[i].event[0] || !del_match(o->dels[d], &evs[i]))
 				continue;
 			hits++;
-			if (probe_event_delete(evs[i].group, evs[i].event)) {
+			if (probe_event_delete(evs[i].kprobe, evs[i].group, evs[i].event)) {
 				die_msg("probe: %s", pcl_last_error());
 				ret = 1;
 				continue;
@@ -413,8 +520,12 @@ static int cmd_list_probes(struct probe_opts *o)
 		snprintf(full, sizeof(full), "%s:%s", e->group, e->event);
 		if (o->list_filter && !del_match(o->list_filter, e))
 			continue;
-		probe_describe(e->path, e->offset, e->type == 'r', where, sizeof(where));
-		printf("  %-20s (on %s in %s", full, where, e->path);
+		if (e->kprobe) {
+			printf("  %-20s (on %s%s", full, e->path, e->type == 'r' ? "%return" : "");
+		} else {
+			probe_describe(e->path, e->offset, e->type == 'r', where, sizeof(where));
+			printf("  %-20s (on %s in %s", full, where, e->path);
+		}
 		/* the args' names: "name=fetch" words */
 		if (e->args[0])
 			printf(" with");

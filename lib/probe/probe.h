@@ -105,18 +105,23 @@ const char *probe_intern(const char *s);
 
 /* ---- tracefs (tracefs.c) ---- */
 
-/* One line of uprobe_events, split. */
+/* One line of uprobe_events (or kprobe_events), split. */
 struct probe_event {
 	char type; /* 'p' or 'r' */
+	bool kprobe;
 	char group[128], event[128];
-	char path[4096];
-	uint64_t offset;
+	char path[4096]; /* uprobe: the binary; kprobe: "SYMBOL[+OFF]" or "0xADDR" */
+	uint64_t offset; /* uprobe: the file offset */
 	char args[2048]; /* the fetch args as the kernel shows them, " a=%di:s64" */
 };
 
 /* The uprobe_events file (or kprobe_events with @kprobe); NULL with errno. */
 const char *probe_events_path(bool kprobe, char *buf, size_t size);
-/* All the events of uprobe_events; *n of them in *evs (free()). */
+/*
+ * All the events of uprobe_events and kprobe_events (each file where it
+ * exists; uprobe_events must), sorted as perf lists them; *n of them in
+ * *evs (free()).
+ */
 int probe_events_read(struct probe_event **evs, int *n);
 /*
  * Whether the kernel appends a probe to an event of the same name (its
@@ -126,9 +131,9 @@ int probe_events_read(struct probe_event **evs, int *n);
 bool probe_multiprobe(void);
 /* Whether GROUP/EVENT exists. */
 bool probe_event_exists(const char *group, const char *event);
-/* Append one line to uprobe_events. 0 or -errno with the kernel's error_log line. */
-int probe_event_write(const char *line);
-/* Delete GROUP/EVENT. */
-int probe_event_delete(const char *group, const char *event);
+/* Append one line to uprobe_events (kprobe_events). 0 or -errno with the kernel's error_log line. */
+int probe_event_write(bool kprobe, const char *line);
+/* Delete GROUP/EVENT from uprobe_events (kprobe_events). */
+int probe_event_delete(bool kprobe, const char *group, const char *event);
 
 #endif

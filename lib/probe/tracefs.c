@@ -32,26 +32,40 @@ const char *probe_events_path(bool kprobe, char *buf, size_t size)
 	return buf;
 }
 
-/* "p:GROUP/EVENT PATH:0xOFF ARGS" into @e; false for a line of another shape. */
-static bool split_line(const char *line, struct probe_event *e)
+/*
+ * "p:GROUP/EVENT PATH:0xOFF ARGS" (uprobe) or "p|rN:GROUP/EVENT SYM[+OFF] ARGS"
+ * (kprobe, maxactive N) into @e; false for a line of another shape.
+ */
+static bool split_line(const char *line, bool kprobe, struct probe_event *e)
 {
-	const char *slash, *sp, *off, *rest;
+	const char *slash, *sp, *off, *rest, *colon;
 	char *end;
 
 	memset(e, 0, sizeof(*e));
-	if ((line[0] != 'p' && line[0] != 'r') || line[1] != ':')
+	e->kprobe = kprobe;
+	colon = line + 1;
+	while (*colon >= '0' && *colon <= '9')
+		colon++;
+	if ((line[0] != 'p' && line[0] != 'r') || *colon != ':')
 		return false;
 	e->type = line[0];
-	slash = strchr(line + 2, '/');
+	slash = strchr(colon + 1, '/');
 	sp = slash ? strchr(slash, ' ') : NULL;
-	if (!sp || (size_t)(slash - line - 2) >= sizeof(e->group) ||
+	if (!sp || (size_t)(slash - colon - 1) >= sizeof(e->group) ||
 	    (size_t)(sp - slash - 1) >= sizeof(e->event))
 		return false;
-	memcpy(e->group, line + 2, (size_t)(slash - line - 2));
+	memcpy(e->group, colon + 1, (size_t)(slash - colon - 1));
 	memcpy(e->event, slash + 1, (size_t)(sp - slash - 1));
 	rest = strchr(sp + 1, ' ');
 	if (!rest)
 		rest = sp + strlen(sp);
+	if (kprobe) {
+		if ((size_t)(rest - sp - 1) >= sizeof(e->path))
+			return false;
+		memcpy(e->path, sp + 1, (size_t)(rest - sp - 1));
+		snprintf(e->args, sizeof(e->args), "%s", rest);
+		return true;
+	}
 	off = sp + 1;
 	for (const char *c = off; c < rest; c++)
 		if (c[0] == ':' && c[1] == '0' && c[2] == 'x')
@@ -74,34 +88,50 @@ static int cmp_event(const void *pa, const void *pb)
 	return strcmp(ka, kb);
 }
 
-int probe_events_read(struct probe_event **evs, int *n)
+static int read_events_file(bool kprobe, struct probe_event **evs, int *n, int *alloc)
 {
 	char path[512], *line = NULL;
 	size_t cap = 0;
-	int alloc = 0, ret = 0;
+	int ret = 0;
 	FILE *f;
 
-	*evs = NULL;
-	*n = 0;
-	if (!probe_events_path(false, path, sizeof(path)))
+	if (!probe_events_path(kprobe, path, sizeof(path)))
 		return -errno;
 	f = fopen(path, "r");
 	if (!f)
 		return pcl_err(errno, "cannot read '%s': %s", path, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		if (grow_array((void **)evs, &alloc, *n + 1, sizeof(**evs))) {
+		if (grow_array((void **)evs, alloc, *n + 1, sizeof(**evs))) {
 			ret = -ENOMEM;
 			break;
 		}
-		if (split_line(line, &(*evs)[*n]))
+		if (split_line(line, kprobe, &(*evs)[*n]))
 			(*n)++;
 	}
 	free(line);
 	fclose(f);
+	return ret;
+}
+
+int probe_events_read(struct probe_event **evs, int *n)
+{
+	char path[512];
+	int alloc = 0, ret;
+
+	*evs = NULL;
+	*n = 0;
+	ret = read_events_file(false, evs, n, &alloc);
+	if (!ret && probe_events_path(true, path, sizeof(path)))
+		ret = read_events_file(true, evs, n, &alloc);
 	/* perf lists them from a sorted list of the raw lines */
 	if (!ret && *n > 1)
 		qsort(*evs, (size_t)*n, sizeof(**evs), cmp_event);
+	if (ret) {
+		free(*evs);
+		*evs = NULL;
+		*n = 0;
+	}
 	return ret;
 }
 
@@ -164,14 +194,14 @@ static void last_error_log(char *buf, size_t size)
 	fclose(f);
 }
 
-static int write_events(const char *line)
+static int write_events(bool kprobe, const char *line)
 {
 	char path[512], why[256];
 	size_t len = strlen(line);
 	ssize_t w;
 	int fd, err;
 
-	if (!probe_events_path(false, path, sizeof(path)))
+	if (!probe_events_path(kprobe, path, sizeof(path)))
 		return -errno;
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
@@ -186,17 +216,17 @@ static int write_events(const char *line)
 		       strerror(w < 0 ? err : EIO), why);
 }
 
-int probe_event_write(const char *line)
+int probe_event_write(bool kprobe, const char *line)
 {
-	return write_events(line);
+	return write_events(kprobe, line);
 }
 
-int probe_event_delete(const char *group, const char *event)
+int probe_event_delete(bool kprobe, const char *group, const char *event)
 {
 	char line[300];
 
 	snprintf(line, sizeof(line), "-:%s/%s", group, event);
-	return write_events(line);
+	return write_events(kprobe, line);
 }
 
 /*

@@ -223,6 +223,22 @@ fi
 "$PCL" probe -n -x "$bin" -a probed_add >/dev/null 2>&1
 if [ -z "$(events)" ]; then ok probe-dry-run; else not_ok probe-dry-run "$(events)"; fi
 
+# ---- kprobes: the line written is perf's (-D prints it, even without kprobe_events) ----
+if have_perf && [ -r /proc/kallsyms ] && grep -q ' _text$' /proc/kallsyms; then
+	for d in 'vfs_read %di:u64' 'vfs_read%return $retval' 'x=vfs_read+4 %si' 'grp:y=vfs_read n=%si:x32'; do
+		perf probe -D "$d" >"$TMP/D.perf" 2>&1
+		"$PCL" probe -D "$d" >"$TMP/D.pcl" 2>&1
+		diff_or_ok "probe-kprobe-D '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
+	done
+fi
+# a kernel line or variable needs the kernel's DWARF, which pcl does not read
+"$PCL" probe -D 'vfs_read count' >"$TMP/kd.out" 2>&1
+if [ $? -ne 0 ] && grep -q '^Failed to find the path for the kernel' "$TMP/kd.out"; then
+	ok probe-kprobe-dwarf-refused
+else
+	not_ok probe-kprobe-dwarf-refused "$(show "$TMP/kd.out")"
+fi
+
 # ---- kprobes: only where the kernel has them ----
 if [ ! -e $tfs/kprobe_events ]; then
 	"$PCL" probe -a vfs_read >"$TMP/k.out" 2>&1
@@ -234,5 +250,14 @@ if [ ! -e $tfs/kprobe_events ]; then
 	fi
 	skip probe-kprobe "this kernel has no kprobe_events ($tfs/kprobe_events) and no kprobe PMU"
 else
-	skip probe-kprobe "kprobes exist here, but pcl probe reads no kernel DWARF yet"
+	"$PCL" probe -q -a 'pcltest=vfs_read %di' >"$TMP/k.out" 2>&1
+	cnt=$("$PCL" stat -x, -e probe:pcltest -- cat /proc/self/stat 2>&1 >/dev/null | cut -d, -f1)
+	"$PCL" probe -l 'probe:pcltest' >"$TMP/kl.out" 2>&1
+	"$PCL" probe -q -d probe:pcltest
+	if grep -q 'probe:pcltest' "$TMP/kl.out" && [ "${cnt:-0}" -ge 1 ] 2>/dev/null &&
+		! grep -q 'probe/pcltest' $tfs/kprobe_events; then
+		ok probe-kprobe
+	else
+		not_ok probe-kprobe "count '$cnt'" "$(show "$TMP/k.out")" "$(show "$TMP/kl.out")"
+	fi
 fi
