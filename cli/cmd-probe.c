@@ -492,13 +492,16 @@ static int cmd_del(struct probe_opts *o)
 					evs[j].event[0] = '\0';
 			evs[i].event[0] = '\0';
 		}
-		if (!hits) {
+		if (!hits && o->quiet) {
+			die_msg("probe: '%s' does not hit any event", o->dels[d]);
+			ret = 1;
+		} else if (!hits) {
 			fprintf(stderr, "\"%s\" does not hit any event.\n", o->dels[d]);
 			ret = 1;
 		}
 	}
 	free(evs);
-	if (ret)
+	if (ret && !o->quiet)
 		fprintf(stderr, "  Error: Failed to delete events.\n");
 	return ret;
 }

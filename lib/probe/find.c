@@ -1266,7 +1266,8 @@ out:
 /* Lines with code in [from, to] of the source, for -L. */
 struct line_set {
 	int from, to;
-	unsigned char *has; /* indexed by line - from */
+	unsigned char *has; /* indexed by line - from, cap entries */
+	int cap;
 	int last;
 };
 
@@ -1275,7 +1276,7 @@ static int mark_cb(int line, Dwarf_Addr addr, void *arg)
 	struct line_set *ls = arg;
 
 	(void)addr;
-	if (line >= ls->from && line <= ls->to) {
+	if (line >= ls->from && line <= ls->to && line - ls->from < ls->cap) {
 		ls->has[line - ls->from] = 1;
 		if (line > ls->last)
 			ls->last = line;
@@ -1312,7 +1313,7 @@ static int print_lines(const char *path, struct line_set *ls, int base, FILE *ou
 		if (no > ls->to)
 			break;
 		line[strcspn(line, "\n")] = '\0';
-		if (ls->has[no - ls->from])
+		if (no - ls->from < ls->cap && ls->has[no - ls->from])
 			fprintf(out, "%7d  %s\n", no - base, line);
 		else
 			fprintf(out, "         %s\n", line);
@@ -1322,130 +1323,158 @@ static int print_lines(const char *path, struct line_set *ls, int base, FILE *ou
 	return 0;
 }
 
-/* -L FUNC[@SRC][:START[-END|+N]] or SRC[:START[-END|+N]]. */
-int probe_show_lines(const char *bin, const char *spec, FILE *out)
-{
-	char *buf = strdup(spec), *range, *at, *dash, *plus;
-	struct func_search s = { 0 };
-	struct line_set ls = { 0 };
-	long start = 0, end = -1;
-	bool is_file;
-	struct dbg d = { 0 };
-	char path[PATH_MAX];
-	int ret, base = 0;
-	Dwarf_Die cu;
+/* At most this many lines are shown (and marked) by one -L. */
+#define MAX_RANGE 100000
 
-	if (!buf)
-		return -ENOMEM;
-	range = strchr(buf, ':');
-	if (range) {
-		*range++ = '\0';
-		dash = strchr(range, '-');
-		plus = strchr(range, '+');
-		start = strtol(range, NULL, 10);
-		if (dash)
-			end = strtol(dash + 1, NULL, 10);
-		else if (plus)
-			end = start + strtol(plus + 1, NULL, 10);
-		if (start < 0 || (end >= 0 && end < start)) {
-			ret = pcl_err(EINVAL, "bad line range '%s'", spec);
-			goto out;
+/* ":START[-END|+N]" of -L into @start and @end (-1: to the end). 0 or -EINVAL. */
+static int parse_range(const char *range, const char *spec, long *start, long *end)
+{
+	char *e;
+
+	*start = 0;
+	*end = -1;
+	if (!range)
+		return 0;
+	errno = 0;
+	*start = strtol(range, &e, 10);
+	if (*e == '-')
+		*end = strtol(e + 1, &e, 10);
+	else if (*e == '+')
+		*end = *start + strtol(e + 1, &e, 10);
+	if (errno || *e || *start < 0 || *start > INT_MAX / 2 || *end > INT_MAX / 2 ||
+	    (*end >= 0 && (*end < *start || *end - *start >= MAX_RANGE)))
+		return pcl_err(EINVAL, "bad line range '%s'", spec);
+	return 0;
+}
+
+/* The full name of @file (a tail) as a CU that has rows of it names it. */
+static bool file_path_in_cu(Dwarf_Die *cu, const char *file, char *path, size_t size)
+{
+	Dwarf_Files *files;
+	size_t nf;
+
+	if (dwarf_getsrcfiles(cu, &files, &nf))
+		return false;
+	for (size_t i = 0; i < nf; i++) {
+		const char *fn = dwarf_filesrc(files, i, NULL, NULL);
+
+		if (fn && tail_match(fn, file)) {
+			source_path(cu, fn, path, size);
+			return true;
 		}
 	}
-	at = strchr(buf, '@');
-	if (at)
-		*at++ = '\0';
-	is_file = !at && strchr(buf, '.');
-	ret = dbg_open(&d, bin);
-	if (!ret && !d.dw)
-		ret = pcl_err(ENOENT, "'%s' has no debug information", bin);
-	if (ret)
-		goto out;
-	if (is_file) {
-		/* a file range: lines of every CU with rows of that file */
-		Dwarf_Off off = 0, next;
-		size_t hsize;
-		bool seen = false;
+	return false;
+}
 
-		ls.from = start ? (int)start : 1;
-		ls.to = end >= 0 ? (int)end : ls.from + 100000;
-		ls.has = calloc((size_t)(ls.to - ls.from + 1), 1);
-		if (!ls.has) {
-			ret = -ENOMEM;
-			goto out;
+/* -L SRC[:START[-END]]: the lines with code in any CU's rows of SRC. */
+static int show_file_range(struct dbg *d, const char *file, long start, long end, FILE *out)
+{
+	struct line_set ls = { 0 };
+	Dwarf_Off off = 0, next;
+	char path[PATH_MAX];
+	bool seen = false;
+	size_t hsize;
+	Dwarf_Die cu;
+	int ret;
+
+	ls.from = start ? (int)start : 1;
+	ls.to = end >= 0 ? (int)end : ls.from + MAX_RANGE - 1;
+	ls.cap = ls.to - ls.from + 1;
+	ls.has = calloc((size_t)ls.cap, 1);
+	if (!ls.has)
+		return -ENOMEM;
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(d->dw, off + hsize, &cu)) {
+			int before = ls.last;
+
+			walk_lines(&cu, NULL, file, true, mark_cb, &ls);
+			if (!seen && ls.last != before)
+				seen = file_path_in_cu(&cu, file, path, sizeof(path));
 		}
-		while (dwarf_nextcu(d.dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-			if (dwarf_offdie(d.dw, off + hsize, &cu)) {
-				int before = ls.last;
-
-				walk_lines(&cu, NULL, buf, true, mark_cb, &ls);
-				if (ls.last != before || (!seen && ls.last)) {
-					if (!seen) {
-						Dwarf_Files *files;
-						size_t nf;
-
-						/* the file's full name, from the CU that has it */
-						if (!dwarf_getsrcfiles(&cu, &files, &nf))
-							for (size_t i = 0; i < nf; i++) {
-								const char *fn = dwarf_filesrc(files, i, NULL, NULL);
-
-								if (fn && tail_match(fn, buf)) {
-									source_path(&cu, fn, path, sizeof(path));
-									seen = true;
-									break;
-								}
-							}
-					}
-				}
-			}
-			off = next;
-		}
-		if (!seen) {
-			ret = pcl_err(ENOENT, "no code of source '%s' in '%s'", buf, bin);
-			goto out;
-		}
+		off = next;
+	}
+	if (!seen) {
+		ret = pcl_err(ENOENT, "no code of source '%s' in '%s'", file, d->path);
+	} else {
 		if (end < 0)
 			ls.to = ls.last + 3;
 		fprintf(out, "<%s:%ld>\n", path, start);
 		ret = print_lines(path, &ls, 0, out);
-		goto out;
 	}
-	s.name = buf;
-	s.file = at;
-	s.no_inlines = true;
-	ret = dwarf_find_funcs(&d, &s);
+	free(ls.has);
+	return ret;
+}
+
+/* -L FUNC[@SRC][:START[-END]]: lines relative to FUNC's declaration. */
+static int show_func_range(struct dbg *d, const char *func, const char *src, long start, long end,
+			   FILE *out)
+{
+	struct func_search s = { .name = func, .file = src, .no_inlines = true };
+	struct line_set ls = { 0 };
+	char path[PATH_MAX];
+	const char *file;
+	int ret, base = 0;
+	Dwarf_Die cu, *fn;
+
+	ret = dwarf_find_funcs(d, &s);
 	if (!ret && !s.n)
-		ret = pcl_err(ENOENT, "function '%s' not found in the DWARF of '%s'", buf, bin);
+		ret = pcl_err(ENOENT, "function '%s' not found in the DWARF of '%s'", func, d->path);
 	if (ret)
 		goto out;
-	{
-		Dwarf_Die *fn = &s.hits[0].die;
-		const char *file = dwarf_decl_file(fn);
-
-		dwarf_decl_line(fn, &base);
-		if (!file || !dwarf_diecu(fn, &cu, NULL, NULL)) {
-			ret = pcl_err(ENOENT, "no source file for '%s'", buf);
-			goto out;
-		}
-		ls.from = base + (int)start;
-		ls.to = end >= 0 ? base + (int)end : INT_MAX / 2;
-		ls.has = calloc((size_t)(end >= 0 ? end - start + 1 : 100000), 1);
-		if (!ls.has) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (end < 0)
-			ls.to = ls.from + 99999;
-		walk_lines(&cu, fn, file, true, mark_cb, &ls);
-		if (end < 0)
-			ls.to = (ls.last ? ls.last : ls.from) + 3;
-		source_path(&cu, file, path, sizeof(path));
-		fprintf(out, "<%s@%s:%ld>\n", buf, path, start);
-		ret = print_lines(path, &ls, base, out);
+	fn = &s.hits[0].die;
+	file = dwarf_decl_file(fn);
+	dwarf_decl_line(fn, &base);
+	if (!file || !dwarf_diecu(fn, &cu, NULL, NULL)) {
+		ret = pcl_err(ENOENT, "no source file for '%s'", func);
+		goto out;
 	}
+	ls.from = base + (int)start;
+	ls.to = ls.from + (end >= 0 ? (int)(end - start) : MAX_RANGE - 1);
+	ls.cap = ls.to - ls.from + 1;
+	ls.has = calloc((size_t)ls.cap, 1);
+	if (!ls.has) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	walk_lines(&cu, fn, file, true, mark_cb, &ls);
+	if (end < 0)
+		ls.to = (ls.last ? ls.last : ls.from) + 3;
+	source_path(&cu, file, path, sizeof(path));
+	fprintf(out, "<%s@%s:%ld>\n", func, path, start);
+	ret = print_lines(path, &ls, base, out);
 out:
 	free(ls.has);
 	free(s.hits);
+	return ret;
+}
+
+/* -L FUNC[@SRC][:START[-END|+N]] or SRC[:START[-END|+N]]. */
+int probe_show_lines(const char *bin, const char *spec, FILE *out)
+{
+	char *buf = strdup(spec), *range, *at;
+	long start, end;
+	struct dbg d = { 0 };
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	range = strchr(buf, ':');
+	if (range)
+		*range++ = '\0';
+	at = strchr(buf, '@');
+	if (at)
+		*at++ = '\0';
+	ret = parse_range(range, spec, &start, &end);
+	if (!ret && !*buf)
+		ret = pcl_err(EINVAL, "'%s' names no function or file", spec);
+	if (!ret)
+		ret = dbg_open(&d, bin);
+	if (!ret && !d.dw)
+		ret = pcl_err(ENOENT, "'%s' has no debug information", bin);
+	if (!ret && !at && strchr(buf, '.'))
+		ret = show_file_range(&d, buf, start, end, out);
+	else if (!ret)
+		ret = show_func_range(&d, buf, at, start, end, out);
 	if (d.dwfl)
 		dbg_close(&d);
 	free(buf);
