@@ -803,6 +803,9 @@ static int apply_fields(const struct probe_arg *arg, struct val *v, Dwarf_Die *t
 			return pcl_err(EINVAL, "'%s': '%s' is a member of no struct", arg->text, f->name);
 		if (!find_member(type, f->name, &mem, &off))
 			return pcl_err(ENOENT, "'%s': no member '%s'", arg->text, f->name);
+		if (dwarf_hasattr(&mem, DW_AT_bit_size))
+			return pcl_err(ENOTSUP, "'%s': '%s' is a bitfield, which pcl cannot fetch yet",
+				       arg->text, f->name);
 		if (f->ref)
 			ret = val_deref(v, off);
 		else if (v->in_reg)
@@ -832,8 +835,9 @@ static int default_type(const struct probe_arg *arg, Dwarf_Die *type, const char
 		return 0;
 	if (dwarf_attr(type, DW_AT_encoding, &a))
 		dwarf_formudata(&a, &enc);
+	/* perf's die_is_signed_type: floats are not, they print as hex */
 	prefix = tag == DW_TAG_base_type && (enc == DW_ATE_signed || enc == DW_ATE_signed_char ||
-					     enc == DW_ATE_float)
+					     enc == DW_ATE_signed_fixed)
 			 ? 's'
 			 : 'x';
 	if (cast && !strcmp(cast, "u"))
