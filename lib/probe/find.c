@@ -867,7 +867,7 @@ static int convert_arg(struct dbg *d, Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *i
 		snprintf(fetch, sizeof(fetch), "%s", arg->var);
 		if (arg->name)
 			snprintf(name, sizeof(name), "%s", arg->name);
-		else if (arg->var[0] == '$')
+		else if (arg->var[0] == '$' && idx >= 0) /* perf names them when DWARF found the point */
 			snprintf(name, sizeof(name), "arg%d", idx + 1);
 		else
 			name[0] = '\0';
@@ -993,8 +993,8 @@ static Dwarf_Addr skip_prologue(struct dbg *d, const struct probe_spec *sp, Dwar
 	return a >= high ? prev : a;
 }
 
-static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Die *inl, Dwarf_Addr dwaddr,
-		   uint64_t vaddr, struct probe_loc **locs, int *n, int *alloc)
+static int add_loc(struct dbg *d, const struct probe_spec *sp, bool by_dwarf, Dwarf_Die *inl,
+		   Dwarf_Addr dwaddr, uint64_t vaddr, struct probe_loc **locs, int *n, int *alloc)
 {
 	struct probe_loc *l;
 	Dwarf_Die cu, fn, *cup = NULL, *fnp = NULL;
@@ -1043,7 +1043,8 @@ static int add_loc(struct dbg *d, const struct probe_spec *sp, Dwarf_Die *inl, D
 			} while (dwarf_siblingof(&child, &child) == 0);
 			continue;
 		}
-		ret = convert_arg(d, cup, fnp, inl, dwaddr, a, i, sp->retprobe, &l->args, &l->argnames);
+		ret = convert_arg(d, cup, fnp, inl, dwaddr, a, by_dwarf ? i : -1, sp->retprobe, &l->args,
+				  &l->argnames);
 		if (ret)
 			return ret;
 	}
@@ -1106,7 +1107,7 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 			ret = pcl_err(ENOENT, "no code for line %ld of '%s' (try pcl probe -L)", line,
 				      file);
 		for (int i = 0; !ret && i < a.n; i++)
-			ret = add_loc(&d, sp, NULL, a.v[i], dw_to_vaddr(&d, a.v[i]), locs, n, &alloc);
+			ret = add_loc(&d, sp, true, NULL, a.v[i], dw_to_vaddr(&d, a.v[i]), locs, n, &alloc);
 	} else if (s.n) {
 		for (int i = 0; !ret && i < s.n; i++) {
 			Dwarf_Addr at = skip_prologue(&d, sp, &s.hits[i].die, s.hits[i].entry);
@@ -1115,7 +1116,7 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 						 ? &s.hits[i].die
 						 : NULL;
 
-			ret = add_loc(&d, sp, sp->offset ? NULL : inl, at + sp->offset,
+			ret = add_loc(&d, sp, true, sp->offset ? NULL : inl, at + sp->offset,
 				      dw_to_vaddr(&d, at) + sp->offset, locs, n, &alloc);
 		}
 	} else {
@@ -1125,7 +1126,7 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		if (!nv)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", sp->func, bin);
 		for (int i = 0; !ret && i < nv; i++)
-			ret = add_loc(&d, sp, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
+			ret = add_loc(&d, sp, false, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
 				      v[i] + sp->offset, locs, n, &alloc);
 	}
 out:
@@ -1658,7 +1659,7 @@ int probe_resolve_bin(const char *name, char *out, size_t size)
 
 			snprintf(cand, sizeof(cand), forms[j], dirs[i], name);
 			if (!access(cand, R_OK) && is_elf(cand) && realpath(cand, full)) {
-				snprintf(out, size, "%s", cand);
+				snprintf(out, size, "%s", full);
 				return 0;
 			}
 		}

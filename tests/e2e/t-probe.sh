@@ -81,6 +81,22 @@ else
 	skip probe-add "perf is not installed (Debian: linux-perf)"
 fi
 
+# a shared library: a symbol without DWARF of its own name (inet_pton is an
+# alias), and DWARF where the debug file is installed (libc6-dbg)
+libc=$(grep -w libc /proc/self/maps | head -1 | sed -r 's/.*[[:space:]](\/.*)/\1/')
+if have_perf && [ -n "$libc" ]; then
+	for d in 'inet_pton' 'inet_pton%return $retval' 'inet_pton %di:u32 x=%si' \
+		'__inet_pton af src dst:x64'; do
+		perf probe -x "$libc" -D "$d" >"$TMP/D.perf" 2>/dev/null
+		if ! grep -q '^[pr]:' "$TMP/D.perf"; then
+			skip "probe-D-libc '$d'" "perf probe -D cannot place it here (no libc debug info?)"
+			continue
+		fi
+		"$PCL" probe -x libc -D "$d" >"$TMP/D.pcl" 2>&1
+		diff_or_ok "probe-D-libc '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
+	done
+fi
+
 # ---- the messages perf probe prints when adding (perf's shell tests parse them) ----
 "$PCL" probe -x "$bin" -a 'probed_name' >"$TMP/msg.out" 2>&1
 if grep -q "^  $group:probed_name (on probed_name in $bin)\$" "$TMP/msg.out" &&
