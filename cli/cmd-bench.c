@@ -282,7 +282,7 @@ static int bench_messaging(const struct bench_common *c, int argc, char **argv)
 	if (msg_run(&o, &tv))
 		return 1;
 	if (c->format == FMT_DEFAULT)
-		printf("%14s: %lu.%03lu [sec]\n", "Total time", (unsigned long)tv.tv_sec,
+		printf(" %14s: %lu.%03lu [sec]\n", "Total time", (unsigned long)tv.tv_sec,
 		       (unsigned long)(tv.tv_usec / 1000));
 	else
 		printf("%lu.%03lu\n", (unsigned long)tv.tv_sec, (unsigned long)(tv.tv_usec / 1000));
@@ -395,10 +395,10 @@ static int bench_pipe(const struct bench_common *c, int argc, char **argv)
 
 		printf("# Executed %u pipe operations between two %s\n\n", loops,
 		       threads ? "threads" : "processes");
-		printf("%14s: %lu.%03lu [sec]\n\n", "Total time", (unsigned long)tv.tv_sec,
+		printf(" %14s: %lu.%03lu [sec]\n\n", "Total time", (unsigned long)tv.tv_sec,
 		       (unsigned long)(tv.tv_usec / 1000));
-		printf("%14lf usecs/op\n", per);
-		printf("%14d ops/sec\n", (int)(1000000.0 / per));
+		printf(" %14lf usecs/op\n", per);
+		printf(" %14d ops/sec\n", (int)(1000000.0 / per));
 	} else {
 		printf("%lu.%03lu\n", (unsigned long)tv.tv_sec, (unsigned long)(tv.tv_usec / 1000));
 	}
