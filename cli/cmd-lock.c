@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
@@ -126,6 +128,7 @@ struct lock_ctx {
 	uint32_t begin_addr_size, begin_flags_size, end_addr_size;
 	/* the kernel's sched and lock text sections (0: not known) */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
+	bool tp_found, tp_tried; /* find_tracepoints succeeded; was called */
 	unsigned int bad_contended, bad_acquired;
 	uint64_t nr_samples;
 };
@@ -375,10 +378,11 @@ static const struct pcl_tp_field *tp_field(const struct pcl_tp_format *f, const 
 }
 
 /*
- * The ids and field offsets of the two tracepoints, from the file's formats.
- * 0, or -1 when the file has no contention_begin events (perf's message).
+ * The ids and field offsets of the two tracepoints, from the file's formats
+ * (a stream's come before its samples). false when there is no
+ * contention_begin event.
  */
-static int find_tracepoints(struct lock_ctx *c)
+static bool find_tracepoints(struct lock_ctx *c)
 {
 	size_t len;
 	const void *d = pcl_data_reader__feature(c->in->reader, PCL_FEAT_TRACING_DATA, &len);
@@ -413,13 +417,15 @@ static int find_tracepoints(struct lock_ctx *c)
 		}
 	}
 	pcl_tracepoints__free(tp);
-	if (!have_begin) {
-		fprintf(stderr, "No trace sample to read. Did you call 'perf lock record'?\n");
-		return -1;
-	}
 	if (!have_end)
 		c->end_id = UINT64_MAX;
-	return 0;
+	c->tp_found = have_begin;
+	return have_begin;
+}
+
+static void no_lock_events(void)
+{
+	fprintf(stderr, "No trace sample to read. Did you call 'perf lock record'?\n");
 }
 
 static int note_comm(struct lock_ctx *c, const struct pcl_record *rec)
@@ -456,6 +462,12 @@ static int process(struct lock_ctx *c)
 			return -ENOMEM;
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || !ev->attr ||
 		    ev->attr->attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (!c->tp_tried) {
+			c->tp_tried = true;
+			find_tracepoints(c);
+		}
+		if (!c->tp_found)
 			continue;
 		if (ev->attr->attr.config == c->begin_id)
 			begin = true;
@@ -698,8 +710,14 @@ static int contention_file(const struct lock_opts *o, const char *path)
 	c->in = &in;
 	if (input_open(&in, path, &o->sym, o->force))
 		goto out;
-	if (find_tracepoints(c))
-		goto out;
+	/* a file's formats are known now; a stream's come with its first records */
+	if (!pcl_data_reader__is_pipe(in.reader)) {
+		c->tp_tried = true;
+		if (!find_tracepoints(c)) {
+			no_lock_events();
+			goto out;
+		}
+	}
 	if (o->aggr == AGGR_CALLER)
 		find_lock_text(c);
 	err = process(c);
@@ -710,6 +728,17 @@ static int contention_file(const struct lock_opts *o, const char *path)
 	if (err)
 		goto out;
 	input_finish(&in);
+	if (!c->tp_tried)
+		find_tracepoints(c);
+	/* live, we know what we recorded: no sample is an empty table */
+	if (!c->tp_found && !o->live) {
+		no_lock_events();
+		goto out;
+	}
+	if (!o->quiet && pcl_data_events__stats(in.events)->total_lost)
+		fprintf(stderr, "pcl: warning: %" PRIu64 " lock events were lost (the rings were "
+				"full): waits are missing from the table\n",
+			pcl_data_events__stats(in.events)->total_lost);
 	if (print_table(c, stderr)) {
 		die_msg("out of memory");
 		goto out;
@@ -757,25 +786,30 @@ static int run_record(int nr_pre, const char *const *pre, int argc, char **argv)
 }
 
 /*
- * Live mode: record the target into a temporary file (quietly: the table
- * is the output), then read it. The command's status is not the table's.
+ * Live mode: pcl record writes the target's events as a stream into a pipe
+ * (a child process), and we read them as they come, so that nothing but
+ * the ring buffers and the tables holds them. Ctrl-C stops the recorder
+ * (and the command); the table is printed when the stream ends. The exit
+ * status is the recorder's (the command's), unless the table fails.
  */
 static int contention_live(const struct lock_opts *o)
 {
-	char path[] = "/tmp/pcl-lock-XXXXXX";
+	char wpath[64], rpath[64];
 	const char *pre[12];
-	int n = 0, fd, ret;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_term;
+	int n = 0, fds[2], st, ret;
+	pid_t pid;
 
-	fd = mkstemp(path);
-	if (fd < 0) {
-		die_msg("cannot create a temporary file: %s", strerror(errno));
+	if (pipe(fds)) {
+		die_msg("cannot create a pipe: %s", strerror(errno));
 		return 1;
 	}
-	close(fd);
+	snprintf(wpath, sizeof(wpath), "/proc/self/fd/%d", fds[1]);
+	snprintf(rpath, sizeof(rpath), "/proc/self/fd/%d", fds[0]);
 	pre[n++] = "-q";
 	pre[n++] = "-N";
 	pre[n++] = "-o";
-	pre[n++] = path;
+	pre[n++] = wpath;
 	if (o->system_wide)
 		pre[n++] = "-a";
 	if (o->cpus) {
@@ -792,15 +826,35 @@ static int contention_live(const struct lock_opts *o)
 	}
 	if (o->argc)
 		pre[n++] = "--";
-	ret = run_record(n, pre, o->argc, o->argv);
-	if (ret >= 0 && ret < 128 && access(path, R_OK) == 0) {
-		int r = contention_file(o, path);
-
-		if (r)
-			ret = r;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		die_msg("cannot fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return 1;
 	}
-	unlink(path);
-	return ret;
+	if (pid == 0) {
+		close(fds[0]);
+		ret = run_record(n, pre, o->argc, o->argv);
+		fflush(NULL);
+		_exit(ret);
+	}
+	close(fds[1]);
+	/* Ctrl-C is the recorder's to handle: it ends the stream, then we print */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGTERM, &ign, &old_term);
+	ret = contention_file(o, rpath);
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (ret)
+		return ret;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
 /* ---- options ---- */
