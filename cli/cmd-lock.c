@@ -54,12 +54,14 @@
 #define LCB_F_MUTEX (1u << 5)
 
 enum aggr { AGGR_CALLER, AGGR_TASK, AGGR_ADDR };
-enum key { K_CONTENDED, K_WAIT_TOTAL, K_WAIT_MAX, K_WAIT_MIN, K_AVG_WAIT, K__NR };
+enum key { K_CONTENDED, K_WAIT_TOTAL, K_WAIT_MAX, K_WAIT_MIN, K_AVG_WAIT, K_ACQUIRED, K__NR };
+enum mode { M_CONTENTION, M_REPORT, M_INFO };
 
 static const struct {
 	const char *name, *header;
 	int len;
 } keys[K__NR] = {
+	[K_ACQUIRED] = { "acquired", "acquired", 10 }, /* report only */
 	[K_CONTENDED] = { "contended", "contended", 10 },
 	[K_WAIT_TOTAL] = { "wait_total", "total wait", 12 },
 	[K_WAIT_MAX] = { "wait_max", "max wait", 12 },
@@ -68,7 +70,11 @@ static const struct {
 };
 
 struct lock_opts {
+	enum mode mode;
 	const char *input;
+	bool sort_set, fields_set;
+	bool combine;		       /* report -c: lines of the same name as one */
+	bool info_threads, info_map;   /* info -t, -m */
 	enum key sort;
 	enum key fields[K__NR];
 	int nr_fields;
@@ -281,13 +287,38 @@ static uint64_t raw_field(const struct pcl_record *rec, uint32_t off, uint32_t s
 	const unsigned char *p = rec->sample.raw;
 	uint64_t v = 0;
 
-	if (!p || off + size > rec->sample.raw_size || size > 8)
+	if (!p || (uint64_t)off + size > rec->sample.raw_size || size > 8)
 		return 0;
 	memcpy(&v, p + off, size); /* little-endian host, as the recorder */
 	return v;
 }
 
-static int on_begin(struct lock_ctx *c, const struct pcl_record *rec, const struct pcl_resolved *r)
+/* perf lock report and info name a lock after the caller of its first wait */
+static bool names_by_caller(const struct lock_opts *o)
+{
+	return o->aggr == AGGR_CALLER || (o->mode != M_CONTENTION && o->aggr == AGGR_ADDR);
+}
+
+/* A new line's name: its caller, its lock's symbol, or none (threads). */
+static int entry_name(struct lock_ctx *c, const struct pcl_record *rec, uint64_t addr,
+		      struct pcl_resolved *r, bool *resolved, char *buf, size_t size)
+{
+	if (names_by_caller(c->o)) {
+		if (!*resolved && pcl_resolver__sample(c->in->resolver, rec, r))
+			return -ENOMEM;
+		*resolved = true;
+		if (!caller_name(c, r, buf, size))
+			snprintf(buf, size, "Unknown");
+	} else if (c->o->aggr == AGGR_ADDR) {
+		addr_name(c, addr, buf, size);
+	} else if (c->o->mode != M_CONTENTION) {
+		snprintf(buf, size, "Unknown");
+	}
+	return 0;
+}
+
+static int on_begin(struct lock_ctx *c, const struct pcl_record *rec, struct pcl_resolved *r,
+		    bool resolved)
 {
 	uint64_t addr = raw_field(rec, c->begin_addr_off, c->begin_addr_size), key;
 	unsigned int flags = (unsigned int)raw_field(rec, c->begin_flags_off, c->begin_flags_size);
@@ -299,12 +330,8 @@ static int on_begin(struct lock_ctx *c, const struct pcl_record *rec, const stru
 	if (!s) {
 		char buf[128] = "";
 
-		if (c->o->aggr == AGGR_CALLER) {
-			if (!caller_name(c, r, buf, sizeof(buf)))
-				snprintf(buf, sizeof(buf), "Unknown");
-		} else if (c->o->aggr == AGGR_ADDR) {
-			addr_name(c, addr, buf, sizeof(buf));
-		}
+		if (entry_name(c, rec, addr, r, &resolved, buf, sizeof(buf)))
+			return -ENOMEM;
 		s = stat_new(c, key, buf, flags);
 		if (!s)
 			return -ENOMEM;
@@ -457,8 +484,7 @@ static int process(struct lock_ctx *c)
 		struct pcl_resolved r;
 		bool begin;
 
-		if (ev->decoded && ev->hdr->type == PERF_RECORD_COMM && c->o->aggr == AGGR_TASK &&
-		    note_comm(c, rec))
+		if (ev->decoded && ev->hdr->type == PERF_RECORD_COMM && note_comm(c, rec))
 			return -ENOMEM;
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || !ev->attr ||
 		    ev->attr->attr.type != PERF_TYPE_TRACEPOINT)
@@ -479,7 +505,7 @@ static int process(struct lock_ctx *c)
 		memset(&r, 0, sizeof(r));
 		if (c->o->aggr == AGGR_CALLER && pcl_resolver__sample(c->in->resolver, rec, &r))
 			return -ENOMEM;
-		ret = begin ? on_begin(c, rec, &r) : on_end(c, rec, &r);
+		ret = begin ? on_begin(c, rec, &r, c->o->aggr == AGGR_CALLER) : on_end(c, rec, &r);
 		if (ret)
 			return ret;
 	}
@@ -495,6 +521,7 @@ static uint64_t key_value(const struct lstat *s, enum key k)
 	case K_WAIT_TOTAL: return s->total;
 	case K_WAIT_MAX: return s->max;
 	case K_WAIT_MIN: return s->min == UINT64_MAX ? 0 : s->min;
+	case K_ACQUIRED: return s->nr_acquired;
 	default: return s->avg;
 	}
 }
@@ -507,6 +534,38 @@ static int cmp_stat(const void *a, const void *b)
 	uint64_t vx = key_value(x, sort_key), vy = key_value(y, sort_key);
 
 	return vx < vy ? 1 : vx > vy ? -1 : 0;
+}
+
+/*
+ * perf lock report -c: the lines of the same name add up into the first
+ * of them in @v's order; the others leave. Returns how many are left.
+ */
+static size_t combine_stats(struct lstat **v, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct lstat *s = v[i], *p = NULL;
+
+		for (size_t j = 0; j < kept && !p; j++)
+			if (!strcmp(v[j]->name, s->name))
+				p = v[j];
+		if (!p) {
+			v[kept++] = s;
+			continue;
+		}
+		p->nr_acquired += s->nr_acquired;
+		p->nr_contended += s->nr_contended;
+		p->total += s->total;
+		if (p->nr_contended)
+			p->avg = p->total / p->nr_contended;
+		if (s->min < p->min)
+			p->min = s->min;
+		if (s->max > p->max)
+			p->max = s->max;
+		p->broken |= s->broken;
+	}
+	return kept;
 }
 
 /* perf's time column: the float arithmetic of lock_stat_key_print_time */
@@ -583,22 +642,25 @@ static const char *thread_comm(struct lock_ctx *c, uint32_t tid, char *buf, size
 	return buf;
 }
 
-static int print_table(struct lock_ctx *c, FILE *out)
+/*
+ * The lines in perf's order: its walk of the hash, bucket by bucket and
+ * newest first, stably sorted by the key, biggest first (perf inserts
+ * into an rbtree, equal keys to the right). Report -c first merges the
+ * lines of the same name into the first one of the walk. NULL on ENOMEM.
+ */
+static struct lstat **sorted_stats(struct lock_ctx *c, size_t *nr)
 {
-	const struct lock_opts *o = c->o;
 	struct lstat **v = calloc(c->nr_stats ? c->nr_stats : 1, sizeof(*v));
 	size_t n = 0;
-	long printed = 0;
-	unsigned int bad = 0, total = 0;
 
 	if (!v)
-		return -ENOMEM;
-	/* perf's walk: bucket by bucket, newest first; the sort keeps ties in that order */
+		return NULL;
 	for (unsigned int b = 0; b < LOCKHASH_SIZE; b++)
 		for (struct lstat *s = c->hash[b]; s; s = s->next)
 			v[n++] = s;
-	sort_key = o->sort;
-	/* qsort is not stable: sort indexes of equal keys apart by position */
+	if (c->o->combine)
+		n = combine_stats(v, n);
+	sort_key = c->o->sort;
 	for (size_t i = 1; i < n; i++) {
 		struct lstat *s = v[i];
 		size_t j = i;
@@ -609,32 +671,71 @@ static int print_table(struct lock_ctx *c, FILE *out)
 		}
 		v[j] = s;
 	}
-	if (!o->quiet) {
-		for (int i = 0; i < o->nr_fields; i++)
-			fprintf(out, "%*s ", keys[o->fields[i]].len, keys[o->fields[i]].header);
-		if (o->aggr == AGGR_TASK)
-			fprintf(out, "  %10s   %s\n\n", "pid", "comm");
-		else if (o->aggr == AGGR_ADDR)
-			fprintf(out, "  %16s   %s\n\n", "address", "symbol");
+	*nr = n;
+	return v;
+}
+
+static void print_columns(FILE *out, const struct lock_opts *o, const struct lstat *s)
+{
+	for (int f = 0; f < o->nr_fields; f++) {
+		enum key k = o->fields[f];
+
+		if (k == K_CONTENDED || k == K_ACQUIRED)
+			fprintf(out, "%*" PRIu64, keys[k].len, key_value(s, k));
 		else
-			fprintf(out, "  %10s   %s\n\n", "type", "caller");
+			print_time(out, key_value(s, k), keys[k].len);
+		fputc(' ', out);
 	}
+}
+
+/* perf's "=== output for debug===" section, when a sequence was broken (or -v). */
+static void print_bad(struct lock_ctx *c, FILE *out, unsigned int bad, unsigned int total)
+{
+	static const char *const names[] = { "acquire", "acquired", "contended", "release" };
+	unsigned int hist[] = { 0, c->bad_acquired, c->bad_contended, 0 };
+
+	if (c->o->quiet || (!c->bad_contended && !c->bad_acquired && !c->o->verbose))
+		return;
+	fprintf(out, "\n=== output for debug===\n\n");
+	fprintf(out, "bad: %u, total: %u\n", bad, total);
+	fprintf(out, "bad rate: %.2f %%\n", (double)bad / (double)total * 100);
+	fprintf(out, "histogram of events caused bad sequence\n");
+	for (int i = 0; i < 4; i++)
+		fprintf(out, " %10s: %u\n", names[i], hist[i]);
+}
+
+static void print_contention_head(FILE *out, const struct lock_opts *o)
+{
+	for (int i = 0; i < o->nr_fields; i++)
+		fprintf(out, "%*s ", keys[o->fields[i]].len, keys[o->fields[i]].header);
+	if (o->aggr == AGGR_TASK)
+		fprintf(out, "  %10s   %s\n\n", "pid", "comm");
+	else if (o->aggr == AGGR_ADDR)
+		fprintf(out, "  %16s   %s\n\n", "address", "symbol");
+	else
+		fprintf(out, "  %10s   %s\n\n", "type", "caller");
+}
+
+/* perf lock contention's table. 0 or -ENOMEM. */
+static int print_contention(struct lock_ctx *c, FILE *out)
+{
+	const struct lock_opts *o = c->o;
+	size_t n;
+	struct lstat **v = sorted_stats(c, &n);
+	unsigned int bad = 0, total = 0;
+	long printed = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (!o->quiet)
+		print_contention_head(out, o);
 	for (size_t i = 0; i < n; i++) {
 		const struct lstat *s = v[i];
 		char buf[32];
 
 		total++;
-		if (s->broken)
-			bad++;
-		for (int f = 0; f < o->nr_fields; f++) {
-			enum key k = o->fields[f];
-
-			if (k == K_CONTENDED)
-				fprintf(out, "%*u", keys[k].len, s->nr_contended);
-			else
-				print_time(out, key_value(s, k), keys[k].len);
-			fputc(' ', out);
-		}
+		bad += s->broken;
+		print_columns(out, o, s);
 		if (o->aggr == AGGR_TASK) {
 			fprintf(out, "  %10d   %s\n", (int)s->key,
 				thread_comm(c, (uint32_t)s->key, buf, sizeof(buf)));
@@ -645,21 +746,118 @@ static int print_table(struct lock_ctx *c, FILE *out)
 			if (o->verbose)
 				print_stack(c, out, s);
 		}
+		/* as perf: -E 0 still prints one */
 		if (++printed >= o->entries)
 			break;
 	}
 	free(v);
-	if (!o->quiet && (c->bad_contended || c->bad_acquired || o->verbose)) {
-		const char *names[] = { "acquire", "acquired", "contended", "release" };
-		unsigned int hist[] = { 0, c->bad_acquired, c->bad_contended, 0 };
+	print_bad(c, out, bad, total);
+	return 0;
+}
 
-		fprintf(out, "\n=== output for debug===\n\n");
-		fprintf(out, "bad: %u, total: %u\n", bad, total);
-		fprintf(out, "bad rate: %.2f %%\n", (double)bad / (double)total * 100);
-		fprintf(out, "histogram of events caused bad sequence\n");
-		for (int i = 0; i < 4; i++)
-			fprintf(out, " %10s: %u\n", names[i], hist[i]);
+/* perf lock report's table: a lock per line, named after a caller. 0 or -ENOMEM. */
+static int print_report(struct lock_ctx *c, FILE *out)
+{
+	const struct lock_opts *o = c->o;
+	size_t n;
+	struct lstat **v = sorted_stats(c, &n);
+	unsigned int bad = 0, total = 0;
+	long printed = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (!o->quiet) {
+		fprintf(out, "%20s ", "Name");
+		for (int i = 0; i < o->nr_fields; i++)
+			fprintf(out, "%*s ", keys[o->fields[i]].len, keys[o->fields[i]].header);
+		fprintf(out, "\n\n");
 	}
+	for (size_t i = 0; i < n; i++) {
+		const struct lstat *s = v[i];
+		char buf[32];
+
+		total++;
+		bad += s->broken;
+		if (!s->nr_acquired)
+			continue;
+		if (strlen(s->name) < 20) {
+			fprintf(out, "%20s ",
+				o->aggr == AGGR_TASK ? thread_comm(c, (uint32_t)s->key, buf, sizeof(buf))
+						     : s->name);
+		} else { /* cut to 16 characters and "...", as perf */
+			snprintf(buf, sizeof(buf), "%.16s...", s->name);
+			fprintf(out, "%20s ", buf);
+		}
+		print_columns(out, o, s);
+		fputc('\n', out);
+		if (++printed >= o->entries)
+			break;
+	}
+	free(v);
+	print_bad(c, out, bad, total);
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct lstat *x = *(struct lstat *const *)a, *y = *(struct lstat *const *)b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* perf lock info: -t the threads that waited, -m each lock and its name. 0 or -ENOMEM. */
+static int print_info(struct lock_ctx *c, FILE *out)
+{
+	size_t n = 0, cap = 64;
+	uint32_t *tids;
+	struct lstat **v;
+
+	if (c->o->info_threads) {
+		if (!(tids = malloc(cap * sizeof(*tids))))
+			return -ENOMEM;
+		for (unsigned int b = 0; b < SEQHASH_SIZE; b++)
+			for (struct seq *q = c->seqs[b]; q; q = q->next) {
+				uint32_t *t = n == cap ? realloc(tids, (cap *= 2) * sizeof(*tids)) : tids;
+
+				if (!t) {
+					free(tids);
+					return -ENOMEM;
+				}
+				tids = t;
+				tids[n++] = q->tid;
+			}
+		qsort(tids, n, sizeof(*tids), cmp_tid);
+		fprintf(out, "%10s: comm\n", "Thread ID");
+		for (size_t i = 0; i < n; i++) {
+			char buf[32];
+
+			if (i && tids[i] == tids[i - 1])
+				continue;
+			fprintf(out, "%10d: %s\n", (int)tids[i], thread_comm(c, tids[i], buf, sizeof(buf)));
+		}
+		free(tids);
+		return 0;
+	}
+	if (!(v = calloc(c->nr_stats ? c->nr_stats : 1, sizeof(*v))))
+		return -ENOMEM;
+	for (unsigned int b = 0; b < LOCKHASH_SIZE; b++)
+		for (struct lstat *s = c->hash[b]; s; s = s->next)
+			v[n++] = s;
+	qsort(v, n, sizeof(*v), cmp_map);
+	fprintf(out, "Address of instance: name of class\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %#" PRIx64 ": %s\n", v[i]->key, v[i]->name);
+	free(v);
 	return 0;
 }
 
@@ -718,7 +916,7 @@ static int contention_file(const struct lock_opts *o, const char *path)
 			goto out;
 		}
 	}
-	if (o->aggr == AGGR_CALLER)
+	if (names_by_caller(o))
 		find_lock_text(c);
 	err = process(c);
 	if (err == -ENOMEM) {
@@ -739,7 +937,9 @@ static int contention_file(const struct lock_opts *o, const char *path)
 		fprintf(stderr, "pcl: warning: %" PRIu64 " lock events were lost (the rings were "
 				"full): waits are missing from the table\n",
 			pcl_data_events__stats(in.events)->total_lost);
-	if (print_table(c, stderr)) {
+	if ((o->mode == M_CONTENTION ? print_contention
+	     : o->mode == M_REPORT   ? print_report
+				     : print_info)(c, stderr)) {
 		die_msg("out of memory");
 		goto out;
 	}
@@ -764,13 +964,15 @@ static const char *const record_args[] = {
 /* pcl record with perf lock record's events, then @extra (options, --, command). */
 static int run_record(int nr_pre, const char *const *pre, int argc, char **argv)
 {
-	char **v = calloc(1 + NR_RECORD_ARGS + (size_t)nr_pre + (size_t)argc + 1, sizeof(*v));
+	char **v = calloc(2 + NR_RECORD_ARGS + (size_t)nr_pre + (size_t)argc + 1, sizeof(*v));
 	int n = 0, ret;
 
 	if (!v) {
 		die_msg("out of memory");
 		return 1;
 	}
+	/* cmd_record reads argv[-1], the program, for the file's command line */
+	v[n++] = "pcl";
 	v[n++] = "record";
 	for (size_t i = 0; i < NR_RECORD_ARGS; i++)
 		v[n++] = (char *)record_args[i];
@@ -780,7 +982,7 @@ static int run_record(int nr_pre, const char *const *pre, int argc, char **argv)
 		v[n++] = argv[i];
 	v[n] = NULL;
 	optind = 0; /* a fresh getopt for record's own parse */
-	ret = cmd_record(n, v);
+	ret = cmd_record(n - 1, v + 1);
 	free(v);
 	return ret;
 }
@@ -868,15 +1070,15 @@ enum {
 	OPT_MAP_NR,
 };
 
-static int parse_key(const char *arg, enum key *k, const char *what)
+static int parse_key(const char *arg, enum mode mode, enum key *k, const char *what)
 {
 	for (int i = 0; i < K__NR; i++)
-		if (!strcmp(arg, keys[i].name)) {
+		if (!strcmp(arg, keys[i].name) && (i != K_ACQUIRED || mode == M_REPORT)) {
 			*k = (enum key)i;
 			return 0;
 		}
-	die_msg("unknown %s '%s' (contended, wait_total, wait_max, wait_min or avg_wait)", what,
-		arg);
+	die_msg("unknown %s '%s' (%scontended, wait_total, wait_max, wait_min or avg_wait)", what,
+		arg, mode == M_REPORT ? "acquired, " : "");
 	return -1;
 }
 
@@ -890,11 +1092,12 @@ static int parse_fields(struct lock_opts *o, const char *arg)
 		return -1;
 	}
 	o->nr_fields = 0;
+	o->fields_set = true;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		enum key k;
 		bool dup = false;
 
-		if (parse_key(tok, &k, "output field")) {
+		if (parse_key(tok, o->mode, &k, "output field")) {
 			ret = -1;
 			break;
 		}
@@ -919,11 +1122,58 @@ static int parse_int(const char *arg, const char *what, long min, long max, long
 	return 0;
 }
 
+/* perf lock's options before a subcommand, and each subcommand's own. */
+static const char *const optstrings[] = {
+	[M_CONTENTION] = "+:i:qvfk:F:E:tlaC:p:bh",
+	[M_REPORT] = "+:i:qvfk:F:E:tch",
+	[M_INFO] = "+:i:qvftmh",
+};
+#define GLOBAL_OPTS "+:i:qvfh"
+
+static bool allowed(int c, const char *optstring, bool global, enum mode mode)
+{
+	if (c == ':' || c == '?')
+		return true;
+	if (c < 256)
+		return strchr(optstring, c) != NULL;
+	return c == OPT_KALLSYMS || (!global && mode == M_CONTENTION);
+}
+
+/* A value option of contention, report or info. 0 or -1 (printed). */
+static int parse_value(struct lock_opts *o, int c, const char *arg)
+{
+	long v;
+
+	switch (c) {
+	case 'k':
+		o->sort_set = true;
+		return parse_key(arg, o->mode, &o->sort, "compare key");
+	case 'F': return parse_fields(o, arg);
+	case 'E':
+		if (parse_int(arg, "entry count", 0, INT_MAX / 2, &v))
+			return -1;
+		o->entries = v;
+		return 0;
+	case OPT_MAX_STACK:
+		if (parse_int(arg, "stack depth", 1, 127, &v))
+			return -1;
+		o->max_stack = (int)v;
+		return 0;
+	case OPT_STACK_SKIP:
+		if (parse_int(arg, "stack skip", 0, 127, &v))
+			return -1;
+		o->stack_skip = (int)v;
+		return 0;
+	default: /* --map-nr-entries: checked, not used */
+		return parse_int(arg, "map entry count", 1, INT_MAX, &v);
+	}
+}
+
 /*
- * The options of perf lock (before the subcommand) and of perf lock
- * contention (after it). 1 for -h (usage printed), 0, or -1 (printed).
+ * The options of perf lock (@global: before the subcommand) and of the
+ * subcommand o->mode. 1 for -h (usage printed), 0, or -1 (printed).
  */
-static int parse_opts(int argc, char **argv, struct lock_opts *o, bool contention)
+static int parse_opts(int argc, char **argv, struct lock_opts *o, bool global)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -936,6 +1186,8 @@ static int parse_opts(int argc, char **argv, struct lock_opts *o, bool contentio
 		{ "entries", required_argument, NULL, 'E' },
 		{ "threads", no_argument, NULL, 't' },
 		{ "lock-addr", no_argument, NULL, 'l' },
+		{ "combine-locks", no_argument, NULL, 'c' },
+		{ "map", no_argument, NULL, 'm' },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "stack-skip", required_argument, NULL, OPT_STACK_SKIP },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
@@ -948,15 +1200,15 @@ static int parse_opts(int argc, char **argv, struct lock_opts *o, bool contentio
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *optstring = contention ? "+:i:qvfk:F:E:tlaC:p:bh" : "+:i:qvfh";
+	const char *optstring = global ? GLOBAL_OPTS : optstrings[o->mode];
 	int c;
-	long v;
 
 	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		if (!contention && c != 'i' && c != 'q' && c != 'v' && c != 'f' && c != 'h' &&
-		    c != OPT_KALLSYMS && c != '?' && c != ':') {
-			die_msg("option '%s' belongs after 'contention'; see 'pcl lock -h'",
-				argv[optind - 1]);
+		if (!allowed(c, optstring, global, o->mode)) {
+			die_msg("unknown option '%s' %s; see 'pcl lock -h'", argv[optind - 1],
+				global ? "before the subcommand"
+				: o->mode == M_REPORT ? "of pcl lock report"
+				: o->mode == M_INFO ? "of pcl lock info" : "of pcl lock contention");
 			return -1;
 		}
 		switch (c) {
@@ -965,64 +1217,62 @@ static int parse_opts(int argc, char **argv, struct lock_opts *o, bool contentio
 		case 'v': o->verbose = true; break;
 		case 'f': o->force = true; break;
 		case OPT_KALLSYMS: o->sym.kallsyms = optarg; break;
-		case 'k':
-			if (parse_key(optarg, &o->sort, "compare key"))
-				return -1;
-			break;
-		case 'F':
-			if (parse_fields(o, optarg))
-				return -1;
-			break;
-		case 'E':
-			if (parse_int(optarg, "entry count", 0, INT_MAX / 2, &v))
-				return -1;
-			o->entries = v;
-			break;
-		case 't': o->aggr = AGGR_TASK; break;
+		case 't': o->aggr = AGGR_TASK; o->info_threads = true; break;
 		case 'l': o->aggr = AGGR_ADDR; break;
-		case OPT_MAX_STACK:
-			if (parse_int(optarg, "stack depth", 1, 127, &v))
-				return -1;
-			o->max_stack = (int)v;
-			break;
-		case OPT_STACK_SKIP:
-			if (parse_int(optarg, "stack skip", 0, 127, &v))
-				return -1;
-			o->stack_skip = (int)v;
-			break;
+		case 'c': o->combine = true; break;
+		case 'm': o->info_map = true; break;
 		case OPT_STDIO: break;
 		case 'a': o->system_wide = o->live = true; break;
 		case 'C': o->cpus = optarg; o->live = true; break;
 		case 'p': o->pids = optarg; o->live = true; break;
 		case OPT_TID: o->tids = optarg; o->live = true; break;
 		case 'b': o->live = true; break;
-		case OPT_MAP_NR:
-			if (parse_int(optarg, "map entry count", 1, INT_MAX, &v))
-				return -1;
-			break;
 		case 'h': print_usage("lock", stdout); return 1;
-		default: return option_error("lock", c, argv);
+		case '?':
+		case ':': return option_error("lock", c, argv);
+		default:
+			if (parse_value(o, c, optarg))
+				return -1;
 		}
 	}
 	return 0;
 }
 
-static int cmd_contention(struct lock_opts *o, int argc, char **argv)
+/* The sort key is a column too, after the others (perf's select_key). */
+static void add_sort_column(struct lock_opts *o)
 {
+	for (int i = 0; i < o->nr_fields; i++)
+		if (o->fields[i] == o->sort)
+			return;
+	o->fields[o->nr_fields++] = o->sort;
+}
+
+static int cmd_sub(struct lock_opts *o, int argc, char **argv)
+{
+	static const enum key report_fields[] = { K_ACQUIRED, K_CONTENDED, K_AVG_WAIT,
+						  K_WAIT_TOTAL, K_WAIT_MAX, K_WAIT_MIN };
 	int r;
 
+	/* report's defaults differ; an -F or -k before the subcommand was contention's */
+	if (o->mode == M_REPORT) {
+		o->sort = K_ACQUIRED;
+		memcpy(o->fields, report_fields, sizeof(report_fields));
+		o->nr_fields = 6;
+	}
+	if (o->mode != M_CONTENTION)
+		o->aggr = AGGR_ADDR;
 	optind = 1;
-	r = parse_opts(argc, argv, o, true);
+	r = parse_opts(argc, argv, o, false);
 	if (r)
 		return r > 0 ? 0 : EXIT_USAGE;
-	/* the sort key is a column too, after the others (perf's select_key) */
-	{
-		bool have = false;
-
-		for (int i = 0; i < o->nr_fields; i++)
-			have |= o->fields[i] == o->sort;
-		if (!have)
-			o->fields[o->nr_fields++] = o->sort;
+	add_sort_column(o);
+	if (optind < argc && o->mode != M_CONTENTION) {
+		die_msg("unexpected argument '%s'; see 'pcl lock -h'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->mode == M_INFO && !o->info_threads && !o->info_map) {
+		die_msg("pcl lock info needs -t (threads) or -m (locks); see 'pcl lock -h'");
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		o->live = true;
@@ -1058,7 +1308,7 @@ int cmd_lock(int argc, char **argv)
 	int r;
 
 	optind = 1;
-	r = parse_opts(argc, argv, &o, false);
+	r = parse_opts(argc, argv, &o, true);
 	if (r)
 		return r > 0 ? 0 : EXIT_USAGE;
 	if (optind >= argc) {
@@ -1071,13 +1321,19 @@ int cmd_lock(int argc, char **argv)
 	if (!strncmp(sub, "rec", 3) && !strncmp("record", sub, strlen(sub)))
 		return run_record(0, NULL, argc - 1, argv + 1);
 	if (!strcmp(sub, "contention") || !strcmp(sub, "con"))
-		return cmd_contention(&o, argc, argv);
-	if (!strcmp(sub, "report") || !strcmp(sub, "info") || !strcmp(sub, "script")) {
-		die_msg("'pcl lock %s' is not supported by pcl: use 'pcl lock contention' "
-			"(perf lock %s reads lockdep's lock:lock_acquire events)", sub, sub);
+		o.mode = M_CONTENTION;
+	else if (!strncmp(sub, "rep", 3) && !strncmp("report", sub, strlen(sub)))
+		o.mode = M_REPORT;
+	else if (!strcmp(sub, "info"))
+		o.mode = M_INFO;
+	else if (!strcmp(sub, "script")) {
+		die_msg("'pcl lock script' is not supported by pcl: use 'pcl script' (perf lock "
+			"script runs perf script)");
+		return EXIT_USAGE;
+	} else {
+		die_msg("unknown subcommand '%s' of pcl lock (record, contention, report, info); "
+			"see 'pcl lock -h'", sub);
 		return EXIT_USAGE;
 	}
-	die_msg("unknown subcommand '%s' of pcl lock (record, contention); see 'pcl lock -h'",
-		sub);
-	return EXIT_USAGE;
+	return cmd_sub(&o, argc, argv);
 }

@@ -8,6 +8,8 @@
 #                     perf lock contention's table byte for byte (it is on
 #                     stderr, as perf's), with each -k key, -t, -E, -q, -F;
 #                     ties come out in perf's order, so no canonicalization;
+#   lock-report-*,    pcl lock report (each key, -t, -c, -F, -E, -q) and info
+#   lock-info-*       (-t, -m) print perf's, on both files;
 #   lock-addr         -l (a later perf's option): one line per lock, whose
 #                     contended counts add up to those of the caller table;
 #   lock-live-*       live mode (-b, or a command without -i): the table of
@@ -62,6 +64,16 @@ for f in "${files[@]}"; do
 			continue
 		fi
 		diff_or_ok "$name" "$TMP/p.err" "$TMP/c.err" "perf lock con $o" "pcl lock con $o"
+	done
+	for o in "report" "report -k contended" "report -k wait_min" "report -k avg_wait" \
+		"report -k wait_max -F acquired,wait_total" "report -t" "report -c" \
+		"report -c -k wait_max" "report -E 3 -q" "info -t" "info -m"; do
+		name="lock-$(echo "$o" | tr ' ' _ | tr -d ',-')-$f"
+		# shellcheck disable=SC2086
+		perf lock $o -i "$TMP/$f.data" >/dev/null 2>"$TMP/p.err"
+		# shellcheck disable=SC2086
+		"$PCL" lock $o -i "$TMP/$f.data" >/dev/null 2>"$TMP/c.err"
+		diff_or_ok "$name" "$TMP/p.err" "$TMP/c.err" "perf lock $o" "pcl lock $o"
 	done
 	# the alias, and perf lock's options before the subcommand
 	perf lock -i "$TMP/$f.data" con -E 4 2>"$TMP/p.err"
@@ -141,10 +153,21 @@ for bad in "-k foo" "-F contended,foo" "-E x"; do
 		not_ok "$name" "exit $rc" "$(show "$TMP/e.err")"
 	fi
 done
-"$PCL" lock report -i "$TMP/nolock.data" >/dev/null 2>"$TMP/e.err"
+"$PCL" lock script -i "$TMP/nolock.data" >/dev/null 2>"$TMP/e.err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "not supported by pcl" "$TMP/e.err"; then
-	ok "lock-err-report"
+	ok "lock-err-script"
 else
-	not_ok "lock-err-report" "exit $rc" "$(show "$TMP/e.err")"
+	not_ok "lock-err-script" "exit $rc" "$(show "$TMP/e.err")"
 fi
+for bad in "con -m" "report -l" "info" "-k wait_total con"; do
+	# shellcheck disable=SC2086
+	"$PCL" lock $bad -i "$TMP/nolock.data" >/dev/null 2>"$TMP/e.err"
+	rc=$?
+	name="lock-err-$(echo "$bad" | tr -d ' ,-')"
+	if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/e.err")" = 1 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc" "$(show "$TMP/e.err")"
+	fi
+done
