@@ -8,6 +8,7 @@
 #                     perf lock contention's table byte for byte (it is on
 #                     stderr, as perf's), with each -k key, -t, -E, -q, -F;
 #                     ties come out in perf's order, so no canonicalization;
+#                     --stack-skip, --max-stack, and -v's call chains too;
 #   lock-report-*,    pcl lock report (each key, -t, -c, -F, -E, -q) and info
 #   lock-info-*       (-t, -m) print perf's, on both files;
 #   lock-addr         -l (a later perf's option): one line per lock, whose
@@ -51,7 +52,8 @@ for who in perf pcl; do
 done
 
 opts=("" "-k contended" "-k wait_max" "-k wait_min" "-k avg_wait" "-t" "-t -k contended"
-	"-E 3" "-E 0" "-q -E 5" "-F contended,wait_min -k avg_wait" "-F wait_max,contended" "-q")
+	"-E 3" "-E 0" "-q -E 5" "-F contended,wait_min -k avg_wait" "-F wait_max,contended" "-q"
+	"--stack-skip 2" "--max-stack 4" "--stack-skip 0 --max-stack 3" "--stack-skip 5 -t")
 for f in "${files[@]}"; do
 	for o in "${opts[@]}"; do
 		name="lock-con-$f${o:+-}$(echo "$o" | tr -d ' ,-')"
@@ -75,6 +77,11 @@ for f in "${files[@]}"; do
 		"$PCL" lock $o -i "$TMP/$f.data" >/dev/null 2>"$TMP/c.err"
 		diff_or_ok "$name" "$TMP/p.err" "$TMP/c.err" "perf lock $o" "pcl lock $o"
 	done
+	# -v: each caller's chain under it (perf's own debug lines aside)
+	perf lock contention -i "$TMP/$f.data" -v -E 5 2>&1 >/dev/null |
+		grep -E '^([[:space:]]|$|===|bad|histogram)' >"$TMP/p.err"
+	"$PCL" lock contention -i "$TMP/$f.data" -v -E 5 2>"$TMP/c.err" >/dev/null
+	diff_or_ok "lock-con-$f-v" "$TMP/p.err" "$TMP/c.err" "perf lock con -v" "pcl lock con -v"
 	# the alias, and perf lock's options before the subcommand
 	perf lock -i "$TMP/$f.data" con -E 4 2>"$TMP/p.err"
 	"$PCL" lock -i "$TMP/$f.data" con -E 4 2>"$TMP/c.err"
