@@ -313,6 +313,59 @@ static void *pipe_work(void *arg)
 	return NULL;
 }
 
+/* Run the two sides -l times; the time taken into @tv. 0 or -1 (printed). */
+static int pipe_run(unsigned int loops, bool threads, struct timeval *tv)
+{
+	struct timeval start, stop;
+	struct pipe_side a, b;
+	int p1[2], p2[2], ret = 0;
+
+	if (pipe(p1) || pipe(p2)) {
+		die_msg("bench sched pipe: pipe: %s", strerror(errno));
+		return -1;
+	}
+	a = (struct pipe_side){ .in = p2[0], .out = p1[1], .loops = loops, .first = true };
+	b = (struct pipe_side){ .in = p1[0], .out = p2[1], .loops = loops };
+	gettimeofday(&start, NULL);
+	if (threads) {
+		pthread_t t1, t2;
+		void *r1 = NULL, *r2 = NULL;
+
+		if (pthread_create(&t1, NULL, pipe_work, &a)) {
+			ret = -1;
+		} else if (pthread_create(&t2, NULL, pipe_work, &b)) {
+			/* the first side waits for the second: give it an end of file */
+			close(p2[1]);
+			p2[1] = -1;
+			pthread_join(t1, NULL);
+			ret = -1;
+		} else {
+			pthread_join(t1, &r1);
+			pthread_join(t2, &r2);
+			ret = (r1 || r2) ? -1 : 0;
+		}
+	} else {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0)
+			_exit(pipe_work(&b) ? 1 : 0);
+		ret = pid < 0 || pipe_work(&a) != NULL ? -1 : 0;
+		if (pid > 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)))
+			ret = -1;
+	}
+	gettimeofday(&stop, NULL);
+	for (int i = 0; i < 2; i++) {
+		close(p1[i]);
+		if (p2[i] >= 0)
+			close(p2[i]);
+	}
+	if (ret)
+		die_msg("bench sched pipe: a side failed");
+	timersub(&stop, &start, tv);
+	return ret;
+}
+
 static int bench_pipe(const struct bench_common *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -323,10 +376,9 @@ static int bench_pipe(const struct bench_common *c, int argc, char **argv)
 	};
 	unsigned int loops = 1000000;
 	bool threads = false;
-	struct timeval start, stop, tv;
-	int p1[2], p2[2], opt, ret = 0;
-	struct pipe_side a, b;
+	struct timeval tv;
 	uint64_t v;
+	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+:l:Th", longopts, NULL)) != -1) {
@@ -347,48 +399,8 @@ static int bench_pipe(const struct bench_common *c, int argc, char **argv)
 		die_msg("unexpected argument '%s'; see 'pcl bench -h'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (pipe(p1) || pipe(p2)) {
-		die_msg("bench sched pipe: pipe: %s", strerror(errno));
+	if (pipe_run(loops, threads, &tv))
 		return 1;
-	}
-	a = (struct pipe_side){ .in = p2[0], .out = p1[1], .loops = loops, .first = true };
-	b = (struct pipe_side){ .in = p1[0], .out = p2[1], .loops = loops };
-	gettimeofday(&start, NULL);
-	if (threads) {
-		pthread_t t1, t2;
-		void *r1 = NULL, *r2 = NULL;
-
-		if (pthread_create(&t1, NULL, pipe_work, &a) || pthread_create(&t2, NULL, pipe_work, &b)) {
-			die_msg("bench sched pipe: cannot start a thread");
-			return 1;
-		}
-		pthread_join(t1, &r1);
-		pthread_join(t2, &r2);
-		ret = r1 || r2;
-	} else {
-		pid_t pid = fork();
-		int st;
-
-		if (pid < 0) {
-			die_msg("bench sched pipe: fork: %s", strerror(errno));
-			return 1;
-		}
-		if (pid == 0)
-			_exit(pipe_work(&b) ? 1 : 0);
-		ret = pipe_work(&a) != NULL;
-		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-			ret = 1;
-	}
-	gettimeofday(&stop, NULL);
-	for (int i = 0; i < 2; i++) {
-		close(p1[i]);
-		close(p2[i]);
-	}
-	if (ret) {
-		die_msg("bench sched pipe: a side failed");
-		return 1;
-	}
-	timersub(&stop, &start, &tv);
 	if (c->format == FMT_DEFAULT) {
 		uint64_t us = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
 		double per = (double)us / loops;

@@ -5,10 +5,14 @@
  *   record       pcl record of lock:contention_begin and lock:contention_end,
  *                every event (-c 1), kernel call chains (frame pointers).
  *   contention   reads such a file (pcl's or perf's) and prints the table of
- *                perf lock contention, on stderr as perf does; with a
- *                command or a target instead of a file it records them to a
- *                temporary file first and reads that (live mode: perf's -b
- *                uses BPF to aggregate in the kernel; pcl has none).
+ *                perf lock contention, on stderr as perf does. With a
+ *                command or a target instead of a file (live mode), a
+ *                child runs pcl record into a pipe and the table is built
+ *                from that stream as it comes (perf's -b aggregates in the
+ *                kernel with BPF; pcl has none, and takes -b for this).
+ *   report       perf lock report's table from the same events: a line per
+ *                lock address, named after the caller of its first wait.
+ *   info         -t the threads that waited, -m the locks and their names.
  *
  * The aggregation is perf 6.1's (builtin-lock.c), so that the table is the
  * same line for line on the same file:
@@ -987,27 +991,11 @@ static int run_record(int nr_pre, const char *const *pre, int argc, char **argv)
 	return ret;
 }
 
-/*
- * Live mode: pcl record writes the target's events as a stream into a pipe
- * (a child process), and we read them as they come, so that nothing but
- * the ring buffers and the tables holds them. Ctrl-C stops the recorder
- * (and the command); the table is printed when the stream ends. The exit
- * status is the recorder's (the command's), unless the table fails.
- */
-static int contention_live(const struct lock_opts *o)
+/* pcl record's options for live mode: quiet, into @wpath, on o's target. */
+static int live_args(const struct lock_opts *o, const char *wpath, const char **pre)
 {
-	char wpath[64], rpath[64];
-	const char *pre[12];
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_term;
-	int n = 0, fds[2], st, ret;
-	pid_t pid;
+	int n = 0;
 
-	if (pipe(fds)) {
-		die_msg("cannot create a pipe: %s", strerror(errno));
-		return 1;
-	}
-	snprintf(wpath, sizeof(wpath), "/proc/self/fd/%d", fds[1]);
-	snprintf(rpath, sizeof(rpath), "/proc/self/fd/%d", fds[0]);
 	pre[n++] = "-q";
 	pre[n++] = "-N";
 	pre[n++] = "-o";
@@ -1028,6 +1016,31 @@ static int contention_live(const struct lock_opts *o)
 	}
 	if (o->argc)
 		pre[n++] = "--";
+	return n;
+}
+
+/*
+ * Live mode: pcl record writes the target's events as a stream into a pipe
+ * (a child process), and we read them as they come, so that nothing but
+ * the ring buffers and the tables holds them. Ctrl-C stops the recorder
+ * (and the command); the table is printed when the stream ends. The exit
+ * status is the recorder's (the command's), unless the table fails.
+ */
+static int contention_live(const struct lock_opts *o)
+{
+	char wpath[64], rpath[64];
+	const char *pre[12];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_term;
+	int n, fds[2], st, ret;
+	pid_t pid;
+
+	if (pipe(fds)) {
+		die_msg("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	snprintf(wpath, sizeof(wpath), "/proc/self/fd/%d", fds[1]);
+	snprintf(rpath, sizeof(rpath), "/proc/self/fd/%d", fds[0]);
+	n = live_args(o, wpath, pre);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
