@@ -151,25 +151,39 @@ static uint32_t hash_bits(uint64_t v, unsigned int bits)
 
 /* ---- the kernel's lock functions ---- */
 
+/*
+ * The bounds of the kernel's sched and lock text sections, from kallsyms'
+ * marker symbols. Scanned for by name: a symbol table drops a marker that
+ * shares its address with a function (__pfx_...), and the scan reads the
+ * file once where a table would be built for four names.
+ */
 static void find_lock_text(struct lock_ctx *c)
 {
-	const char *path = c->o->sym.kallsyms ? c->o->sym.kallsyms : "/proc/kallsyms";
-	struct pcl_symtab *t = pcl_symtab__load_kallsyms(path, 0);
-	uint64_t *dst[] = { &c->sched_start, &c->sched_end, &c->lock_start, &c->lock_end };
 	static const char *const names[] = { "__sched_text_start", "__sched_text_end",
 					     "__lock_text_start", "__lock_text_end" };
+	uint64_t *dst[] = { &c->sched_start, &c->sched_end, &c->lock_start, &c->lock_end };
+	FILE *f = fopen(c->o->sym.kallsyms ? c->o->sym.kallsyms : "/proc/kallsyms", "r");
+	char line[512];
+	int found = 0;
 
-	if (!t)
-		return;
-	for (size_t i = 0, n = pcl_symtab__count(t); i < n; i++) {
-		const struct pcl_symbol *s = pcl_symtab__at(t, i);
+	while (f && found < 4 && fgets(line, sizeof(line), f)) {
+		char *p, *name;
+		uint64_t addr = strtoull(line, &p, 16);
 
+		/* "ADDR TYPE NAME[\t[MODULE]]\n" */
+		if (p == line || p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		name = p + 3;
+		name[strcspn(name, "\t\n")] = '\0';
 		for (int j = 0; j < 4; j++)
-			if (s->name && !strcmp(s->name, names[j]))
-				*dst[j] = s->start;
+			if (!*dst[j] && !strcmp(name, names[j])) {
+				*dst[j] = addr;
+				found++;
+			}
 	}
-	pcl_symtab__free(t);
-	if (!c->sched_start || !c->sched_end || !c->lock_start || !c->lock_end)
+	if (f)
+		fclose(f);
+	if (found < 4 || !c->sched_start || !c->lock_start)
 		c->sched_start = c->sched_end = c->lock_start = c->lock_end = 0;
 }
 

@@ -82,6 +82,11 @@ for f in "${files[@]}"; do
 		grep -E '^([[:space:]]|$|===|bad|histogram)' >"$TMP/p.err"
 	"$PCL" lock contention -i "$TMP/$f.data" -v -E 5 2>"$TMP/c.err" >/dev/null
 	diff_or_ok "lock-con-$f-v" "$TMP/p.err" "$TMP/c.err" "perf lock con -v" "pcl lock con -v"
+	# kernel symbols (and the lock sections' bounds) from a kallsyms copy
+	cp /proc/kallsyms "$TMP/kallsyms"
+	perf lock contention -i "$TMP/$f.data" -E 10 2>"$TMP/p.err"
+	"$PCL" lock contention -i "$TMP/$f.data" -E 10 --kallsyms "$TMP/kallsyms" 2>"$TMP/c.err"
+	diff_or_ok "lock-con-$f-kallsyms" "$TMP/p.err" "$TMP/c.err" "perf lock con" "pcl lock con --kallsyms"
 	# the alias, and perf lock's options before the subcommand
 	perf lock -i "$TMP/$f.data" con -E 4 2>"$TMP/p.err"
 	"$PCL" lock -i "$TMP/$f.data" con -E 4 2>"$TMP/c.err"
