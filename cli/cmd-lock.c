@@ -104,6 +104,7 @@ struct lstat {
 	unsigned int nr_contended, nr_acquired;
 	uint64_t total, min, max, avg;
 	bool broken;
+	size_t pos; /* in perf's walk of the hash: ties keep this order */
 	uint64_t *stack; /* -v: the first max_stack addresses of the chain */
 	int nr_stack;
 };
@@ -551,7 +552,9 @@ static int cmp_stat(const void *a, const void *b)
 	const struct lstat *x = *(struct lstat *const *)a, *y = *(struct lstat *const *)b;
 	uint64_t vx = key_value(x, sort_key), vy = key_value(y, sort_key);
 
-	return vx < vy ? 1 : vx > vy ? -1 : 0;
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /*
@@ -678,17 +681,10 @@ static struct lstat **sorted_stats(struct lock_ctx *c, size_t *nr)
 			v[n++] = s;
 	if (c->o->combine)
 		n = combine_stats(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i]->pos = i;
 	sort_key = c->o->sort;
-	for (size_t i = 1; i < n; i++) {
-		struct lstat *s = v[i];
-		size_t j = i;
-
-		while (j > 0 && cmp_stat(&v[j - 1], &s) > 0) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = s;
-	}
+	qsort(v, n, sizeof(*v), cmp_stat);
 	*nr = n;
 	return v;
 }
