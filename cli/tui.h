@@ -37,6 +37,9 @@ struct tui_source {
 	int (*key)(void *ctx, int key);
 };
 
+/* curses' KEY_BTAB (shift-TAB), for a key callback that does not include curses */
+#define TUI_KEY_BTAB 0541
+
 /* true when stdin and stdout are terminals and curses can start */
 bool tui_usable(void);
 
