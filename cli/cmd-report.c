@@ -1278,7 +1278,7 @@ static void browse_select(struct browse_ctx *b)
 	uint64_t nr_shown, total;
 	const struct pcl_data_attr *a = pcl_data_reader__attr(b->in->reader, i);
 	const struct event_hist *eh = &b->eh[i];
-	char cnt[32], freq[64] = "", name[512];
+	char cnt[32], name[512];
 
 	b->ro->nr_members = b->o->group ? eh->nr_members : 0;
 	b->ro->member_totals = eh->member_totals;
@@ -1305,12 +1305,10 @@ static void browse_select(struct browse_ctx *b)
 		snprintf(name, sizeof(name), "%s", a->name[0] ? a->name : "unknown");
 	}
 	pcl_report__count(cnt, sizeof(cnt), nr_shown);
-	if (a->attr.freq)
-		snprintf(freq, sizeof(freq), " %llu Hz,", (unsigned long long)a->attr.sample_freq);
 	/* perf's hists browser title */
 	snprintf(b->title, sizeof(b->title),
-		 "Samples: %s of event%s '%s',%s Event count (approx.): %" PRIu64, cnt,
-		 eh->nr_members > 1 ? "s" : "", name, freq, total);
+		 "Samples: %s of event%s '%s', Event count (approx.): %" PRIu64, cnt,
+		 eh->nr_members > 1 ? "s" : "", name, total);
 	if (b->nr_events > 1) {
 		size_t n = strlen(b->title);
 

@@ -644,7 +644,7 @@ static void draw(struct browser *b)
 	}
 	if (b->m.colhdr && y < LINES - 1) {
 		attron(A_BOLD);
-		mvaddnstr(y, 1, b->m.colhdr, COLS - 1);
+		mvaddnstr(y, 1, b->m.colhdr + 1, COLS - 1);
 		attroff(A_BOLD);
 		y++;
 	}
@@ -672,9 +672,9 @@ static void draw(struct browser *b)
 		if (line == 0) {
 			/* perf's fold sign: '+' folded, '-' unfolded, nothing without a chain */
 			mvaddstr(y, 0, !has_chain(t, ro) ? " " : t->expanded ? "-" : "+");
-			draw_text(b, y, 1, t->line, sel);
+			draw_text(b, y, 1, t->line[0] ? t->line + 1 : t->line, sel);
 		} else {
-			draw_text(b, y, 1, t->chain[line - 1], sel);
+			draw_text(b, y, 1, t->chain[line - 1][0] ? t->chain[line - 1] + 1 : "", sel);
 		}
 		if (sel)
 			attroff(b->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE);
