@@ -1359,11 +1359,14 @@ static int browse_key(void *ctx, int key)
 	if (b->nr_events < 2 || (key != '\t' && key != TUI_KEY_BTAB))
 		return 0;
 	b->cur = (b->cur + (key == '\t' ? 1 : b->nr_events - 1)) % b->nr_events;
-	pcl_hists__finish(b->eh[b->events[b->cur]].h);
 	browse_select(b);
 	return 0;
 }
 
+/*
+ * The browser over event @eh's histograms: 0, 1 (an error, printed), or -1
+ * when the terminal could not take it after all (the caller prints text).
+ */
 static int report_browse(struct input *in, const struct report_opts *o, struct event_hist *eh,
 			 int nr, struct pcl_report_opts *ro)
 {
@@ -1390,6 +1393,10 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 	browse_select(&b);
 	ret = tui_browse(&src);
 	free(b.events);
+	if (ret == -ENOTTY)
+		return -1; /* no browser after all: the text report */
+	if (ret == -EINTR)
+		return 1; /* a signal ended it */
 	if (ret) {
 		die_msg("the browser failed: %s", strerror(-ret));
 		return 1;
@@ -1517,7 +1524,11 @@ static int report(struct report_opts *o)
 		any |= eh[i].nr_samples != 0;
 	if (o->browse && any) {
 		ret = report_browse(&in, o, eh, nr, &ro);
-		goto out;
+		if (ret >= 0)
+			goto out;
+		ret = 1;
+		if (cli_pager_wanted)
+			setup_pager();
 	}
 	if (o->quiet)
 		goto sections;

@@ -692,6 +692,27 @@ static void draw(struct browser *b)
 
 /* ---- text views: help, annotation ---- */
 
+/*
+ * An annotation line's percentage ("   34.34 :   1201:  mov ..."), drawn
+ * again in perf's colour for it.
+ */
+static void annotate_color(struct browser *b, int y, const char *s)
+{
+	size_t lead = strspn(s, " "), n = strspn(s + lead, "0123456789.");
+	const char *c;
+	int pair;
+
+	if (!b->color || !n || strncmp(s + lead + n, " :", 2) || (int)(lead + n) > COLS)
+		return;
+	c = pcl_percent_color(strtod(s + lead, NULL));
+	pair = c[0] && c[3] == '1' ? PAIR_RED : c[0] ? PAIR_GREEN : 0;
+	if (!pair)
+		return;
+	attron(COLOR_PAIR(pair));
+	mvaddnstr(y, (int)lead, s + lead, (int)n);
+	attroff(COLOR_PAIR(pair));
+}
+
 /* Show @text (lines) under @title, scrollable, until q, ESC or left. */
 static void pager(struct browser *b, const char *title, char *text)
 {
@@ -724,6 +745,7 @@ static void pager(struct browser *b, const char *title, char *text)
 			}
 			buf[o] = '\0';
 			draw_text(b, 1 + i, 0, buf, false);
+			annotate_color(b, 1 + i, buf);
 		}
 		attron(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
 		mvhline(LINES - 1, 0, ' ', COLS);
@@ -1112,15 +1134,22 @@ int tui_browse(const struct tui_source *src)
 	SCREEN *scr;
 	int64_t next_tick = 0;
 	int ret = 0;
+	char *ctype;
 
 	if (!src || !src->get || !src->ropts)
 		return -EINVAL;
-	setlocale(LC_ALL, "");
+	/* the terminal's character set, for ncursesw; given back at the end */
+	ctype = xstrdup(setlocale(LC_CTYPE, NULL));
+	setlocale(LC_CTYPE, "");
 	/* ESC alone is ESC after 25 ms, not the start of a sequence for a second */
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
-	if (!(scr = newterm(NULL, stdout, stdin)))
+	if (!(scr = newterm(NULL, stdout, stdin))) {
+		if (ctype)
+			setlocale(LC_CTYPE, ctype);
+		free(ctype);
 		return -ENOTTY;
+	}
 	tui_signal = 0;
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
@@ -1182,5 +1211,11 @@ out:
 		sigaction(sigs[i], &old[i], NULL);
 	fflush(stdout);
 	browser_free(&b);
+	if (ctype)
+		setlocale(LC_CTYPE, ctype);
+	free(ctype);
+	/* SIGINT is CTRL-C, a key here: quitting; TERM and HUP ended the browser */
+	if (!ret && tui_signal && tui_signal != SIGINT)
+		ret = -EINTR;
 	return ret;
 }

@@ -18,8 +18,11 @@
 #                     that thread's
 #   tui-annotate      'a' on hot_leaf: pcl annotate --stdio hot_leaf's lines
 #   tui-quit          q: exit status 0, the browser gone from the screen
+#   tui-help          '?' lists the keys, q goes back to the list
 #   tui-resize        a smaller window redraws at its width
 #   tui-stdio         --stdio and --no-tui on a terminal print the text report
+#   tui-events        a file of two events: TAB goes to the second's
+#                     histogram (title and rows as --stdio's section of it)
 #   tui-pipe          `pcl report | cat` and `pcl report --tui | cat` print
 #                     --stdio's text, as perf report --tui into a pipe does
 . "$(dirname "$0")/lib.sh"
@@ -167,6 +170,14 @@ else
 fi
 keys t
 
+# --- help ---------------------------------------------------------------------
+keys '?'
+if screen | grep -q '^E  *Expand all call chains' && keys q && screen | head -1 | grep -q '^Samples: '; then
+	ok tui-help
+else
+	not_ok tui-help "? did not show the keys, or q did not come back" "$(screen | head -5)"
+fi
+
 # --- resize, quit --------------------------------------------------------------
 tm resize-window -t t -x 100 -y 30 2>/dev/null
 sleep 0.5
@@ -224,6 +235,29 @@ if have_perf && record_to tui perf perf-hot -g -o "$TMP/perf-hot.data" -- "$HOT"
 		fi
 	else
 		not_ok tui-entries-perf "no browser on perf's file" "$(screen | head -5)"
+	fi
+	keys q
+fi
+
+# --- two events: TAB -----------------------------------------------------------
+if record_to tui pcl two -N -e cpu-clock -e task-clock -o "$TMP/two.data" -- "$HOT" 300; then
+	"$PCL" report -i "$TMP/two.data" --stdio >"$TMP/two.txt" 2>/dev/null
+	# the second section's title and entry lines
+	awk '/^# Samples: /{ n++ } n == 2' "$TMP/two.txt" >"$TMP/two-2.txt"
+	start -i "$TMP/two.data"
+	if wait_for '^Samples: .*cpu-clock'; then
+		keys Tab
+		samples=$(sed -n "s/^# Samples: \(.*\) of event '\(.*\)'$/\1 of event '\2'/p" "$TMP/two-2.txt")
+		rows >"$TMP/two-rows.txt"
+		stdio_rows "$TMP/two-2.txt" | head -"$(wc -l <"$TMP/two-rows.txt")" >"$TMP/two-want.txt"
+		if screen | head -1 | grep -qF "Samples: $samples," && [ -s "$TMP/two-rows.txt" ] &&
+			diff -u "$TMP/two-want.txt" "$TMP/two-rows.txt" >"$TMP/d"; then
+			ok tui-events
+		else
+			not_ok tui-events "after TAB, want the task-clock section ($samples)" "$(screen | head -3)" "$(head -10 "$TMP/d")"
+		fi
+	else
+		not_ok tui-events "no browser on a two-event file" "$(screen | head -5)"
 	fi
 	keys q
 fi
