@@ -1348,7 +1348,7 @@ static int browse_annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
 		return pcl_annotate__print(fp, a, i, b->in->symbols,
 					   name && name[0] ? name : "unknown", &ao);
 	}
-	return -ENOTSUP; /* no sample in it itself: its period is its callees' */
+	return -ENODATA; /* no sample in it itself: its period is its callees' */
 }
 
 /* TAB and shift-TAB: the next and previous event, as in perf. */

@@ -851,8 +851,12 @@ static void annotate(struct browser *b)
 	if (ret || !buf || !len) {
 		const char *err = pcl_last_error();
 
-		if (ret == -ENOTSUP || !ret)
-			snprintf(b->status, sizeof(b->status), "cannot annotate %s",
+		if (ret == -ENODATA)
+			snprintf(b->status, sizeof(b->status),
+				 "nothing to annotate: no sample in %s itself",
+				 t->e->frame.sym->name);
+		else if (ret == -ENOTSUP || !ret)
+			snprintf(b->status, sizeof(b->status), "cannot annotate %s here",
 				 t->e->frame.sym->name);
 		else
 			snprintf(b->status, sizeof(b->status), "cannot annotate %s: %s",

@@ -31,7 +31,8 @@ struct tui_source {
 	/* the header lines (event, samples, target); may change per tick */
 	const char *(*title)(void *ctx);
 	/* perf annotate --stdio text for entry e into fp; NULL or
-	   -ENOTSUP: annotation not available */
+	   -ENOTSUP: annotation not available; -ENODATA: no sample in the
+	   symbol itself (a caller's entry in children mode) */
 	int (*annotate)(void *ctx, const struct pcl_hist_entry *e, FILE *fp);
 	/* a key the browser does not handle (top: 'z', 'd'); 0 or -errno */
 	int (*key)(void *ctx, int key);

@@ -17,6 +17,8 @@
 #   tui-zoom-thread   't': the title says "Thread: hot(TID)", the rows are
 #                     that thread's
 #   tui-annotate      'a' on hot_leaf: pcl annotate --stdio hot_leaf's lines
+#   tui-annotate-caller  'a' on outer (no sample of its own): the bottom
+#                     line says there is nothing to annotate
 #   tui-quit          q: exit status 0, the browser gone from the screen
 #   tui-help          '?' lists the keys, q goes back to the list
 #   tui-resize        a smaller window redraws at its width
@@ -143,6 +145,14 @@ else
 	not_ok tui-annotate "the annotation against pcl annotate --stdio hot_leaf:" "$(head -20 "$TMP/d")"
 fi
 keys q # back to the list
+# outer has no sample of its own (its children's only): nothing to annotate, said so
+keys Escape / o u t e r Enter a
+if screen | tail -1 | grep -q 'nothing to annotate: no sample in outer itself'; then
+	ok tui-annotate-caller
+else
+	not_ok tui-annotate-caller "a on outer (self 0%):" "$(screen | tail -1)"
+fi
+keys Escape / h o t _ l e a f Enter
 
 # --- zoom into the DSO and the thread ----------------------------------------
 keys d Escape # zoom into hot_leaf's DSO, then drop the search
