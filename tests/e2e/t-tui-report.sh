@@ -202,7 +202,7 @@ fi
 keys q
 for ((i = 0; i < 50; i++)); do [ -s "$TMP/exit" ] && break; sleep 0.1; done
 st=$(cat "$TMP/exit" 2>/dev/null)
-if [ "$st" = 0 ] && ! screen | grep -qE '^Samples: |Press .\?. for help'; then
+if [ "$st" = 0 ] && ! crashed "$TMP/tui.err" 0 && ! screen | grep -qE '^Samples: |Press .\?. for help'; then
 	ok tui-quit
 else
 	not_ok tui-quit "exit status '$st' (want 0)" "$(screen | head -5)" "$(head -5 "$TMP/tui.err")"
