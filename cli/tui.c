@@ -75,6 +75,7 @@ struct browser {
 	bool has_sel_key;
 	char status[256];
 	bool color;
+	struct pcl_report_opts vro; /* the columns shown (view_opts) */
 };
 
 static volatile sig_atomic_t tui_signal;
@@ -424,7 +425,7 @@ static void apply_state(struct browser *b)
 		t->visible = entry_visible(b, t->e);
 		t->expanded = b->nr_exp && is_expanded(b, t->e) && has_chain(t, b->src->ropts);
 	}
-	if (b->nr_exp && model_chains(&b->m, b->src->ropts))
+	if (b->nr_exp && model_chains(&b->m, &b->vro))
 		snprintf(b->status, sizeof(b->status), "out of memory for the call graphs");
 }
 
@@ -513,20 +514,72 @@ static void restore_sel(struct browser *b)
 }
 
 /* A new histogram from the source: rebuild the rows, keep the state. */
-static int reload(struct browser *b)
+/*
+ * The columns shown: the source's, without the DSO column while zoomed
+ * into a DSO and the pid column while zoomed into a thread, as perf elides
+ * them (unless that would leave no key column).
+ */
+static void view_opts(struct browser *b)
 {
-	const struct pcl_hists *h = b->src->get(b->src->ctx);
+	const struct pcl_report_opts *ro = b->src->ropts;
+	struct pcl_report_opts *v = &b->vro;
+	static const enum pcl_sort_key def[] = { PCL_SORT_COMM, PCL_SORT_DSO, PCL_SORT_SYM };
+	int n = 0, keys = 0;
+
+	*v = *ro;
+	v->sz = sizeof(*v);
+	if (!b->zoomed[ZOOM_DSO] && !b->zoomed[ZOOM_THREAD])
+		return;
+	if (!v->nr_keys) {
+		memcpy(v->keys, def, sizeof(def));
+		v->nr_keys = 3;
+	}
+#define ELIDED(k)                                                                          \
+	((b->zoomed[ZOOM_DSO] && (k) == PCL_SORT_DSO) ||                                   \
+	 (b->zoomed[ZOOM_THREAD] && ((k) == PCL_SORT_PID || (k) == PCL_SORT_TID)))
+	if (v->nr_fields) {
+		for (int i = 0; i < v->nr_fields; i++)
+			keys += v->fields[i].hpp == PCL_HPP_KEY && !ELIDED(v->fields[i].key);
+		if (!keys)
+			return;
+		for (int i = 0; i < ro->nr_fields; i++)
+			if (ro->fields[i].hpp != PCL_HPP_KEY || !ELIDED(ro->fields[i].key))
+				v->fields[n++] = ro->fields[i];
+		v->nr_fields = n;
+		return;
+	}
+	for (int i = 0; i < v->nr_keys; i++)
+		keys += !ELIDED(v->keys[i]);
+	if (!keys)
+		return;
+	for (int i = 0, m = v->nr_keys; i < m; i++)
+		if (!ELIDED(v->keys[i]))
+			v->keys[n++] = v->keys[i];
+	v->nr_keys = n;
+#undef ELIDED
+}
+
+/* The rows of histogram @h again (the same or a new one), the state kept. */
+static int rebuild(struct browser *b, const struct pcl_hists *h)
+{
 	int ret;
 
-	if (!h)
-		return -EIO;
 	remember_sel(b);
 	model_free(&b->m);
-	if ((ret = model_build(&b->m, h, b->src->ropts)))
+	view_opts(b);
+	if ((ret = model_build(&b->m, h, &b->vro)))
 		return ret;
 	apply_state(b);
 	restore_sel(b);
 	return 0;
+}
+
+/* A new histogram from the source. */
+static int reload(struct browser *b)
+{
+	const struct pcl_hists *h = b->src->get(b->src->ctx);
+
+	return h ? rebuild(b, h) : -EIO;
 }
 
 static void refilter(struct browser *b)
@@ -595,6 +648,17 @@ static void draw_text(struct browser *b, int y, int x, const char *s, bool sel)
 	}
 }
 
+static bool ro_has_key(const struct pcl_report_opts *ro, enum pcl_sort_key k)
+{
+	for (int i = 0; i < ro->nr_keys; i++)
+		if (ro->keys[i] == k)
+			return true;
+	for (int i = 0; i < ro->nr_fields; i++)
+		if (ro->fields[i].hpp == PCL_HPP_KEY && ro->fields[i].key == k)
+			return true;
+	return false;
+}
+
 /* The title's lines, then the zooms, as perf's title line says them. */
 static void title_text(struct browser *b, char *buf, size_t len)
 {
@@ -605,9 +669,14 @@ static void title_text(struct browser *b, char *buf, size_t len)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	if (b->zoomed[ZOOM_THREAD])
+	/* perf's: the tid only when the entries are by thread (the pid key) */
+	if (b->zoomed[ZOOM_THREAD] && (ro_has_key(b->src->ropts, PCL_SORT_PID) ||
+				       ro_has_key(b->src->ropts, PCL_SORT_TID)))
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", Thread: %s(%d)",
 				      b->z_comm ? b->z_comm : "", b->z_tid);
+	else if (b->zoomed[ZOOM_THREAD])
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", Thread: %s",
+				      b->z_comm ? b->z_comm : "");
 	if (n < len && b->zoomed[ZOOM_DSO])
 		n += (size_t)snprintf(buf + n, len - n, ", DSO: %s", b->z_dso);
 	if (n < len && b->zoomed[ZOOM_SYM])
@@ -685,7 +754,10 @@ static void draw(struct browser *b)
 	attron(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
 	mvhline(LINES - 1, 0, ' ', COLS);
 	mvaddnstr(LINES - 1, 0,
-		  b->status[0] ? b->status : "Press '?' for help on key bindings", COLS);
+		  b->status[0]	 ? b->status
+		  : b->nr_stack ? "To zoom out press ESC, or the zoom's key (t, d, s) again"
+				 : "Press '?' for help on key bindings",
+		  COLS);
 	attroff(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
 	refresh();
 }
@@ -924,13 +996,23 @@ static void zoom_pop(struct browser *b, enum zoom z)
 	b->nr_stack = j;
 }
 
+/* After a zoom in or out: the columns may change (view_opts), the rows do. */
+static void rezoom(struct browser *b)
+{
+	int ret = rebuild(b, b->m.h);
+
+	if (ret)
+		snprintf(b->status, sizeof(b->status), "cannot show the entries: %s",
+			 strerror(-ret));
+}
+
 static void zoom(struct browser *b, enum zoom z)
 {
 	struct tent *t = row_entry(b, b->sel, NULL);
 
 	if (b->zoomed[z]) {
 		zoom_pop(b, z);
-		refilter(b);
+		rezoom(b);
 		return;
 	}
 	if (!t)
@@ -958,7 +1040,7 @@ static void zoom(struct browser *b, enum zoom z)
 	}
 	b->zoomed[z] = true;
 	b->stack[b->nr_stack++] = z;
-	refilter(b);
+	rezoom(b);
 }
 
 static void toggle(struct browser *b, int mode /* 1 on, 0 off, -1 flip */)
@@ -1080,7 +1162,7 @@ static int handle_key(struct browser *b, int c)
 			refilter(b);
 		} else if (b->nr_stack) {
 			zoom_pop(b, b->stack[b->nr_stack - 1]);
-			refilter(b);
+			rezoom(b);
 		} else if (c == KEY_ESC) {
 			return 1;
 		}

@@ -14,8 +14,11 @@
 #   tui-search        '/' warm: exactly the rows whose symbol holds "warm"
 #   tui-zoom-dso      'd' on hot_leaf: only the DSO "hot" rows (all of
 #                     --stdio's), the title says "DSO: hot"; ESC zooms out
-#   tui-zoom-thread   't': the title says "Thread: hot(TID)", the rows are
-#                     that thread's
+#                     (its column elided, as perf does)
+#   tui-zoom-thread   't': the title says "Thread: hot", the rows are that
+#                     thread's
+#   tui-zoom-pid      with -s pid,dso,sym, 't': "Thread: hot(TID)", the rows
+#                     --stdio's of that pid, the pid column elided
 #   tui-annotate      'a' on hot_leaf: pcl annotate --stdio hot_leaf's lines
 #   tui-annotate-caller  'a' on outer (no sample of its own): the bottom
 #                     line says there is nothing to annotate
@@ -155,31 +158,33 @@ fi
 keys Escape / h o t _ l e a f Enter
 
 # --- zoom into the DSO and the thread ----------------------------------------
+# without field N: the words of each line, single-spaced
+drop() { awk -v n="$1" '{ s = ""; for (i = 1; i <= NF; i++) if (i != n) s = s (s == "" ? "" : " ") $i; print s }'; }
 keys d Escape # zoom into hot_leaf's DSO, then drop the search
-rows | awk '{ print $4 }' | sort -u >"$TMP/dsos.txt"
-nz=$(rows | wc -l)
-nw=$(stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | wc -l)
-if [ "$(cat "$TMP/dsos.txt")" = hot ] && [ "$nz" -eq "$nw" ] &&
-	screen | head -1 | grep -q ', DSO: hot$'; then
+rows | drop 0 >"$TMP/zrows.txt"
+stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 >"$TMP/zwant.txt"
+hdr=$(screen | sed -n 2p)
+# perf elides the DSO column while zoomed into one
+if [ -s "$TMP/zwant.txt" ] && diff -u "$TMP/zwant.txt" "$TMP/zrows.txt" >"$TMP/d" &&
+	screen | head -1 | grep -q ', DSO: hot$' && [[ $hdr != *"Shared Object"* ]]; then
 	keys Escape
-	if screen | head -1 | grep -q 'DSO:'; then
-		not_ok tui-zoom-dso "ESC did not zoom out: $(screen | head -1)"
+	if screen | head -1 | grep -q 'DSO:' || ! screen | sed -n 2p | grep -q 'Shared Object'; then
+		not_ok tui-zoom-dso "ESC did not zoom out: $(screen | head -2)"
 	else
 		ok tui-zoom-dso
 	fi
 else
-	not_ok tui-zoom-dso "DSOs shown: $(tr '\n' ' ' <"$TMP/dsos.txt"); $nz rows, want $nw" "$(screen | head -8)"
+	not_ok tui-zoom-dso "rows zoomed into DSO hot (its column elided) against --stdio's:" \
+		"$hdr" "$(head -10 "$TMP/d")"
 fi
 keys t
 title=$(screen | head -1)
-tid=$(sed -n 's/.*Thread: hot(\([0-9]*\))$/\1/p' <<<"$title")
-if [ -n "$tid" ] && [ "$(rows | awk '{ print $3 }' | sort -u)" = hot ]; then
+if [[ $title == *", Thread: hot" ]] && [ "$(rows | awk '{ print $3 }' | sort -u)" = hot ]; then
 	ok tui-zoom-thread
 else
 	not_ok tui-zoom-thread "title: $title"
 fi
 keys t
-
 # --- help ---------------------------------------------------------------------
 keys '?'
 if screen | grep -q '^E  *Expand all call chains' && keys q && screen | head -1 | grep -q '^Samples: '; then
@@ -206,6 +211,25 @@ if [ "$st" = 0 ] && ! crashed "$TMP/tui.err" 0 && ! screen | grep -qE '^Samples:
 	ok tui-quit
 else
 	not_ok tui-quit "exit status '$st' (want 0)" "$(screen | head -5)" "$(head -5 "$TMP/tui.err")"
+fi
+
+# --- thread zoom by pid: the title names the tid, the pid column goes -----------
+start -i "$F" -s pid,dso,sym
+if wait_for '^Samples: '; then
+	"$PCL" report -i "$F" --stdio -s pid,dso,sym >"$TMP/stdio-pid.txt" 2>/dev/null
+	keys t
+	title=$(screen | head -1)
+	tid=$(sed -n 's/.*, Thread: hot(\([0-9]*\))$/\1/p' <<<"$title")
+	rows | drop 0 >"$TMP/trows.txt"
+	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 >"$TMP/twant.txt"
+	if [ -n "$tid" ] && [ -s "$TMP/twant.txt" ] && diff -u "$TMP/twant.txt" "$TMP/trows.txt" >"$TMP/d"; then
+		ok tui-zoom-pid
+	else
+		not_ok tui-zoom-pid "title: $title" "$(head -10 "$TMP/d")"
+	fi
+	keys q
+else
+	not_ok tui-zoom-pid "no browser with -s pid,dso,sym" "$(screen | head -5)"
 fi
 
 # --- the text interfaces ---------------------------------------------------------
