@@ -34,11 +34,26 @@ struct ekey {
 	const void *parent;
 };
 
+/* An open chain: its entry, and the branches folded in it (their first line) */
+struct expn {
+	struct ekey k;
+	int *folds;
+	int nr_folds;
+};
+
 struct tent {
 	const struct pcl_hist_entry *e;
 	const char *line;    /* its stdio line, in model.text */
 	const char **chain;  /* its call-graph lines, in model.gtext (once built) */
 	int nr_chain;
+	/*
+	 * Each chain line's name column (-1: bars only) and whether it starts
+	 * a branch ("--12.34%--name", "---name"): the tree the lines draw,
+	 * for folding a branch. @vis: the lines not folded away, @nr_vis of them.
+	 */
+	int *col;
+	bool *branch;
+	int *vis, nr_vis;
 	bool expanded;
 	bool visible; /* passes the zooms and the search */
 };
@@ -66,7 +81,7 @@ struct browser {
 	int nr_stack;
 	char *search; /* symbol substring, NULL: none */
 	/* expanded entries, by key */
-	struct ekey *exp;
+	struct expn *exp;
 	int nr_exp;
 	/* selection: row index and the first row shown */
 	int sel, top;
@@ -180,8 +195,12 @@ static bool ekey_match(const struct ekey *k, const struct pcl_hist_entry *e,
 
 static void model_free(struct model *m)
 {
-	for (int i = 0; i < m->nr; i++)
+	for (int i = 0; i < m->nr; i++) {
 		free(m->ents[i].chain);
+		free(m->ents[i].col);
+		free(m->ents[i].branch);
+		free(m->ents[i].vis);
+	}
 	free(m->ents);
 	free(m->text);
 	free(m->gtext);
@@ -306,6 +325,31 @@ static int model_build(struct model *m, const struct pcl_hists *h, const struct 
 }
 
 /*
+ * Where a call-graph line's frame name starts, -1 for a line of bars;
+ * *@branch: the line starts a branch, "|--12.34%--name" or "---name" (its
+ * other lines are the block's next frames, "|          name", in the same
+ * column). A branch's children are the lines in deeper columns under it.
+ */
+static int name_col(const char *s, bool *branch)
+{
+	int p = (int)strspn(s, " |");
+	const char *q;
+
+	*branch = false;
+	if (!s[p])
+		return -1;
+	if (!strncmp(s + p, "---", 3)) {
+		*branch = true;
+		return p + 3;
+	}
+	if (!strncmp(s + p, "--", 2) && (q = strstr(s + p + 2, "--"))) {
+		*branch = true;
+		return (int)(q + 2 - s);
+	}
+	return p;
+}
+
+/*
  * Each entry's call-graph lines: the -g report is each entry's line (the
  * same as without the graph) followed by its graph lines and a blank line.
  */
@@ -341,13 +385,20 @@ static int model_chains(struct model *m, const struct pcl_report_opts *ro)
 		while (end > start && !lines[end - 1][strspn(lines[end - 1], " ")])
 			end--; /* the blank line after a graph */
 		if (end > start) {
-			t->chain = malloc((size_t)(end - start) * sizeof(*t->chain));
-			if (!t->chain) {
+			size_t n = (size_t)(end - start);
+
+			t->chain = malloc(n * sizeof(*t->chain));
+			t->col = malloc(n * sizeof(*t->col));
+			t->branch = malloc(n * sizeof(*t->branch));
+			t->vis = malloc(n * sizeof(*t->vis));
+			if (!t->chain || !t->col || !t->branch || !t->vis) {
 				free(lines);
 				return -ENOMEM;
 			}
-			for (int k = start; k < end; k++)
+			for (int k = start; k < end; k++) {
 				t->chain[k - start] = lines[k];
+				t->col[k - start] = name_col(lines[k], &t->branch[k - start]);
+			}
 			t->nr_chain = end - start;
 		}
 	}
@@ -380,40 +431,141 @@ static bool entry_visible(const struct browser *b, const struct pcl_hist_entry *
 	return true;
 }
 
-static bool is_expanded(const struct browser *b, const struct pcl_hist_entry *e)
+static struct expn *find_exp(const struct browser *b, const struct pcl_hist_entry *e)
 {
 	for (int i = 0; i < b->nr_exp; i++)
-		if (ekey_match(&b->exp[i], e, b->src->ropts))
-			return true;
-	return false;
+		if (ekey_match(&b->exp[i].k, e, b->src->ropts))
+			return &b->exp[i];
+	return NULL;
 }
 
+static void expn_free(struct expn *x)
+{
+	ekey_free(&x->k);
+	free(x->folds);
+	x->folds = NULL;
+	x->nr_folds = 0;
+}
+
+/* Open (every branch unfolded) or close entry @e's chain. */
 static void set_expanded(struct browser *b, const struct pcl_hist_entry *e, bool on)
 {
-	for (int i = 0; i < b->nr_exp; i++) {
-		if (ekey_match(&b->exp[i], e, b->src->ropts)) {
-			if (!on) {
-				ekey_free(&b->exp[i]);
-				b->exp[i] = b->exp[--b->nr_exp];
-			}
-			return;
-		}
-	}
-	if (on) {
-		struct ekey *nv = realloc(b->exp, (size_t)(b->nr_exp + 1) * sizeof(*nv));
+	struct expn *x = find_exp(b, e), *nv;
 
-		if (!nv)
-			return;
-		b->exp = nv;
-		ekey_set(&b->exp[b->nr_exp++], e);
+	if (x && !on) {
+		expn_free(x);
+		*x = b->exp[--b->nr_exp];
+		return;
 	}
+	if (x) {
+		free(x->folds);
+		x->folds = NULL;
+		x->nr_folds = 0;
+		return;
+	}
+	if (!on || !(nv = realloc(b->exp, (size_t)(b->nr_exp + 1) * sizeof(*nv))))
+		return;
+	b->exp = nv;
+	memset(&b->exp[b->nr_exp], 0, sizeof(*b->exp));
+	ekey_set(&b->exp[b->nr_exp++].k, e);
 }
 
 static void clear_expanded(struct browser *b)
 {
 	for (int i = 0; i < b->nr_exp; i++)
-		ekey_free(&b->exp[i]);
+		expn_free(&b->exp[i]);
 	b->nr_exp = 0;
+}
+
+/* The first line of the block line @i of @t is in (-1: a line of bars). */
+static int block_start(const struct tent *t, int i)
+{
+	if (t->col[i] < 0)
+		return -1;
+	while (!t->branch[i] && i > 0 && t->col[i - 1] == t->col[i])
+		i--;
+	return i;
+}
+
+/*
+ * The lines a fold of the block starting at line @s hides: [*@from, *@to),
+ * what is under its last frame up to the next line at its depth or above,
+ * the bars before that line kept. Empty: nothing to fold.
+ */
+static void fold_range(const struct tent *t, int s, int *from, int *to)
+{
+	int c = t->col[s], e = s, r;
+
+	while (e + 1 < t->nr_chain && !t->branch[e + 1] && t->col[e + 1] == c)
+		e++;
+	for (r = e + 1; r < t->nr_chain; r++)
+		if (t->col[r] >= 0 && t->col[r] <= c)
+			break;
+	if (r < t->nr_chain)
+		while (r - 1 > e && t->col[r - 1] < 0)
+			r--;
+	*from = e + 1;
+	*to = r;
+}
+
+static bool is_folded(const struct expn *x, int s)
+{
+	for (int i = 0; x && i < x->nr_folds; i++)
+		if (x->folds[i] == s)
+			return true;
+	return false;
+}
+
+/* Fold or unfold the branch line @line of @t is in. */
+static void toggle_fold(struct browser *b, struct tent *t, int line)
+{
+	struct expn *x = find_exp(b, t->e);
+	int s = block_start(t, line), from, to;
+
+	if (!x || s < 0) {
+		snprintf(b->status, sizeof(b->status), "nothing to fold here");
+		return;
+	}
+	fold_range(t, s, &from, &to);
+	if (from >= to) {
+		snprintf(b->status, sizeof(b->status), "nothing under this branch");
+		return;
+	}
+	for (int i = 0; i < x->nr_folds; i++) {
+		if (x->folds[i] == s) {
+			x->folds[i] = x->folds[--x->nr_folds];
+			return;
+		}
+	}
+	int *nv = realloc(x->folds, (size_t)(x->nr_folds + 1) * sizeof(*nv));
+
+	if (!nv)
+		return;
+	x->folds = nv;
+	x->folds[x->nr_folds++] = s;
+}
+
+/* The chain lines of @t that its folds leave, into t->vis. */
+static void chain_visible(struct tent *t, const struct expn *x)
+{
+	int hide_to = -1;
+
+	t->nr_vis = 0;
+	for (int i = 0; i < t->nr_chain; i++) {
+		int from, to;
+
+		if (i < hide_to)
+			continue;
+		t->vis[t->nr_vis++] = i;
+		if (x && x->nr_folds && block_start(t, i) == i && is_folded(x, i)) {
+			fold_range(t, i, &from, &to);
+			/* the block's own lines stay; what is under it goes */
+			for (int k = i + 1; k < from; k++)
+				t->vis[t->nr_vis++] = k;
+			hide_to = to;
+			i = from - 1;
+		}
+	}
 }
 
 /* Visibility and expansion of the model's entries from the browser's state. */
@@ -423,10 +575,18 @@ static void apply_state(struct browser *b)
 		struct tent *t = &b->m.ents[i];
 
 		t->visible = entry_visible(b, t->e);
-		t->expanded = b->nr_exp && is_expanded(b, t->e) && has_chain(t, b->src->ropts);
+		t->expanded = b->nr_exp && find_exp(b, t->e) && has_chain(t, b->src->ropts);
 	}
 	if (b->nr_exp && model_chains(&b->m, &b->vro))
 		snprintf(b->status, sizeof(b->status), "out of memory for the call graphs");
+	for (int i = 0; i < b->m.nr; i++) {
+		struct tent *t = &b->m.ents[i];
+
+		if (t->expanded && t->nr_chain)
+			chain_visible(t, find_exp(b, t->e));
+		else
+			t->nr_vis = 0;
+	}
 }
 
 /* Rows: the visible entries and the chain lines of the expanded ones. */
@@ -436,7 +596,7 @@ static int nr_rows(const struct browser *b)
 
 	for (int i = 0; i < b->m.nr; i++)
 		if (b->m.ents[i].visible)
-			n += 1 + (b->m.ents[i].expanded ? b->m.ents[i].nr_chain : 0);
+			n += 1 + (b->m.ents[i].expanded ? b->m.ents[i].nr_vis : 0);
 	return n;
 }
 
@@ -449,7 +609,7 @@ static struct tent *row_entry(struct browser *b, int row, int *line)
 
 		if (!t->visible)
 			continue;
-		n = 1 + (t->expanded ? t->nr_chain : 0);
+		n = 1 + (t->expanded ? t->nr_vis : 0);
 		if (row < n) {
 			if (line)
 				*line = row;
@@ -471,8 +631,8 @@ static int entry_row(const struct browser *b, const struct tent *t, int line)
 		if (!u->visible)
 			continue;
 		if (u == t)
-			return row + (u->expanded && line <= u->nr_chain ? line : 0);
-		row += 1 + (u->expanded ? u->nr_chain : 0);
+			return row + (u->expanded && line <= u->nr_vis ? line : 0);
+		row += 1 + (u->expanded ? u->nr_vis : 0);
 	}
 	return 0;
 }
@@ -743,7 +903,16 @@ static void draw(struct browser *b)
 			mvaddstr(y, 0, !has_chain(t, ro) ? " " : t->expanded ? "-" : "+");
 			draw_text(b, y, 1, t->line[0] ? t->line + 1 : t->line, sel);
 		} else {
-			draw_text(b, y, 1, t->chain[line - 1][0] ? t->chain[line - 1] + 1 : "", sel);
+			int k = t->vis[line - 1], from, to;
+			const char *s = t->chain[k];
+
+			/* a branch with something under it: its fold sign too */
+			if (block_start(t, k) == k) {
+				fold_range(t, k, &from, &to);
+				if (from < to)
+					mvaddstr(y, 0, is_folded(find_exp(b, t->e), k) ? "+" : "-");
+			}
+			draw_text(b, y, 1, s[0] ? s + 1 : "", sel);
 		}
 		if (sel)
 			attroff(b->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE);
@@ -1112,7 +1281,19 @@ static int handle_key(struct browser *b, int c)
 	case '+':
 	case '\n':
 	case '\r':
-	case KEY_ENTER:
+	case KEY_ENTER: {
+		/* perf's '+': the entry's chain on its row, a branch on a chain row */
+		int line = 0;
+		struct tent *t = row_entry(b, b->sel, &line);
+
+		if (t && line > 0) {
+			toggle_fold(b, t, t->vis[line - 1]);
+			refilter(b);
+		} else {
+			toggle(b, -1);
+		}
+		break;
+	}
 	case 'e':
 		toggle(b, -1);
 		break;
@@ -1242,6 +1423,19 @@ int tui_browse(const struct tui_source *src)
 	raw();
 	noecho();
 	keypad(stdscr, TRUE);
+	/*
+	 * HOME and END as terminals send them whatever TERM says (tmux, screen
+	 * and rxvt differ from xterm's terminfo): not as ESC and letters.
+	 */
+	static const char *const home[] = { "\033[1~", "\033[7~", "\033[H", "\033OH" };
+	static const char *const end[] = { "\033[4~", "\033[8~", "\033[F", "\033OF" };
+
+	for (size_t i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+		if (!key_defined(home[i]))
+			define_key(home[i], KEY_HOME);
+		if (!key_defined(end[i]))
+			define_key(end[i], KEY_END);
+	}
 	curs_set(0);
 	if (has_colors() && start_color() == OK) {
 		use_default_colors();

@@ -11,6 +11,8 @@
 #                     Event count (approx.): P" with --stdio's numbers
 #   tui-expand        '+' on hot_leaf shows the call-graph lines --stdio -g
 #                     prints under it; 'C' folds them again
+#   tui-fold          '+' on a branch row of an open chain folds what is under
+#                     it (its sign turns '+'), '+' again gives the same screen
 #   tui-search        '/' warm: exactly the rows whose symbol holds "warm"
 #   tui-zoom-dso      'd' on hot_leaf: only the DSO "hot" rows (all of
 #                     --stdio's), the title says "DSO: hot"; ESC zooms out
@@ -130,11 +132,35 @@ grep -v '^$' "$TMP/want-chain.txt" >"$TMP/want-chain2.txt"
 if [ -s "$TMP/chain.txt" ] && grep -q -- '--.*hot_leaf\|hot_leaf' "$TMP/chain.txt" &&
 	diff -u "$TMP/want-chain2.txt" "$TMP/chain.txt" >"$TMP/d" &&
 	screen | grep -q '^- .*hot_leaf$'; then
-	folded=$(keys C; screen | grep -c '^ \{12\}')
+	folded=$(keys C; screen | grep -c '^[-+ ] \{11\}')
 	if [ "$folded" -eq 0 ]; then ok tui-expand; else not_ok tui-expand "C left $folded chain lines"; fi
 else
 	not_ok tui-expand "hot_leaf's chain against --stdio's:" "$(head -20 "$TMP/d")" "$(screen | head -20)"
 fi
+
+# --- fold one branch of a chain: perf's '+' on a chain row --------------------
+keys Escape Home +
+screen >"$TMP/open.txt"
+# the first chain row with a '-' sign (a branch with something under it), below the entry
+L=$(grep -nE '^- {11}' "$TMP/open.txt" | awk -F: '$1 > 3 { print $1; exit }')
+if [ -n "$L" ]; then
+	for ((i = 3; i < L; i++)); do keys Down; done
+	keys +
+	screen >"$TMP/folded.txt"
+	keys +
+	screen >"$TMP/unfolded.txt"
+	name=$(sed -n "${L}p" "$TMP/open.txt" | cut -c2-)
+	if sed -n "${L}p" "$TMP/folded.txt" | grep -qF -- "+$name" &&
+		[ "$(grep -c '^[-+ ] \{11\}' "$TMP/folded.txt")" -lt "$(grep -c '^[-+ ] \{11\}' "$TMP/open.txt")" ] &&
+		cmp -s "$TMP/open.txt" "$TMP/unfolded.txt"; then
+		ok tui-fold
+	else
+		not_ok tui-fold "+ on row $L ($name): folded, then unfolded again:" "$(head -14 "$TMP/folded.txt")" "$(diff "$TMP/open.txt" "$TMP/unfolded.txt" | head -5)"
+	fi
+else
+	not_ok tui-fold "no branch to fold under the first entry" "$(head -14 "$TMP/open.txt")"
+fi
+keys C Home / h o t _ l e a f Enter
 
 # --- annotate ---------------------------------------------------------------
 keys a
