@@ -1040,8 +1040,9 @@ static void pager(struct browser *b, const char *title, char *text)
 static const char help_text[] =
 	"UP/DOWN/PGUP/PGDN/HOME/END  Navigate\n"
 	"SPACE         Page down\n"
-	"+ / ENTER     Expand/Collapse the selected entry's call chain\n"
-	"e             Expand/Collapse the selected entry's call chain\n"
+	"+ / ENTER     Expand/Collapse the selected entry's call chain,\n"
+	"              or on a chain line the branch it is in\n"
+	"e             Expand/Collapse the selected entry's whole call chain\n"
 	"c             Collapse the selected entry's call chain\n"
 	"E             Expand all call chains\n"
 	"C             Collapse all call chains\n"
