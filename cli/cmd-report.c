@@ -1397,6 +1397,11 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 		return -1; /* no browser after all: the text report */
 	if (ret == -EINTR)
 		return 1; /* a signal ended it */
+	if (ret == -EPROTO) {
+		die_msg("the browser's rows do not match the report's entries (a bug); "
+			"--stdio prints the report");
+		return 1;
+	}
 	if (ret) {
 		die_msg("the browser failed: %s", strerror(-ret));
 		return 1;

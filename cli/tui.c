@@ -320,8 +320,16 @@ static int model_build(struct model *m, const struct pcl_hists *h, const struct 
 		n++;
 	}
 	m->nr = n;
+	/*
+	 * Every line an entry's, every entry shown a line: else a row would be
+	 * taken for another entry (zoom, annotate): an error, not a guess.
+	 */
+	for (size_t i = 0; i < nr_h; i++)
+		n -= entry_printed(ro, h, pcl_hists__entry(h, i));
+	while (li < nr_lines && !lines[li][0])
+		li++;
 	free(lines);
-	return 0;
+	return li != nr_lines || n ? -EPROTO : 0;
 }
 
 /*
@@ -575,7 +583,7 @@ static void apply_state(struct browser *b)
 		struct tent *t = &b->m.ents[i];
 
 		t->visible = entry_visible(b, t->e);
-		t->expanded = b->nr_exp && find_exp(b, t->e) && has_chain(t, b->src->ropts);
+		t->expanded = b->nr_exp && has_chain(t, b->src->ropts) && find_exp(b, t->e);
 	}
 	if (b->nr_exp && model_chains(&b->m, &b->vro))
 		snprintf(b->status, sizeof(b->status), "out of memory for the call graphs");
@@ -673,7 +681,6 @@ static void restore_sel(struct browser *b)
 		b->sel = 0;
 }
 
-/* A new histogram from the source: rebuild the rows, keep the state. */
 /*
  * The columns shown: the source's, without the DSO column while zoomed
  * into a DSO and the pid column while zoomed into a thread, as perf elides
