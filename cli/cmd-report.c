@@ -1351,6 +1351,14 @@ static int browse_annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
 	return -ENODATA; /* no sample in it itself: its period is its callees' */
 }
 
+/* perf's 'i': the file's header, as --header-only prints it. */
+static int browse_info(void *ctx, FILE *fp)
+{
+	struct browse_ctx *b = ctx;
+
+	return pcl_header__print(fp, b->in->reader, b->in->path, 0);
+}
+
 /* TAB and shift-TAB: the next and previous event, as in perf. */
 static int browse_key(void *ctx, int key)
 {
@@ -1373,7 +1381,7 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 	struct browse_ctx b = { .in = in, .o = o, .eh = eh, .nr = nr, .ro = ro };
 	struct tui_source src = {
 		.ctx = &b, .get = browse_get, .ropts = ro, .title = browse_title,
-		.annotate = browse_annotate, .key = browse_key,
+		.annotate = browse_annotate, .key = browse_key, .info = browse_info,
 	};
 	int ret;
 

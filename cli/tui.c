@@ -1058,6 +1058,8 @@ static const char help_text[] =
 	"s             Zoom into the selected entry's symbol (again: zoom out)\n"
 	"/             Filter by symbol name (a substring; empty: no filter)\n"
 	"a             Annotate the selected symbol\n"
+	"i             Show the header information\n"
+	"TAB/UNTAB     Switch events (several in the file)\n"
 	"h/?/F1        Show this window\n"
 	"ESC           Zoom out (at the top level: exit)\n"
 	"q/CTRL+C      Exit\n";
@@ -1072,6 +1074,31 @@ static void help(struct browser *b, const char *extra)
 	snprintf(text, n, "%s%s%s", help_text, extra ? "\n" : "", extra ? extra : "");
 	pager(b, "Help", text);
 	free(text);
+}
+
+/* perf's 'i': the source's header information, in the pager view. */
+static void info(struct browser *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	if (!b->src->info) {
+		snprintf(b->status, sizeof(b->status), "no header information here");
+		return;
+	}
+	if (!(fp = open_memstream(&buf, &len)))
+		return;
+	ret = b->src->info(b->src->ctx, fp);
+	if (fclose(fp) && !ret)
+		ret = -ENOMEM;
+	if (ret || !buf || !len)
+		snprintf(b->status, sizeof(b->status), "cannot show the header: %s",
+			 ret && pcl_last_error()[0] ? pcl_last_error() : strerror(ret ? -ret : ENODATA));
+	else
+		pager(b, "Header information", buf);
+	free(buf);
 }
 
 static void annotate(struct browser *b)
@@ -1337,6 +1364,9 @@ static int handle_key(struct browser *b, int c)
 	}
 	case 'a':
 		annotate(b);
+		break;
+	case 'i':
+		info(b);
 		break;
 	case 'h':
 	case '?':

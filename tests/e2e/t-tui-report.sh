@@ -25,6 +25,7 @@
 #   tui-annotate-caller  'a' on outer (no sample of its own): the bottom
 #                     line says there is nothing to annotate
 #   tui-quit          q: exit status 0, the browser gone from the screen
+#   tui-info          'i' shows what --header-only prints
 #   tui-help          '?' lists the keys, q goes back to the list
 #   tui-resize        a smaller window redraws at its width
 #   tui-stdio         --stdio and --no-tui on a terminal print the text report
@@ -211,6 +212,18 @@ else
 	not_ok tui-zoom-thread "title: $title"
 fi
 keys t
+# --- header information --------------------------------------------------------
+keys i
+"$PCL" report -i "$F" --header-only 2>/dev/null | cut -c1-200 | sed 's/[[:space:]]*$//' | head -20 >"$TMP/want-info.txt"
+screen | sed -n '2,21p' >"$TMP/info.txt"
+if screen | head -1 | grep -q '^Header information' && [ -s "$TMP/want-info.txt" ] &&
+	diff -u "$TMP/want-info.txt" "$TMP/info.txt" >"$TMP/d"; then
+	ok tui-info
+else
+	not_ok tui-info "i against --header-only:" "$(head -10 "$TMP/d")"
+fi
+keys q
+
 # --- help ---------------------------------------------------------------------
 keys '?'
 if screen | grep -q '^E  *Expand all call chains' && keys q && screen | head -1 | grep -q '^Samples: '; then
