@@ -1371,7 +1371,7 @@ static int handle_key(struct browser *b, int c)
 	case 'h':
 	case '?':
 	case KEY_F(1):
-		help(b, NULL);
+		help(b, b->src->help);
 		break;
 	case KEY_ESC:
 	case KEY_LEFT:

@@ -39,6 +39,9 @@ struct tui_source {
 	/* perf's 'i': the source's header information (report: the file's
 	   --header-only text) into fp; NULL: none. 0 or -errno */
 	int (*info)(void *ctx, FILE *fp);
+	/* lines added to the help window for the source's own keys
+	   ("z             Toggle zeroing the histogram\n"); NULL: none */
+	const char *help;
 };
 
 /* curses' KEY_BTAB (shift-TAB), for a key callback that does not include curses */
