@@ -86,8 +86,8 @@ struct report_opts {
 	const char *parent;   /* -p: the parent regex of -s parent */
 	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 	/* issue 14: the browser (cli/tui.c) */
-	bool stdio, tui, no_tui; /* --stdio, --tui, --no-tui */
-	bool browse;		 /* decided in report(): the browser, not text */
+	bool stdio, tui, no_tui;       /* --stdio, --tui, --no-tui */
+	bool browse;		       /* decided in report(): the browser, not text */
 	struct pcl_annotate *annotate; /* with browse: each sample's ip, for 'a' */
 };
 
@@ -1380,8 +1380,13 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 {
 	struct browse_ctx b = { .in = in, .o = o, .eh = eh, .nr = nr, .ro = ro };
 	struct tui_source src = {
-		.ctx = &b, .get = browse_get, .ropts = ro, .title = browse_title,
-		.annotate = browse_annotate, .key = browse_key, .info = browse_info,
+		.ctx = &b,
+		.get = browse_get,
+		.ropts = ro,
+		.title = browse_title,
+		.annotate = browse_annotate,
+		.key = browse_key,
+		.info = browse_info,
 	};
 	int ret;
 
