@@ -994,21 +994,14 @@ static int attr_index(const struct pcl_data_reader *r, const struct pcl_data_att
 }
 
 /*
- * For the browser's 'a': the sample's own address, as pcl annotate counts
- * it (every sample, whatever the report's filters, its chain not resolved).
+ * For the browser's 'a': the sample's own address (resolved as without its
+ * chain), counted as pcl annotate counts it: every sample, whatever the
+ * report's filters.
  */
-static int annotate_add(struct input *in, struct pcl_annotate *a, int idx,
-			const struct pcl_record *rec)
+static int annotate_add(const struct report_opts *o, int idx, const struct pcl_resolved *rs,
+			uint64_t period)
 {
-	struct pcl_record r = *rec;
-	struct pcl_resolved rs;
-
-	r.sample.sample_type &=
-		~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-	r.sample.nr_callchain = 0;
-	if (pcl_resolver__sample(in->resolver, &r, &rs))
-		return -ENOMEM;
-	return pcl_annotate__add(a, idx, &rs.ip, rec->sample.period);
+	return o->annotate ? pcl_annotate__add(o->annotate, idx, &rs->ip, period) : 0;
 }
 
 /* One sample of event @a into its histogram: 0, or -ENOMEM. */
@@ -1025,8 +1018,6 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 
 	if (idx < 0)
 		return 0;
-	if (o->annotate && annotate_add(x->in, o->annotate, idx, rec))
-		return -ENOMEM;
 	e = event_hist(x->eh, x->nr, idx, ho);
 	if (e && o->group && e->leader != idx) {
 		int member = e->member;
@@ -1034,7 +1025,8 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 		e->nr_samples++;
 		e->total_period += period;
 		e = event_hist(x->eh, x->nr, e->leader, ho);
-		if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+		if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs) ||
+		    annotate_add(o, idx, &rs, period))
 			return -ENOMEM;
 		cap_chain(o, ho->caller_order, &rs);
 		e->member_totals[member] += period;
@@ -1043,7 +1035,8 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 			return -ENOMEM;
 		return 0;
 	}
-	if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+	if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs) ||
+	    annotate_add(o, idx, &rs, period))
 		return -ENOMEM;
 	cap_chain(o, ho->caller_order, &rs);
 	if (o->group && e->nr_members > 1)
