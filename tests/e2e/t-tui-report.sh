@@ -76,7 +76,19 @@ wait_for() {
 	done
 	return 1
 }
-keys() { tm send-keys -t t "$@"; sleep 0.4; }
+# keys KEY...: send them, then wait until the screen stays the same for 0.3 s
+# (a loaded machine may take a while; at most 10 s)
+keys() {
+	local prev= cur i same=0
+	tm send-keys -t t "$@"
+	sleep 0.2
+	for ((i = 0; i < 100 && same < 3; i++)); do
+		cur=$(tm capture-pane -p -t t)
+		if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+		prev=$cur
+		sleep 0.1
+	done
+}
 # The entry rows on screen, from column 1 (the fold sign dropped).
 rows() { screen | sed -n '3,$p' | grep -E '^[-+ ] +[0-9]+\.[0-9]+%' | cut -c2-; }
 # --stdio's entry lines, from column 1 too
@@ -165,6 +177,7 @@ keys C Home / h o t _ l e a f Enter
 
 # --- annotate ---------------------------------------------------------------
 keys a
+wait_for '^Annotate hot_leaf' 10
 "$PCL" annotate -i "$F" --stdio hot_leaf 2>/dev/null | expand | cut -c1-200 |
 	sed 's/[[:space:]]*$//' | head -40 >"$TMP/want-ann.txt"
 screen | sed -n '2,41p' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$TMP/ann.txt"
@@ -214,6 +227,7 @@ fi
 keys t
 # --- header information --------------------------------------------------------
 keys i
+wait_for '^Header information' 10
 "$PCL" report -i "$F" --header-only 2>/dev/null | cut -c1-200 | sed 's/[[:space:]]*$//' | head -20 >"$TMP/want-info.txt"
 screen | sed -n '2,21p' >"$TMP/info.txt"
 if screen | head -1 | grep -q '^Header information' && [ -s "$TMP/want-info.txt" ] &&
