@@ -1518,7 +1518,8 @@ static int report(struct report_opts *o)
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
 	if (read_samples(&in, o, &eh, &nr, &ho, &tv) < 0)
 		goto out;
-	in.unwind_shown = o->stats || (!json && !o->quiet); /* in the header */
+	/* in the header; the browser has none: the warning says it */
+	in.unwind_shown = o->stats || (!json && !o->quiet && !o->browse);
 	input_finish(&in);
 	warn_symbols(&in);
 	if (o->stats) {
