@@ -202,7 +202,7 @@ keys Escape / h o t _ l e a f Enter
 drop() { awk -v n="$1" '{ s = ""; for (i = 1; i <= NF; i++) if (i != n) s = s (s == "" ? "" : " ") $i; print s }'; }
 keys d Escape # zoom into hot_leaf's DSO, then drop the search
 rows | drop 0 >"$TMP/zrows.txt"
-stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 >"$TMP/zwant.txt"
+stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 | head -"$(wc -l <"$TMP/zrows.txt")" >"$TMP/zwant.txt"
 hdr=$(screen | sed -n 2p)
 # perf elides the DSO column while zoomed into one
 if [ -s "$TMP/zwant.txt" ] && diff -u "$TMP/zwant.txt" "$TMP/zrows.txt" >"$TMP/d" &&
@@ -274,7 +274,9 @@ if wait_for '^Samples: '; then
 	title=$(screen | head -1)
 	tid=$(sed -n 's/.*, Thread: hot(\([0-9]*\))$/\1/p' <<<"$title")
 	rows | drop 0 >"$TMP/trows.txt"
-	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 >"$TMP/twant.txt"
+	# (as many as the screen holds)
+	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 |
+		head -"$(wc -l <"$TMP/trows.txt")" >"$TMP/twant.txt"
 	if [ -n "$tid" ] && [ -s "$TMP/twant.txt" ] && diff -u "$TMP/twant.txt" "$TMP/trows.txt" >"$TMP/d"; then
 		ok tui-zoom-pid
 	else
