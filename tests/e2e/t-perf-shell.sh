@@ -28,7 +28,6 @@ realperf=$(command -v perf)
 
 # What the next issue builds; until then these tests wait for it.
 declare -A waiting=(
-	[lock_contention.sh]="perf lock"
 	[trace+probe_vfs_getname.sh]="perf trace"
 	[record_offcpu.sh]="record --off-cpu"
 )
