@@ -656,6 +656,8 @@ static const char usage_probe[] =
 	"      --demangle, --no-demangle, --demangle-kernel  accepted\n"
 	"      --range, --bootconfig, --cache, --symfs DIR, --target-ns PID\n"
 	"                          refused: pcl does not have them\n"
+	"  -h, --help              show this text\n";
+
 static const char usage_lock[] =
 	"usage: pcl lock record [RECORD OPTIONS] [--] COMMAND [ARGS]\n"
 	"       pcl lock [-i FILE] contention|con [OPTIONS]\n"
