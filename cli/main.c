@@ -39,6 +39,7 @@ static const struct cmd commands[] = {
 	{ "buildid-cache", cmd_buildid_cache, PAGED },
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
+	{ "trace", cmd_trace },
 };
 /* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
