@@ -295,9 +295,7 @@ static void on_enter(struct tracer *t, const struct pcl_record *r, bool with_sta
 				pad = ALIGNMENT - len;
 			fprintf(t->out, "%*s= ?\n", pad, " ");
 		}
-		/* it does not return: counted as perf does, without a duration */
-		if (t->o->summary)
-			stats_update(t, th, (long)nr, 0, 0);
+		/* it does not return: not in the summary, as neither perf's nor strace -c's */
 		th->entry_time = 0;
 	} else {
 		th->entry_pending = !t->o->summary_only;
@@ -724,12 +722,6 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 
 	for (int ev = 0; ev < NR_EV; ev++)
 		t->evidx[ev] = -1;
-	if (trace_sc_load_all()) {
-		die_msg("cannot read the syscall formats: tracefs is not mounted");
-		return -1;
-	}
-	if (select_syscalls(t))
-		return -1;
 	for (int i = 0; i < trace_sc_max(); i++) {
 		any_path |= want_path(t, i);
 		any_plain |= want_plain(t, i);
@@ -786,8 +778,9 @@ static int cmp_thr(const void *a, const void *b)
 {
 	const struct thr *x = *(struct thr *const *)a, *y = *(struct thr *const *)b;
 
+	/* perf's order: fewest events first */
 	if (x->nr_events != y->nr_events)
-		return x->nr_events > y->nr_events ? -1 : 1;
+		return x->nr_events < y->nr_events ? -1 : 1;
 	return x->tid - y->tid;
 }
 
@@ -1013,6 +1006,14 @@ int cmd_trace(int argc, char **argv)
 	if (o.output && !(t.out = fopen(o.output, "w"))) {
 		die_msg("cannot write '%s': %s", o.output, strerror(errno));
 		return 1;
+	}
+	if (trace_sc_load_all()) {
+		die_msg("cannot read the syscall formats: tracefs is not mounted");
+		goto out;
+	}
+	if (select_syscalls(&t)) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if (o.argv && !(r.wl = pcl_workload__prepare(o.argv))) {
 		die_msg("cannot start '%s': %s", o.argv[0], strerror(errno));

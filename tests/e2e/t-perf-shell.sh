@@ -33,7 +33,7 @@ declare -A waiting=(
 	[test_uprobe_from_different_cu.sh]="perf probe"
 	[probe_vfs_getname.sh]="perf probe"
 	[record+script_probe_vfs_getname.sh]="perf probe"
-	[trace+probe_vfs_getname.sh]="perf probe and perf trace"
+	[trace+probe_vfs_getname.sh]="perf probe of kernel functions (kprobes; pcl trace reads paths without them)"
 	[record_offcpu.sh]="record --off-cpu"
 )
 
