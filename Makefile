@@ -222,6 +222,7 @@ bench: all
 	@bench/srcline.sh $(BUILD)
 	@bench/unwind.sh $(BUILD)
 	@bench/fpleaf.sh $(BUILD)
+	@bench/trace.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
 
 install: all

@@ -983,8 +983,9 @@ static int parse_opts(struct trace_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
-	if (!!o->argv + !!o->target.pid + !!o->target.tid +
-		    !!(o->target.system_wide || o->target.cpu_list) != 1) {
+	/* -a and -C may run a command: the whole system is traced while it runs */
+	if (!!o->target.pid + !!o->target.tid + !!(o->target.system_wide || o->target.cpu_list) +
+		    !!(o->argv && !o->target.system_wide && !o->target.cpu_list) != 1) {
 		die_msg("trace a command, or -p PID, -t TID, -a or -C CPUS (one of them); %s",
 			trace_usage_hint);
 		return -1;
