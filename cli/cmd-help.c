@@ -621,7 +621,8 @@ static const char usage_trace[] =
 	"  -t, --tid TID[,TID]     trace these threads\n"
 	"  -a, --all-cpus          the whole system\n"
 	"  -C, --cpu CPUS          the calls made on these CPUs\n"
-	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; default 256)\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; default\n"
+	"                          1024, or what perf_event_mlock_kb allows)\n"
 	"  -h, --help              show this text\n";
 
 static const struct {

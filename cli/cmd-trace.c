@@ -92,6 +92,7 @@ struct pending {
 
 struct tracer {
 	struct trace_opts *o;
+	bool auto_pages; /* no -m: as big as the kernel lets us */
 	struct pcl_evlist *el;
 	int evidx[NR_EV];	     /* index in el, -1: not opened */
 	struct perf_event_attr attr[NR_EV];
@@ -588,7 +589,7 @@ static void setup_attr(struct perf_event_attr *a, int ev, unsigned int ring_byte
 {
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+			 PERF_SAMPLE_RAW;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -652,6 +653,12 @@ static int map_rings(struct tracer *t)
 					continue;
 				}
 				t->rings[c] = pcl_ring__mmap(fd, t->o->mmap_pages, false);
+				/* the default is big (a syscall-heavy program fills rings fast): less if refused */
+				while (!t->rings[c] && t->auto_pages && t->o->mmap_pages > 8 &&
+				       (errno == EPERM || errno == ENOMEM)) {
+					t->o->mmap_pages /= 2;
+					t->rings[c] = pcl_ring__mmap(fd, t->o->mmap_pages, false);
+				}
 				if (!t->rings[c]) {
 					die_msg("cannot map a %u-page ring buffer: %s (a smaller -m "
 						"may fit perf_event_mlock_kb)",
@@ -995,7 +1002,7 @@ static int parse_opts(struct trace_opts *o, int argc, char **argv)
 
 int cmd_trace(int argc, char **argv)
 {
-	struct trace_opts o = { .target = { .sz = sizeof(struct pcl_target) }, .mmap_pages = 256 };
+	struct trace_opts o = { .target = { .sz = sizeof(struct pcl_target) } };
 	struct tracer t = { .o = &o };
 	struct run r = { 0 };
 	sigset_t waitmask;
@@ -1003,13 +1010,17 @@ int cmd_trace(int argc, char **argv)
 
 	if (parse_opts(&o, argc, argv))
 		return EXIT_USAGE;
+	if (!o.mmap_pages) {
+		o.mmap_pages = 1024;
+		t.auto_pages = true;
+	}
 	t.out = stderr; /* as perf trace: the command keeps stdout */
 	if (o.output && !(t.out = fopen(o.output, "w"))) {
 		die_msg("cannot write '%s': %s", o.output, strerror(errno));
 		return 1;
 	}
 	if (trace_sc_load_all()) {
-		die_msg("cannot read the syscall formats: tracefs is not mounted");
+		die_msg("cannot read the syscall formats: tracefs is not mounted, or not readable by this user");
 		goto out;
 	}
 	if (select_syscalls(&t)) {
