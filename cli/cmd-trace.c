@@ -472,6 +472,8 @@ static int drain(struct tracer *t, uint64_t upto)
 		}
 		pcl_ring__read_end(t->rings[i]);
 	}
+	if (!t->npend)
+		return 0;
 	qsort(t->pend, t->npend, sizeof(*t->pend), cmp_pending);
 	while (n < t->npend && t->pend[n]->time <= upto) {
 		process(t, t->pend[n]);
