@@ -94,6 +94,70 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+#define STRARRAY(name, off, ...)                                                              \
+	static const char *const name##_v[] = { __VA_ARGS__ };                                   \
+	static const struct trace_strarray name = { name##_v,                                    \
+						    (int)(sizeof(name##_v) / sizeof(name##_v[0])), off }
+
+STRARRAY(sa_sigprocmask_how, 0, "BLOCK", "UNBLOCK", "SETMASK");
+STRARRAY(sa_madvise, 0, "MADV_NORMAL", "MADV_RANDOM", "MADV_SEQUENTIAL", "MADV_WILLNEED",
+	 "MADV_DONTNEED", NULL, NULL, NULL, "MADV_FREE", "MADV_REMOVE", "MADV_DONTFORK",
+	 "MADV_DOFORK", "MADV_MERGEABLE", "MADV_UNMERGEABLE", "MADV_HUGEPAGE", "MADV_NOHUGEPAGE",
+	 "MADV_DONTDUMP", "MADV_DODUMP", "MADV_WIPEONFORK", "MADV_KEEPONFORK", "MADV_COLD",
+	 "MADV_PAGEOUT", "MADV_POPULATE_READ", "MADV_POPULATE_WRITE", "MADV_DONTNEED_LOCKED");
+STRARRAY(sa_fcntl, 0, "DUPFD", "GETFD", "SETFD", "GETFL", "SETFL", "GETLK", "SETLK", "SETLKW",
+	 "SETOWN", "GETOWN", "SETSIG", "GETSIG", NULL, NULL, NULL, "SETOWN_EX", "GETOWN_EX");
+STRARRAY(sa_fcntl_linux, 1024, "SETLEASE", "GETLEASE", "NOTIFY", NULL, NULL, NULL, "DUPFD_CLOEXEC",
+	 "SETPIPE_SZ", "GETPIPE_SZ", "ADD_SEALS", "GET_SEALS");
+STRARRAY(sa_ioctl_tty, 0x5401, "TCGETS", "TCSETS", "TCSETSW", "TCSETSF", "TCGETA", "TCSETA",
+	 "TCSETAW", "TCSETAF", "TCSBRK", "TCXONC", "TCFLSH", "TIOCEXCL", "TIOCNXCL", "TIOCSCTTY",
+	 "TIOCGPGRP", "TIOCSPGRP", "TIOCOUTQ", "TIOCSTI", "TIOCGWINSZ", "TIOCSWINSZ", "TIOCMGET",
+	 "TIOCMBIS", "TIOCMBIC", "TIOCMSET", "TIOCGSOFTCAR", "TIOCSSOFTCAR", "FIONREAD",
+	 "TIOCLINUX", "TIOCCONS", "TIOCGSERIAL", "TIOCSSERIAL", "TIOCPKT", "FIONBIO");
+STRARRAY(sa_ioctl_fio, 0x5450, "FIONCLEX", "FIOCLEX", "FIOASYNC");
+STRARRAY(sa_socket_family, 0, "UNSPEC", "LOCAL", "INET", "AX25", "IPX", "APPLETALK", "NETROM",
+	 "BRIDGE", "ATMPVC", "X25", "INET6", "ROSE", "DECnet", "NETBEUI", "SECURITY", "KEY",
+	 "NETLINK", "PACKET");
+STRARRAY(sa_futex_cmd, 0, "WAIT", "WAKE", "FD", "REQUEUE", "CMP_REQUEUE", "WAKE_OP", "LOCK_PI",
+	 "UNLOCK_PI", "TRYLOCK_PI", "WAIT_BITSET", "WAKE_BITSET", "WAIT_REQUEUE_PI",
+	 "CMP_REQUEUE_PI", "LOCK_PI2");
+STRARRAY(sa_sock_type, 0, NULL, "STREAM", "DGRAM", "RAW", "RDM", "SEQPACKET", "DCCP", NULL, NULL,
+	 NULL, "PACKET");
+
+/* A value's name from its table (the ioctl and fcntl ones span two), or NULL. */
+static const char *strarray_name(const struct trace_strarray *sa, uint64_t v)
+{
+	const struct trace_strarray *more[] = { sa, NULL };
+
+	if (sa == &sa_fcntl)
+		more[1] = &sa_fcntl_linux;
+	else if (sa == &sa_ioctl_tty)
+		more[1] = &sa_ioctl_fio;
+	for (int i = 0; i < 2 && more[i]; i++) {
+		const struct trace_strarray *a = more[i];
+
+		if (v >= (uint64_t)a->offset && v - (uint64_t)a->offset < (uint64_t)a->nr)
+			return a->v[v - (uint64_t)a->offset];
+	}
+	return NULL;
+}
+
+/* perf's tables of names, by syscall and argument. */
+static const struct trace_strarray *special_names(const char *sc, const char *arg)
+{
+	if ((!strcmp(sc, "rt_sigprocmask") || !strcmp(sc, "sigprocmask")) && !strcmp(arg, "how"))
+		return &sa_sigprocmask_how;
+	if ((!strcmp(sc, "madvise") || !strcmp(sc, "process_madvise")) && !strcmp(arg, "behavior"))
+		return &sa_madvise;
+	if (!strcmp(sc, "fcntl") && !strcmp(arg, "cmd"))
+		return &sa_fcntl;
+	if (!strcmp(sc, "ioctl") && !strcmp(arg, "cmd"))
+		return &sa_ioctl_tty;
+	if ((!strcmp(sc, "socket") || !strcmp(sc, "socketpair")) && !strcmp(arg, "family"))
+		return &sa_socket_family;
+	return NULL;
+}
+
 /* perf's choices of decoders by syscall and argument name. */
 static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum trace_arg_kind kind)
 {
@@ -142,6 +206,14 @@ static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum tr
 		return TA_RLIMIT;
 	if (!strcmp(sc, "getrandom") && !strcmp(arg, "flags"))
 		return TA_GETRANDOM;
+	if (!strcmp(sc, "ioctl") && !strcmp(arg, "arg"))
+		return TA_HEX;
+	if (!strcmp(sc, "futex") && !strcmp(arg, "op"))
+		return TA_FUTEX_OP;
+	if ((!strcmp(sc, "socket") || !strcmp(sc, "socketpair")) && !strcmp(arg, "type"))
+		return TA_SOCK_TYPE;
+	if (special_names(sc, arg))
+		return TA_STRARRAY;
 	/* perf: a number named *addr* is an address */
 	if (strstr(arg, "addr") && (kind == TA_LONG || kind == TA_ULONG))
 		return TA_HEX;
@@ -172,6 +244,8 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 	else if ((!strcmp(t, "int") || !strcmp(t, "unsigned int")) && ends_with(f->name, "fd"))
 		a->kind = TA_FD;
 	a->kind = special_kind(sc, f->name, a->kind);
+	if (a->kind == TA_STRARRAY)
+		a->names = special_names(sc, f->name);
 	if (a->kind == TA_LONG && !a->is_int && strcmp(t, "long"))
 		a->kind = TA_ULONG;
 }
@@ -312,6 +386,14 @@ static const struct flag_name getrandom_flags[] = {
 	{ 1, "NONBLOCK" }, { 2, "RANDOM" }, { 4, "INSECURE" }, { 0, NULL },
 };
 
+static const struct flag_name futex_flags[] = {
+	{ 128, "PRIVATE_FLAG" }, { 256, "CLOCK_REALTIME" }, { 0, NULL },
+};
+
+static const struct flag_name sock_flags[] = {
+	{ 02000000, "CLOEXEC" }, { 04000, "NONBLOCK" }, { 0, NULL },
+};
+
 static const char *const arch_prctl[] = { "SET_GS", "SET_FS", "GET_FS", "GET_GS" };
 
 static const char *const rlimits[] = { "CPU",	  "FSIZE",   "DATA",	"STACK",      "CORE",
@@ -364,7 +446,8 @@ static void put_path(struct out *o, uint64_t v, struct trace_mem *m, const struc
 static bool shows_zero(enum trace_arg_kind k)
 {
 	return k == TA_FD || k == TA_OPEN_FLAGS || k == TA_WHENCE || k == TA_ACCESS_MODE ||
-	       k == TA_SIGNUM || k == TA_MMAP_PROT || k == TA_RLIMIT;
+	       k == TA_SIGNUM || k == TA_MMAP_PROT || k == TA_RLIMIT || k == TA_STRARRAY ||
+	       k == TA_FUTEX_OP;
 }
 
 static void put_arg(struct out *o, const struct trace_arg *a, uint64_t v, struct trace_mem *m,
@@ -454,6 +537,34 @@ static void put_arg(struct out *o, const struct trace_arg *a, uint64_t v, struct
 	case TA_GETRANDOM:
 		put_flags(o, v & 0xffffffffu, getrandom_flags, true);
 		break;
+	case TA_STRARRAY: {
+		const char *name = strarray_name(a->names, a->is_int ? (uint32_t)v : v);
+
+		if (name)
+			put(o, "%s", name);
+		else
+			put(o, "%#llx", (unsigned long long)v);
+		break;
+	}
+	case TA_FUTEX_OP: {
+		const char *name = strarray_name(&sa_futex_cmd, v & 127);
+
+		if (name)
+			put(o, "%s", name);
+		else
+			put(o, "%llu", (unsigned long long)(v & 127));
+		put_flags(o, v & 0xffffff80u, futex_flags, false);
+		break;
+	}
+	case TA_SOCK_TYPE: {
+		const char *name = strarray_name(&sa_sock_type, v & 0xf);
+		bool none = !name;
+
+		if (name)
+			put(o, "%s", name);
+		put_flags(o, (v & 0xfffffff0u) | (none ? v & 0xf : 0), sock_flags, none);
+		break;
+	}
 	}
 }
 
@@ -485,6 +596,11 @@ size_t trace_fmt_args(char *buf, size_t size, struct trace_sc *sc, long nr, cons
 		/* perf: an anonymous mapping has no fd nor offset; a mode only when creating */
 		if (a->kind == TA_MMAP_FLAGS && (args[i] & 0x20))
 			mask |= 1u << 4 | 1u << 5;
+		/* fcntl's getters take no argument (perf leaves it out) */
+		if (a->kind == TA_STRARRAY && a->names == &sa_fcntl && i + 1 < sc->nargs &&
+		    (args[i] == 1 || args[i] == 3 || args[i] == 9 || args[i] == 11 ||
+		     args[i] == 1025 || args[i] == 1032 || args[i] == 1034))
+			mask |= 1u << (i + 1);
 		if (a->kind == TA_OPEN_FLAGS && !(args[i] & (0100 | 020000000)))
 			for (int j = i + 1; j < sc->nargs; j++)
 				if (sc->args[j].kind == TA_MODE)

@@ -41,12 +41,23 @@ enum trace_arg_kind {
 	TA_ARCH_PRCTL,
 	TA_RLIMIT,
 	TA_GETRANDOM,
+	TA_STRARRAY, /* a name from a table (trace_arg.names) */
+	TA_FUTEX_OP,
+	TA_SOCK_TYPE,
+};
+
+/* Names of the values 0..nr-1 (NULL: no name). */
+struct trace_strarray {
+	const char *const *v;
+	int nr;
+	int offset; /* the value of v[0] */
 };
 
 struct trace_arg {
 	char *name;
 	enum trace_arg_kind kind;
 	bool is_int; /* a 32-bit C type: the value is (int) */
+	const struct trace_strarray *names; /* TA_STRARRAY */
 };
 
 enum trace_ret_kind { TR_LONG = 0, TR_HEX, TR_PID };
