@@ -145,7 +145,13 @@ if have_perf && perf trace -e getppid -- true >/dev/null 2>&1; then
 	# the same calls, line by line, in perf's layout (numbers aside); perf
 	# prints no value for getppid (its thread is unknown to it): not compared
 	sel=write,close,clock_nanosleep,exit_group,munmap,mprotect,brk,pread64
-	perf trace -e $sel -- "$W" calls 5 2>&1 >/dev/null | sed -E 's|/[0-9]+ |/TID |' | hexes | norm_layout >"$TMP/perf.lines"
+	# perf adds an fd's path read from /proc/PID/fd when the process is still
+	# there as it prints ("fd: 3</usr/lib/...>"): a late read pcl does not make
+	perf trace -e $sel -- "$W" calls 5 2>&1 >/dev/null | sed -E 's|/[0-9]+ |/TID |' |
+		perl -pe 'if (s/(fd: \d+)<[^>]*>/$1/g && /^(.*?\): \S+ )(.*)\)\s+= (.*)$/) {
+			my ($h, $e, $r) = ($1, $2, $3); my $w = 70 - length($e) - 1; $w = 1 if $w < 1;
+			$_ = $h . $e . ")" . (" " x $w) . "= " . $r . "\n" }' |
+		hexes | norm_layout >"$TMP/perf.lines"
 	"$PCL" trace -e $sel -- "$W" calls 5 2>&1 >/dev/null | sed -E 's|/[0-9]+ |/TID |' | hexes | norm_layout >"$TMP/pcl.lines"
 	if diff -u "$TMP/perf.lines" "$TMP/pcl.lines" >"$TMP/lines.diff"; then
 		ok trace-perf-lines
