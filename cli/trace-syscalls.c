@@ -382,6 +382,18 @@ static const struct flag_name at_flags[] = {
 	{ 0x800, "NO_AUTOMOUNT" },     { 0x1000, "EMPTY_PATH" }, { 0, NULL },
 };
 
+/* perf's order (tools/perf/trace/beauty/mode_t.c): the widest sets first */
+static const struct flag_name mode_flags[] = {
+	{ 07777, "IALLUGO" }, { 0777, "IRWXUGO" }, { 0444, "IRUGO" },	 { 0222, "IWUGO" },
+	{ 0111, "IXUGO" },    { 0170000, "IFMT" }, { 0140000, "IFSOCK" }, { 0120000, "IFLNK" },
+	{ 0100000, "IFREG" }, { 060000, "IFBLK" }, { 040000, "IFDIR" },	 { 020000, "IFCHR" },
+	{ 010000, "IFIFO" },  { 04000, "ISUID" },  { 02000, "ISGID" },	 { 01000, "ISVTX" },
+	{ 0700, "IRWXU" },    { 0400, "IRUSR" },   { 0200, "IWUSR" },	 { 0100, "IXUSR" },
+	{ 070, "IRWXG" },     { 040, "IRGRP" },	   { 020, "IWGRP" },	 { 010, "IXGRP" },
+	{ 07, "IRWXO" },      { 04, "IROTH" },	   { 02, "IWOTH" },	 { 01, "IXOTH" },
+	{ 0, NULL },
+};
+
 static const struct flag_name getrandom_flags[] = {
 	{ 1, "NONBLOCK" }, { 2, "RANDOM" }, { 4, "INSECURE" }, { 0, NULL },
 };
@@ -483,7 +495,7 @@ static void put_arg(struct out *o, const struct trace_arg *a, uint64_t v, struct
 		put_flags(o, v & 0xffffffffu, open_flags, !!(v & 03));
 		break;
 	case TA_MODE:
-		put(o, "%#llo", (unsigned long long)(v & 0xffffffffu));
+		put_flags(o, v & 0xffffffffu, mode_flags, true);
 		break;
 	case TA_MMAP_PROT:
 		if (!v)
