@@ -138,6 +138,15 @@ else
 	not_ok trace-attach-pid "-p $wpid: getppid $N times wanted:" "$(show "$TMP/attach.err" 30)"
 fi
 
+# ---- -a: the whole system while a command runs; pcl's own calls left out ----
+run sys "$PCL" trace -a -s -e getppid,write -- "$W" calls 200
+if summary_rows "$TMP/sys.err" | grep -q '^[0-9]* getppid 200 0$' &&
+	! grep -q '^ pcl (' "$TMP/sys.err"; then
+	ok trace-system-wide
+else
+	not_ok trace-system-wide "-a: the command's thread with 200 getppid, and no pcl thread, wanted:" "$(show "$TMP/sys.err" 30)"
+fi
+
 # ---- against perf trace ----
 # hexes: addresses change from run to run; their digits become h (same width)
 hexes() { perl -pe 's/0x([0-9a-f]+)/"0x" . ("h" x length($1))/ge'; }
