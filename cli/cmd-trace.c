@@ -50,8 +50,8 @@
 #include "trace.h"
 
 #define STACK_BYTES 8192
-#define ALIGNMENT 70
-#define HOLD_NS 20000000ull /* records younger than this at a drain may still be coming */
+#define ALIGNMENT   70
+#define HOLD_NS	    20000000ull /* records younger than this at a drain may still be coming */
 
 enum { EV_EXIT, EV_ENTER, EV_ENTER_PATH, NR_EV };
 
@@ -94,12 +94,12 @@ struct tracer {
 	struct trace_opts *o;
 	bool auto_pages; /* no -m: as big as the kernel lets us */
 	struct pcl_evlist *el;
-	int evidx[NR_EV];	     /* index in el, -1: not opened */
+	int evidx[NR_EV]; /* index in el, -1: not opened */
 	struct perf_event_attr attr[NR_EV];
 	struct {
 		uint64_t id;
 		int ev;
-	} *ids;
+	} * ids;
 	int nids;
 	struct pcl_ring **rings;
 	int nrings;
@@ -342,8 +342,7 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	if (th->entry_pending && matched) {
 		printed = fprintf(t->out, "%s", th->entry_str);
 	} else {
-		printed = fprintf(t->out, " ... [continued]: %s()",
-				  sc ? sc->name : "?");
+		printed = fprintf(t->out, " ... [continued]: %s()", sc ? sc->name : "?");
 		if (!sc)
 			printed += fprintf(t->out, "%s", "");
 	}
@@ -556,7 +555,10 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), pid
 			if (want(t, i) != eq)
 				continue;
 			len += (size_t)snprintf(f + len, cap - len, "%sid %s %d",
-						first ? "" : eq ? " || " : " && ", eq ? "==" : "!=", i);
+						first ? ""
+						: eq  ? " || "
+						      : " && ",
+						eq ? "==" : "!=", i);
 			first = 0;
 		}
 		if (!yes)
@@ -590,8 +592,8 @@ static bool want_plain(struct tracer *t, int nr)
 static void setup_attr(struct perf_event_attr *a, int ev, unsigned int ring_bytes)
 {
 	a->sample_period = 1;
-	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_RAW;
+	a->sample_type =
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -655,14 +657,16 @@ static int map_rings(struct tracer *t)
 					continue;
 				}
 				t->rings[c] = pcl_ring__mmap(fd, t->o->mmap_pages, false);
-				/* the default is big (a syscall-heavy program fills rings fast): less if refused */
+				/* the default is big (a syscall-heavy program fills rings fast):
+				 * less if refused */
 				while (!t->rings[c] && t->auto_pages && t->o->mmap_pages > 8 &&
 				       (errno == EPERM || errno == ENOMEM)) {
 					t->o->mmap_pages /= 2;
 					t->rings[c] = pcl_ring__mmap(fd, t->o->mmap_pages, false);
 				}
 				if (!t->rings[c]) {
-					die_msg("cannot map a %u-page ring buffer: %s (a smaller -m "
+					die_msg("cannot map a %u-page ring buffer: %s (a smaller "
+						"-m "
 						"may fit perf_event_mlock_kb)",
 						t->o->mmap_pages, strerror(errno));
 					return -1;
@@ -759,7 +763,8 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 			const char *why = pcl_evlist__open_error(t->el, t->evidx[ev]);
 
 			die_msg("cannot open raw_syscalls tracepoints: %s",
-				why ? why : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
+				why ? why
+				    : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
 			return -1;
 		}
 		f = id_filter(t, want, self);
@@ -823,7 +828,8 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 			"     ------\n");
 	for (int i = 0; i < trace_sc_max(); i++)
 		if (th->stats[i].n)
-			rows[n++] = (struct row){ i, (double)th->stats[i].n * th->stats[i].mean / 1e6 };
+			rows[n++] =
+				(struct row){ i, (double)th->stats[i].n * th->stats[i].mean / 1e6 };
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_row);
 	for (int i = 0; i < n; i++) {
 		const struct sc_stats *s = &th->stats[rows[i].nr];
@@ -851,7 +857,8 @@ static void print_summary(struct tracer *t)
 			if (!th->stats)
 				continue;
 			if (n == cap) {
-				struct thr **nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+				struct thr **nv =
+					realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
 
 				if (!nv)
 					goto out;
@@ -994,7 +1001,8 @@ static int parse_opts(struct trace_opts *o, int argc, char **argv)
 		o->argv = argv + optind;
 	/* -a and -C may run a command: the whole system is traced while it runs */
 	if (!!o->target.pid + !!o->target.tid + !!(o->target.system_wide || o->target.cpu_list) +
-		    !!(o->argv && !o->target.system_wide && !o->target.cpu_list) != 1) {
+		    !!(o->argv && !o->target.system_wide && !o->target.cpu_list) !=
+	    1) {
 		die_msg("trace a command, or -p PID, -t TID, -a or -C CPUS (one of them); %s",
 			trace_usage_hint);
 		return -1;
@@ -1022,7 +1030,8 @@ int cmd_trace(int argc, char **argv)
 		return 1;
 	}
 	if (trace_sc_load_all()) {
-		die_msg("cannot read the syscall formats: tracefs is not mounted, or not readable by this user");
+		die_msg("cannot read the syscall formats: tracefs is not mounted, or not readable "
+			"by this user");
 		goto out;
 	}
 	if (select_syscalls(&t)) {

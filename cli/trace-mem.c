@@ -47,7 +47,7 @@ struct proc {
 };
 
 #define NR_BUCKETS 4096
-#define NR_FILES 32
+#define NR_FILES   32
 
 struct file_ent {
 	dev_t dev;
@@ -179,8 +179,7 @@ void trace_mem__map(struct trace_mem *m, pid_t pid, uint64_t start, uint64_t len
 	struct map e = { start, start + len, pgoff, ino, prot, maj, min, NULL };
 	int i;
 
-	if (!p || !len || e.end < start || punch(p, e.end - len, e.end) ||
-	    grow(p, p->nmaps + 1))
+	if (!p || !len || e.end < start || punch(p, e.end - len, e.end) || grow(p, p->nmaps + 1))
 		return;
 	e.path = path && path[0] == '/' ? strdup(path) : NULL;
 	for (i = 0; i < p->nmaps && p->maps[i].start < start; i++)

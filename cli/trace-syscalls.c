@@ -94,10 +94,11 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
-#define STRARRAY(name, off, ...)                                                              \
-	static const char *const name##_v[] = { __VA_ARGS__ };                                   \
-	static const struct trace_strarray name = { name##_v,                                    \
-						    (int)(sizeof(name##_v) / sizeof(name##_v[0])), off }
+#define STRARRAY(name, off, ...)                                                                   \
+	static const char *const name##_v[] = { __VA_ARGS__ };                                     \
+	static const struct trace_strarray name = { name##_v,                                      \
+						    (int)(sizeof(name##_v) / sizeof(name##_v[0])), \
+						    off }
 
 STRARRAY(sa_sigprocmask_how, 0, "BLOCK", "UNBLOCK", "SETMASK");
 STRARRAY(sa_madvise, 0, "MADV_NORMAL", "MADV_RANDOM", "MADV_SEQUENTIAL", "MADV_WILLNEED",
@@ -164,16 +165,25 @@ static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum tr
 	static const char *const open_sc[] = { "open", "openat", "creat", "open_by_handle_at",
 					       NULL };
 	static const char *const mprot_sc[] = { "mmap", "mprotect", "pkey_mprotect", NULL };
-	static const char *const sig_sc[] = { "kill", "tkill", "tgkill", "rt_sigaction",
-					      "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-					      "pidfd_send_signal", NULL };
+	static const char *const sig_sc[] = { "kill",
+					      "tkill",
+					      "tgkill",
+					      "rt_sigaction",
+					      "rt_sigqueueinfo",
+					      "rt_tgsigqueueinfo",
+					      "pidfd_send_signal",
+					      NULL };
 	static const char *const access_sc[] = { "access", "faccessat", "faccessat2", NULL };
-	static const char *const at_sc[] = { "newfstatat", "statx", "fchownat", "linkat",
-					     "unlinkat", "utimensat", "fchmodat", "name_to_handle_at",
-					     "execveat", "open_tree", "move_mount", NULL };
-	static const char *const start_sc[] = { "mprotect", "pkey_mprotect", "munmap", "madvise",
-						"mlock", "mlock2", "munlock", "msync", "mremap",
-						"mincore", "remap_file_pages", NULL };
+	static const char *const at_sc[] = {
+		"newfstatat", "statx",	   "fchownat",	 "linkat",
+		"unlinkat",   "utimensat", "fchmodat",	 "name_to_handle_at",
+		"execveat",   "open_tree", "move_mount", NULL
+	};
+	static const char *const start_sc[] = {
+		"mprotect", "pkey_mprotect", "munmap",		 "madvise",
+		"mlock",    "mlock2",	     "munlock",		 "msync",
+		"mremap",   "mincore",	     "remap_file_pages", NULL
+	};
 	static const char *const rlim_sc[] = { "prlimit64", "getrlimit", "setrlimit", NULL };
 
 	if (name_in(sc, open_sc) && !strcmp(arg, "flags"))
@@ -196,7 +206,8 @@ static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum tr
 		return TA_AT_FLAGS;
 	if (name_in(sc, start_sc) && (!strcmp(arg, "start") || !strcmp(arg, "addr")))
 		return TA_HEX;
-	if ((!strcmp(sc, "brk") && !strcmp(arg, "brk")) || (!strcmp(sc, "mmap") && !strcmp(arg, "off")))
+	if ((!strcmp(sc, "brk") && !strcmp(arg, "brk")) ||
+	    (!strcmp(sc, "mmap") && !strcmp(arg, "off")))
 		return TA_HEX;
 	if (!strcmp(sc, "arch_prctl") && !strcmp(arg, "option"))
 		return TA_ARCH_PRCTL;
@@ -223,12 +234,13 @@ static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum tr
 /* The decoder of an argument from its C type and name, as perf picks them. */
 static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_arg *a)
 {
-	static const char *const paths[] = { "filename", "pathname", "path", "oldname", "newname",
-					     "specialfile", "library", "dev_name", "dir_name", NULL };
-	static const char *const ints[] = { "int", "pid_t", "clockid_t", "key_serial_t", "timer_t",
-					    "mqd_t", NULL };
-	static const char *const uints[] = { "unsigned int", "uid_t", "gid_t", "umode_t", "u32",
-					     "qid_t", "unsigned", NULL };
+	static const char *const paths[] = { "filename", "pathname",	"path",	   "oldname",
+					     "newname",	 "specialfile", "library", "dev_name",
+					     "dir_name", NULL };
+	static const char *const ints[] = { "int",     "pid_t", "clockid_t", "key_serial_t",
+					    "timer_t", "mqd_t", NULL };
+	static const char *const uints[] = { "unsigned int", "uid_t", "gid_t",	  "umode_t",
+					     "u32",	     "qid_t", "unsigned", NULL };
 	const char *t = f->type;
 
 	a->kind = (f->flags & PCL_TP_SIGNED) ? TA_LONG : TA_ULONG;
@@ -253,9 +265,10 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 static void load(struct trace_sc *sc, const char *name)
 {
 	static const char *const hexret[] = { "mmap", "brk", "mremap", "shmat", NULL };
-	static const char *const pidret[] = { "clone", "clone3", "fork", "vfork", "wait4",
-					      "getpid", "getppid", "gettid", "getpgid", "getpgrp",
-					      "getsid", "set_tid_address", "setsid", NULL };
+	static const char *const pidret[] = { "clone",	 "clone3",  "fork",    "vfork",
+					      "wait4",	 "getpid",  "getppid", "gettid",
+					      "getpgid", "getpgrp", "getsid",  "set_tid_address",
+					      "setsid",	 NULL };
 	struct pcl_tp_format *f = NULL;
 	char alias[64];
 	size_t len = 0;
@@ -354,67 +367,90 @@ static void put_flags(struct out *o, uint64_t v, const struct flag_name *t, bool
 
 /* perf's order (tools/perf/trace/beauty/open_flags.c), kernel values. */
 static const struct flag_name open_flags[] = {
-	{ 02, "RDWR" },		    { 02000, "APPEND" },       { 020000, "ASYNC" },
-	{ 02000000, "CLOEXEC" },    { 0100, "CREAT" },	       { 040000, "DIRECT" },
-	{ 0200000, "DIRECTORY" },   { 0200, "EXCL" },	       { 0100000, "LARGEFILE" },
-	{ 0400000, "NOFOLLOW" },    { 020000000, "TMPFILE" },  { 01000000, "NOATIME" },
-	{ 0400, "NOCTTY" },	    { 04000, "NONBLOCK" },     { 010000000, "PATH" },
-	{ 04010000, "SYNC" },	    { 010000, "DSYNC" },       { 01000, "TRUNC" },
-	{ 01, "WRONLY" },	    { 0, NULL },
+	{ 02, "RDWR" },		  { 02000, "APPEND" },
+	{ 020000, "ASYNC" },	  { 02000000, "CLOEXEC" },
+	{ 0100, "CREAT" },	  { 040000, "DIRECT" },
+	{ 0200000, "DIRECTORY" }, { 0200, "EXCL" },
+	{ 0100000, "LARGEFILE" }, { 0400000, "NOFOLLOW" },
+	{ 020000000, "TMPFILE" }, { 01000000, "NOATIME" },
+	{ 0400, "NOCTTY" },	  { 04000, "NONBLOCK" },
+	{ 010000000, "PATH" },	  { 04010000, "SYNC" },
+	{ 010000, "DSYNC" },	  { 01000, "TRUNC" },
+	{ 01, "WRONLY" },	  { 0, NULL },
 };
 
 static const struct flag_name prot_flags[] = {
-	{ PROT_READ, "READ" },		 { PROT_WRITE, "WRITE" },      { PROT_EXEC, "EXEC" },
-	{ 0x8, "SEM" },			 { 0x01000000, "GROWSDOWN" }, { 0x02000000, "GROWSUP" },
+	{ PROT_READ, "READ" }, { PROT_WRITE, "WRITE" },	    { PROT_EXEC, "EXEC" },
+	{ 0x8, "SEM" },	       { 0x01000000, "GROWSDOWN" }, { 0x02000000, "GROWSUP" },
 	{ 0, NULL },
 };
 
 static const struct flag_name mmap_flags[] = {
-	{ 0x10, "FIXED" },	 { 0x20, "ANONYMOUS" },	 { 0x40, "32BIT" },
-	{ 0x100, "GROWSDOWN" },	 { 0x800, "DENYWRITE" }, { 0x1000, "EXECUTABLE" },
-	{ 0x2000, "LOCKED" },	 { 0x4000, "NORESERVE" }, { 0x8000, "POPULATE" },
-	{ 0x10000, "NONBLOCK" }, { 0x20000, "STACK" },	 { 0x40000, "HUGETLB" },
-	{ 0x80000, "SYNC" },	 { 0x100000, "FIXED_NOREPLACE" }, { 0, NULL },
+	{ 0x10, "FIXED" },
+	{ 0x20, "ANONYMOUS" },
+	{ 0x40, "32BIT" },
+	{ 0x100, "GROWSDOWN" },
+	{ 0x800, "DENYWRITE" },
+	{ 0x1000, "EXECUTABLE" },
+	{ 0x2000, "LOCKED" },
+	{ 0x4000, "NORESERVE" },
+	{ 0x8000, "POPULATE" },
+	{ 0x10000, "NONBLOCK" },
+	{ 0x20000, "STACK" },
+	{ 0x40000, "HUGETLB" },
+	{ 0x80000, "SYNC" },
+	{ 0x100000, "FIXED_NOREPLACE" },
+	{ 0, NULL },
 };
 
 static const struct flag_name at_flags[] = {
-	{ 0x100, "SYMLINK_NOFOLLOW" }, { 0x200, "REMOVEDIR" },	  { 0x400, "SYMLINK_FOLLOW" },
+	{ 0x100, "SYMLINK_NOFOLLOW" }, { 0x200, "REMOVEDIR" },	 { 0x400, "SYMLINK_FOLLOW" },
 	{ 0x800, "NO_AUTOMOUNT" },     { 0x1000, "EMPTY_PATH" }, { 0, NULL },
 };
 
 /* perf's order (tools/perf/trace/beauty/mode_t.c): the widest sets first */
 static const struct flag_name mode_flags[] = {
-	{ 07777, "IALLUGO" }, { 0777, "IRWXUGO" }, { 0444, "IRUGO" },	 { 0222, "IWUGO" },
+	{ 07777, "IALLUGO" }, { 0777, "IRWXUGO" }, { 0444, "IRUGO" },	  { 0222, "IWUGO" },
 	{ 0111, "IXUGO" },    { 0170000, "IFMT" }, { 0140000, "IFSOCK" }, { 0120000, "IFLNK" },
-	{ 0100000, "IFREG" }, { 060000, "IFBLK" }, { 040000, "IFDIR" },	 { 020000, "IFCHR" },
-	{ 010000, "IFIFO" },  { 04000, "ISUID" },  { 02000, "ISGID" },	 { 01000, "ISVTX" },
-	{ 0700, "IRWXU" },    { 0400, "IRUSR" },   { 0200, "IWUSR" },	 { 0100, "IXUSR" },
-	{ 070, "IRWXG" },     { 040, "IRGRP" },	   { 020, "IWGRP" },	 { 010, "IXGRP" },
-	{ 07, "IRWXO" },      { 04, "IROTH" },	   { 02, "IWOTH" },	 { 01, "IXOTH" },
+	{ 0100000, "IFREG" }, { 060000, "IFBLK" }, { 040000, "IFDIR" },	  { 020000, "IFCHR" },
+	{ 010000, "IFIFO" },  { 04000, "ISUID" },  { 02000, "ISGID" },	  { 01000, "ISVTX" },
+	{ 0700, "IRWXU" },    { 0400, "IRUSR" },   { 0200, "IWUSR" },	  { 0100, "IXUSR" },
+	{ 070, "IRWXG" },     { 040, "IRGRP" },	   { 020, "IWGRP" },	  { 010, "IXGRP" },
+	{ 07, "IRWXO" },      { 04, "IROTH" },	   { 02, "IWOTH" },	  { 01, "IXOTH" },
 	{ 0, NULL },
 };
 
 static const struct flag_name getrandom_flags[] = {
-	{ 1, "NONBLOCK" }, { 2, "RANDOM" }, { 4, "INSECURE" }, { 0, NULL },
+	{ 1, "NONBLOCK" },
+	{ 2, "RANDOM" },
+	{ 4, "INSECURE" },
+	{ 0, NULL },
 };
 
 static const struct flag_name futex_flags[] = {
-	{ 128, "PRIVATE_FLAG" }, { 256, "CLOCK_REALTIME" }, { 0, NULL },
+	{ 128, "PRIVATE_FLAG" },
+	{ 256, "CLOCK_REALTIME" },
+	{ 0, NULL },
 };
 
 static const struct flag_name sock_flags[] = {
-	{ 02000000, "CLOEXEC" }, { 04000, "NONBLOCK" }, { 0, NULL },
+	{ 02000000, "CLOEXEC" },
+	{ 04000, "NONBLOCK" },
+	{ 0, NULL },
 };
 
 static const char *const arch_prctl[] = { "SET_GS", "SET_FS", "GET_FS", "GET_GS" };
 
-static const char *const rlimits[] = { "CPU",	  "FSIZE",   "DATA",	"STACK",      "CORE",
-				       "RSS",	  "NPROC",   "NOFILE",	"MEMLOCK",    "AS",
-				       "LOCKS",	  "SIGPENDING", "MSGQUEUE", "NICE", "RTPRIO",
-				       "RTTIME" };
+static const char *const rlimits[] = { "CPU",	   "FSIZE", "DATA",   "STACK",
+				       "CORE",	   "RSS",   "NPROC",  "NOFILE",
+				       "MEMLOCK",  "AS",    "LOCKS",  "SIGPENDING",
+				       "MSGQUEUE", "NICE",  "RTPRIO", "RTTIME" };
 
 static const struct flag_name access_flags[] = {
-	{ 4, "R" }, { 2, "W" }, { 1, "X" }, { 0, NULL },
+	{ 4, "R" },
+	{ 2, "W" },
+	{ 1, "X" },
+	{ 0, NULL },
 };
 
 /* A string as C source writes it, quoted. */

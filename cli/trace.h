@@ -26,11 +26,11 @@
 enum trace_arg_kind {
 	TA_LONG = 0, /* decimal, signed as its type */
 	TA_ULONG,
-	TA_HEX,	     /* pointers */
-	TA_FD,	     /* int fd (AT_FDCWD: CWD for dfd) */
-	TA_PATH,     /* NUL-terminated string in the process's memory */
+	TA_HEX,	 /* pointers */
+	TA_FD,	 /* int fd (AT_FDCWD: CWD for dfd) */
+	TA_PATH, /* NUL-terminated string in the process's memory */
 	TA_OPEN_FLAGS,
-	TA_MODE,     /* octal, printed only with O_CREAT|O_TMPFILE for open */
+	TA_MODE, /* IRUGO|..., printed only with O_CREAT|O_TMPFILE for open */
 	TA_MMAP_PROT,
 	TA_MMAP_FLAGS,
 	TA_WHENCE,
@@ -56,7 +56,7 @@ struct trace_strarray {
 struct trace_arg {
 	char *name;
 	enum trace_arg_kind kind;
-	bool is_int; /* a 32-bit C type: the value is (int) */
+	bool is_int;			    /* a 32-bit C type: the value is (int) */
 	const struct trace_strarray *names; /* TA_STRARRAY */
 };
 
@@ -66,10 +66,10 @@ struct trace_sc {
 	const char *name;
 	int nargs;
 	struct trace_arg args[6];
-	bool has_path;	  /* an argument is a string to read */
-	bool is_exit;	  /* exit, exit_group: no return */
+	bool has_path; /* an argument is a string to read */
+	bool is_exit;  /* exit, exit_group: no return */
 	enum trace_ret_kind ret;
-	bool loaded;	  /* its format was read (else args print as NR's raw values) */
+	bool loaded; /* its format was read (else args print as NR's raw values) */
 };
 
 /* Syscall numbers are 0..trace_sc_max()-1. */
@@ -106,9 +106,9 @@ enum trace_str_src {
 /* What a sample of sys_enter brings to read strings with. */
 struct trace_user {
 	pid_t pid;
-	uint64_t time_ns;    /* CLOCK_MONOTONIC of the call */
-	uint64_t sp;	     /* user stack pointer at the call (0: none) */
-	const void *stack;   /* the bytes from sp (NULL: none) */
+	uint64_t time_ns;  /* CLOCK_MONOTONIC of the call */
+	uint64_t sp;	   /* user stack pointer at the call (0: none) */
+	const void *stack; /* the bytes from sp (NULL: none) */
 	uint64_t stack_size;
 };
 
