@@ -7,12 +7,11 @@
  *
  *   - on the user stack: the sys_enter sample copied the stack from the
  *     stack pointer up (PERF_SAMPLE_STACK_USER), at the call;
- *   - in a mapping of a file that was not writable (string literals in
- *     .rodata): read from the file, when it is still the same file (device
- *     and inode of the mapping) and was not changed (ctime) since before
- *     the call. The mappings are those the process had at the time of the
- *     call: MMAP2 records (sent for mmap, mprotect and brk, with
- *     attr.mmap_data) processed in time order, and /proc/PID/maps for a
+ *   - in a mapping of a file that was never writable (string literals in
+ *     .rodata; not RELRO, written and then made read-only): read from the file, when it is still
+ * the same file (device and inode of the mapping) and was not changed (ctime) since before the
+ * call. The mappings are those the process had at the time of the call: MMAP2 records (sent for
+ * mmap, mprotect and brk, with attr.mmap_data) processed in time order, and /proc/PID/maps for a
  *     process that ran before pcl attached.
  *
  * Anything else is read from /proc/PID/mem when the record is processed,
@@ -35,6 +34,12 @@
 struct map {
 	uint64_t start, end, pgoff, ino;
 	uint32_t prot, maj, min;
+	/*
+	 * It was writable once: mprotect(PROT_READ) of a written private
+	 * mapping (RELRO) sends an MMAP2 that says read-only, but the memory
+	 * is no longer the file's.
+	 */
+	bool was_writable;
 	char *path;
 };
 
@@ -172,14 +177,37 @@ static int punch(struct proc *p, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/*
+ * Whether the new mapping @e takes over memory of the same file at the same
+ * offset that was writable: an mprotect, not a new mmap (which could not be
+ * told apart, and is then not trusted either).
+ */
+static bool inherits_writable(const struct proc *p, const struct map *e)
+{
+	for (int i = 0; i < p->nmaps; i++) {
+		const struct map *o = &p->maps[i];
+
+		if (o->end <= e->start || o->start >= e->end || !o->was_writable)
+			continue;
+		if (o->ino == e->ino && o->maj == e->maj && o->min == e->min &&
+		    o->pgoff + (e->start > o->start ? e->start - o->start : 0) ==
+			    e->pgoff + (o->start > e->start ? o->start - e->start : 0))
+			return true;
+	}
+	return false;
+}
+
 void trace_mem__map(struct trace_mem *m, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    uint32_t prot, uint32_t maj, uint32_t min, uint64_t ino, const char *path)
 {
 	struct proc *p = find_proc(m, pid, true);
-	struct map e = { start, start + len, pgoff, ino, prot, maj, min, NULL };
+	struct map e = { start, start + len, pgoff, ino, prot, maj, min, false, NULL };
 	int i;
 
-	if (!p || !len || e.end < start || punch(p, e.end - len, e.end) || grow(p, p->nmaps + 1))
+	if (!p || !len || e.end < start)
+		return;
+	e.was_writable = (prot & PROT_WRITE) || inherits_writable(p, &e);
+	if (punch(p, e.end - len, e.end) || grow(p, p->nmaps + 1))
 		return;
 	e.path = path && path[0] == '/' ? strdup(path) : NULL;
 	for (i = 0; i < p->nmaps && p->maps[i].start < start; i++)
@@ -332,7 +360,7 @@ static bool from_file(struct trace_mem *m, const struct proc *p, const struct tr
 	struct stat st;
 	int fd;
 
-	if (!e || (e->prot & PROT_WRITE) || !e->path || !e->ino)
+	if (!e || (e->prot & PROT_WRITE) || e->was_writable || !e->path || !e->ino)
 		return false;
 	fd = map_file(m, e);
 	/* changed since the call (or within a second of it): not known as the call saw it */

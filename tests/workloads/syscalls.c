@@ -9,12 +9,16 @@
  *                       is still there to read
  *   syscalls wait FILE N  poll for FILE (every 10 ms), then N getppid()
  *   syscalls threads N  two threads making N getppid() each
+ *   syscalls relro FILE  write "/FILECONTENT" into FILE (unless it has 4 KiB), map it private and
+ *                       writable, put "/dev/null" over it, make it read-only
+ *                       (as RELRO is), open the path there, pause 300 ms
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -72,8 +76,34 @@ static int calls(long n)
 	return 0;
 }
 
+static int relro(const char *file)
+{
+	static char page[4096] = "/FILECONTENT";
+	int fd = open(file, O_RDWR | O_CREAT, 0600);
+	struct stat st;
+	char *p;
+
+	/* written only if not there: a file older than the call is what pcl reads */
+	if (fd < 0 || fstat(fd, &st) ||
+	    (st.st_size < (off_t)sizeof(page) && write(fd, page, sizeof(page)) != (ssize_t)sizeof(page)))
+		return 1;
+	p = mmap(NULL, sizeof(page), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	close(fd);
+	strcpy(p, "/dev/null");
+	if (mprotect(p, sizeof(page), PROT_READ))
+		return 1;
+	fd = openat(AT_FDCWD, p, O_RDONLY);
+	close(fd);
+	nap(300);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "relro"))
+		return relro(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "calls"))
 		return calls(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "wait")) {
@@ -93,6 +123,6 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N\n");
+	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | relro FILE\n");
 	return 2;
 }
