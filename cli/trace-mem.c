@@ -8,11 +8,13 @@
  *   - on the user stack: the sys_enter sample copied the stack from the
  *     stack pointer up (PERF_SAMPLE_STACK_USER), at the call;
  *   - in a mapping of a file that was never writable (string literals in
- *     .rodata; not RELRO, written and then made read-only): read from the file, when it is still
- * the same file (device and inode of the mapping) and was not changed (ctime) since before the
- * call. The mappings are those the process had at the time of the call: MMAP2 records (sent for
- * mmap, mprotect and brk, with attr.mmap_data) processed in time order, and /proc/PID/maps for a
- *     process that ran before pcl attached.
+ *     .rodata; not RELRO, which is written and then made read-only): read
+ *     from the file, when it is still the same file (device and inode of
+ *     the mapping) and was not changed (ctime) since before the call. The
+ *     mappings are those the process had at the time of the call: MMAP2
+ *     records (sent for mmap, mprotect and brk, with attr.mmap_data)
+ *     processed in time order, and /proc/PID/maps for a process that ran
+ *     before pcl attached.
  *
  * Anything else is read from /proc/PID/mem when the record is processed,
  * after the call, and is marked late (TS_LATE); when that fails too, the
@@ -245,32 +247,76 @@ void trace_mem__fork(struct trace_mem *m, pid_t parent, pid_t child)
 	c->nmaps = pp->nmaps;
 }
 
+/* The mapping a line of /proc/PID/smaps opens, into @e (path into @line). */
+static bool smaps_header(char *line, struct map *e)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perm[8];
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perm, &off, &maj, &min,
+		   &ino, &n) < 7)
+		return false;
+	line[strcspn(line, "\n")] = 0;
+	*e = (struct map){ start, end, off, ino, 0, maj, min, false, n ? line + n : NULL };
+	e->prot |= perm[0] == 'r' ? PROT_READ : 0;
+	e->prot |= perm[1] == 'w' ? PROT_WRITE : 0;
+	e->prot |= perm[2] == 'x' ? PROT_EXEC : 0;
+	return true;
+}
+
+static void add_proc_map(struct trace_mem *m, pid_t pid, const struct map *e)
+{
+	struct proc *p;
+
+	trace_mem__map(m, pid, e->start, e->end - e->start, e->pgoff, e->prot, e->maj, e->min,
+		       e->ino, e->path ? e->path : "");
+	/* pages of it were written (copied on write): not the file's any more */
+	if (e->was_writable && (p = find_proc(m, pid, false))) {
+		for (int i = 0; i < p->nmaps; i++)
+			if (p->maps[i].start == e->start)
+				p->maps[i].was_writable = true;
+	}
+}
+
+/*
+ * /proc/PID/smaps rather than maps: a read-only private file mapping whose
+ * pages were written before it was made read-only (RELRO) shows as r--p
+ * there too, but has Anonymous pages: those are not the file's bytes.
+ */
 void trace_mem__read_proc(struct trace_mem *m, pid_t pid)
 {
-	char path[64], line[4096 + 256];
+	char path[64], line[4096 + 256], cur_line[4096 + 256];
+	struct map cur;
+	bool have = false;
+	unsigned long long kb;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perm[8];
-		int n = 0;
-		uint32_t prot = 0;
+		struct map e;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perm, &off, &maj,
-			   &min, &ino, &n) < 7)
+		if (sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
+			if (have && kb)
+				cur.was_writable = true;
 			continue;
-		line[strcspn(line, "\n")] = 0;
-		prot |= perm[0] == 'r' ? PROT_READ : 0;
-		prot |= perm[1] == 'w' ? PROT_WRITE : 0;
-		prot |= perm[2] == 'x' ? PROT_EXEC : 0;
-		trace_mem__map(m, pid, start, end - start, off, prot, maj, min, ino,
-			       n ? line + n : "");
+		}
+		if (!smaps_header(line, &e))
+			continue;
+		if (have)
+			add_proc_map(m, pid, &cur);
+		memcpy(cur_line, line, sizeof(line));
+		cur = e;
+		if (e.path)
+			cur.path = cur_line + (e.path - line);
+		have = true;
 	}
+	if (have)
+		add_proc_map(m, pid, &cur);
 	fclose(f);
 }
 

@@ -88,6 +88,29 @@ elif grep -qE 'openat\(dfd: CWD, filename: ("/dev/null"\?|0x[0-9a-f]+), flags: R
 else
 	not_ok trace-path-relro "the openat of the read-only-again mapping is missing:" "$(grep openat "$TMP/relro.err")"
 fi
+# the same, attached with -p once the mapping is read-only again: /proc/PID/maps
+# says r--p, its Anonymous pages (smaps) say it is not the file's
+rm -f "$TMP/go"
+"$W" relro "$TMP/relro.file" "$TMP/go" &
+wpid=$!
+sleep 0.3
+timeout -k 5 60 "$PCL" trace -e openat -p $wpid 2>"$TMP/relro-p.err" &
+tpid=$!
+for _ in $(seq 100); do
+	ls -l /proc/$tpid/fd 2>/dev/null | grep -q perf_event && break
+	sleep 0.05
+done
+sleep 0.5
+touch "$TMP/go"
+wait $wpid
+wait $tpid
+if grep -q FILECONTENT "$TMP/relro-p.err"; then
+	not_ok trace-path-relro-attach "the file's bytes were printed, not the memory's:" "$(cat "$TMP/relro-p.err")"
+elif grep -qE 'openat\(dfd: CWD, filename: ("/dev/null"\?|0x[0-9a-f]+), flags: RDONLY\)' "$TMP/relro-p.err"; then
+	ok trace-path-relro-attach
+else
+	not_ok trace-path-relro-attach "the openat of the read-only-again mapping is missing:" "$(cat "$TMP/relro-p.err")"
+fi
 if grep -q 'exit_group(.*) *= ?$' "$all" && grep -q 'write(fd: 3, buf: 0x[0-9a-f]*, count: 5) *= 5$' "$all"; then
 	ok trace-lines-decoded
 else

@@ -9,9 +9,10 @@
  *                       is still there to read
  *   syscalls wait FILE N  poll for FILE (every 10 ms), then N getppid()
  *   syscalls threads N  two threads making N getppid() each
- *   syscalls relro FILE  write "/FILECONTENT" into FILE (unless it has 4 KiB), map it private and
+ *   syscalls relro FILE [GO]  write "/FILECONTENT" into FILE (unless it has 4 KiB), map it private and
  *                       writable, put "/dev/null" over it, make it read-only
- *                       (as RELRO is), open the path there, pause 300 ms
+ *                       (as RELRO is), [wait for file GO,] open the path
+ *                       there, pause 300 ms
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -76,7 +77,7 @@ static int calls(long n)
 	return 0;
 }
 
-static int relro(const char *file)
+static int relro(const char *file, const char *go)
 {
 	static char page[4096] = "/FILECONTENT";
 	int fd = open(file, O_RDWR | O_CREAT, 0600);
@@ -94,6 +95,8 @@ static int relro(const char *file)
 	strcpy(p, "/dev/null");
 	if (mprotect(p, sizeof(page), PROT_READ))
 		return 1;
+	while (go && stat(go, &st))
+		nap(10);
 	fd = openat(AT_FDCWD, p, O_RDONLY);
 	close(fd);
 	nap(300);
@@ -102,8 +105,8 @@ static int relro(const char *file)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "relro"))
-		return relro(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "relro"))
+		return relro(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 3 && !strcmp(argv[1], "calls"))
 		return calls(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "wait")) {
