@@ -207,17 +207,24 @@ if have_perf && perf trace -e getppid -- true >/dev/null 2>&1; then
 		not_ok trace-perf-lines "pcl trace's lines differ from perf trace's:" "$(head -30 "$TMP/lines.diff")"
 	fi
 	for args in "calls $N" "threads 300"; do
-		perf trace -s -- "$W" $args 2>"$TMP/perf.sum" >/dev/null
+		want=1 calls=$N
+		[ "$args" = "threads 300" ] && want=2 calls=300
+		# perf 6.1 sometimes misses the first calls of a new thread without
+		# saying so (its race, not a lost event): such a run is no oracle
+		for _ in 1 2 3; do
+			perf trace -s -- "$W" $args 2>"$TMP/perf.sum" >/dev/null
+			[ "$(summary_rows "$TMP/perf.sum" | awk -v n=$calls '$2 == "getppid" && $3 == n' | wc -l)" = $want ] && break
+		done
 		"$PCL" trace -s -- "$W" $args 2>"$TMP/pcl.sum" >/dev/null
 		# on a loaded machine perf may lose events (it says "LOST"): no oracle then
 		if grep -qi 'lost' "$TMP/perf.sum" "$TMP/pcl.sum"; then
 			skip "trace-perf-summary ($args)" "events were lost: $(grep -hi lost "$TMP/perf.sum" "$TMP/pcl.sum" | head -2)"
 			continue
 		fi
-		summary_rows "$TMP/perf.sum" | awk '{ t[$1] = t[$1] " " $2 ":" $3 ":" $4 } END { for (k in t) print t[k] }' |
-			tr ' ' '\n' | sort | tr '\n' ' ' >"$TMP/perf.c"
-		summary_rows "$TMP/pcl.sum" | awk '{ t[$1] = t[$1] " " $2 ":" $3 ":" $4 } END { for (k in t) print t[k] }' |
-			tr ' ' '\n' | sort | tr '\n' ' ' >"$TMP/pcl.c"
+		if [ "$(summary_rows "$TMP/perf.sum" | awk -v n=$calls '$2 == "getppid" && $3 == n' | wc -l)" != $want ]; then
+			skip "trace-perf-summary ($args)" "perf trace -s missed calls of the workload in 3 runs: $(summary_rows "$TMP/perf.sum" | grep getppid | tr '\n' ' ')"
+			continue
+		fi
 		# per thread: each thread's calls and errors by syscall
 		# pthread_join waits on a futex only when the thread has not ended yet: timing, not counted
 		perthread() { summary_rows "$1" | grep -v ' futex ' | sort -k1,1 -k2,2 | awk '$1 != p { if (p != "") print s; s = ""; p = $1 } { s = s " " $2 ":" $3 ":" $4 } END { print s }' | sort; }
