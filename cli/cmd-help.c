@@ -634,6 +634,8 @@ static const char usage_trace[] =
 	"  -C, --cpu CPUS          the calls made on these CPUs\n"
 	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; default\n"
 	"                          1024, or what perf_event_mlock_kb allows)\n"
+	"  -h, --help              show this text\n";
+
 static const char usage_lock[] =
 	"usage: pcl lock record [RECORD OPTIONS] [--] COMMAND [ARGS]\n"
 	"       pcl lock [-i FILE] contention|con [OPTIONS]\n"
