@@ -111,7 +111,6 @@ struct tracer {
 	struct trace_mem *mem;
 	FILE *out;
 	uint64_t base_time, nr_events, lost;
-	bool printed_any;
 	char *selected; /* by nr: traced */
 };
 
