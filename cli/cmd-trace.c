@@ -342,8 +342,6 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 		printed = fprintf(t->out, "%s", th->entry_str);
 	} else {
 		printed = fprintf(t->out, " ... [continued]: %s()", sc ? sc->name : "?");
-		if (!sc)
-			printed += fprintf(t->out, "%s", "");
 	}
 	printed++;
 	pad = ALIGNMENT > printed ? ALIGNMENT - printed : 0;

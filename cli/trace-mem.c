@@ -237,7 +237,11 @@ void trace_mem__fork(struct trace_mem *m, pid_t parent, pid_t child)
 
 	if (!pp || parent == child || !(c = find_proc(m, child, true)))
 		return;
+	/* a pid used again: nothing of the old process is this one's */
 	clear_maps(c);
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
+	c->mem_fd = -1;
 	if (grow(c, pp->nmaps))
 		return;
 	for (int i = 0; i < pp->nmaps; i++) {
