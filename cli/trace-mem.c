@@ -235,14 +235,14 @@ void trace_mem__fork(struct trace_mem *m, pid_t parent, pid_t child)
 {
 	struct proc *pp = find_proc(m, parent, false), *c;
 
-	if (!pp || parent == child || !(c = find_proc(m, child, true)))
+	if (parent == child || !(c = find_proc(m, child, true)))
 		return;
 	/* a pid used again: nothing of the old process is this one's */
 	clear_maps(c);
 	if (c->mem_fd >= 0)
 		close(c->mem_fd);
 	c->mem_fd = -1;
-	if (grow(c, pp->nmaps))
+	if (!pp || grow(c, pp->nmaps))
 		return;
 	for (int i = 0; i < pp->nmaps; i++) {
 		c->maps[i] = pp->maps[i];
