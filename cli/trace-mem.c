@@ -209,8 +209,11 @@ void trace_mem__map(struct trace_mem *m, pid_t pid, uint64_t start, uint64_t len
 	if (!p || !len || e.end < start)
 		return;
 	e.was_writable = (prot & PROT_WRITE) || inherits_writable(p, &e);
-	if (punch(p, e.end - len, e.end) || grow(p, p->nmaps + 1))
+	/* out of memory: forget the process's maps rather than keep a stale one */
+	if (punch(p, e.end - len, e.end) || grow(p, p->nmaps + 1)) {
+		clear_maps(p);
 		return;
+	}
 	e.path = path && path[0] == '/' ? strdup(path) : NULL;
 	for (i = 0; i < p->nmaps && p->maps[i].start < start; i++)
 		;
