@@ -777,10 +777,7 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 	if (map_rings(t))
 		return -1;
 	t->mem = trace_mem__new();
-	if (!t->mem)
-		return -1;
-	read_existing(t);
-	return 0;
+	return t->mem ? 0 : -1;
 }
 
 /* ---- the summary ---- */
@@ -1051,6 +1048,11 @@ int cmd_trace(int argc, char **argv)
 		watch_pids(&r.watch, o.target.tid, true);
 	}
 	pcl_evlist__enable(t.el);
+	/*
+	 * After enabling: a change of the mappings from now on comes as an
+	 * MMAP2 record, applied in time order on top of what smaps said.
+	 */
+	read_existing(&t);
 	if (r.wl && (ret = pcl_workload__start(r.wl))) {
 		die_msg("cannot run '%s': %s", o.argv[0], pcl_strerror(ret));
 		ret = 127;
