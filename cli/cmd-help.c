@@ -43,6 +43,7 @@ static const char usage_main[] =
 	"   bench     perf bench's scheduler benchmarks (sched messaging, sched pipe)\n"
 	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
 	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
+	"   trace     the syscalls of a command, pids or the system, like perf trace\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -658,6 +659,30 @@ static const char usage_probe[] =
 	"                          refused: pcl does not have them\n"
 	"  -h, --help              show this text\n";
 
+static const char usage_trace[] =
+	"usage: pcl trace [OPTIONS] [--] COMMAND [ARGS]\n"
+	"       pcl trace [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
+	"\n"
+	"One line per syscall, with its duration, decoded arguments and result, as perf\n"
+	"trace prints them, from the raw_syscalls tracepoints (no ptrace). Paths read\n"
+	"after the call, which may have changed since, end in '?'. Output on stderr.\n"
+	"\n"
+	"  -e, --event, --expr SYSCALLS  only these syscalls (comma list, globs);\n"
+	"                          '!' first: all but these\n"
+	"      --duration MS       only calls that took MS milliseconds or more\n"
+	"      --failure           only calls that failed\n"
+	"  -s, --summary           a per-thread summary only (calls, errors, total, min,\n"
+	"                          avg, max msec, stddev)\n"
+	"  -S, --with-summary      the lines and the summary\n"
+	"  -o, --output FILE       write to FILE instead of stderr\n"
+	"  -p, --pid PID[,PID]     trace these processes (every thread)\n"
+	"  -t, --tid TID[,TID]     trace these threads\n"
+	"  -a, --all-cpus          the whole system\n"
+	"  -C, --cpu CPUS          the calls made on these CPUs\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; default\n"
+	"                          1024, or what perf_event_mlock_kb allows)\n"
+	"  -h, --help              show this text\n";
+
 static const char usage_lock[] =
 	"usage: pcl lock record [RECORD OPTIONS] [--] COMMAND [ARGS]\n"
 	"       pcl lock [-i FILE] contention|con [OPTIONS]\n"
@@ -745,6 +770,7 @@ static const struct {
 	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
 	{ "inject", usage_inject }, { "archive", usage_archive },
 	{ "probe", usage_probe },
+	{ "trace", usage_trace },
 	{ "lock", usage_lock },
 	{ "bench", usage_bench },
 };
