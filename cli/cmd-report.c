@@ -48,6 +48,7 @@ enum {
 	OPT_TASKS,
 	OPT_MMAPS,
 	OPT_STDIO_COLOR,
+	OPT_WALL,
 };
 
 struct report_opts {
@@ -163,6 +164,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
+		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "inline", no_argument, NULL, OPT_INLINE },
@@ -305,6 +307,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_EVENT:
 			o->x.event = optarg;
+			break;
+		case OPT_WALL: /* on and off CPU per thread (docs/offcpu.md) */
+			o->x.wall = true;
 			break;
 		case 'I':
 			o->show_info = true;
@@ -1229,6 +1234,15 @@ static int report(struct report_opts *o)
 	}
 	if (o->tasks || o->mmaps) {
 		ret = report_tasks(&in, o->mmaps);
+		goto out;
+	}
+	if (o->x.wall && o->format && !strcmp(o->format, "json")) {
+		die_msg("--wall has no json form: the json report shows offcpu-time as its own "
+			"event");
+		goto out;
+	}
+	if (o->x.wall && !o->format) {
+		ret = report_wall(&in, o->children > 0, o->percent_limit, export_passes, o);
 		goto out;
 	}
 	if (o->format && strcmp(o->format, "json")) {

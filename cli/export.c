@@ -83,9 +83,65 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 	return a->freq ? 0 : a->sample_period;
 }
 
+const struct pcl_symbol wall_offcpu_sym = { 0, 1, "[off-CPU]" };
+
+int wall_events(struct input *in, int *on, int *off)
+{
+	*on = *off = -1;
+	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
+		const struct pcl_data_attr *at = pcl_data_reader__attr(in->reader, i);
+
+		if (at->name && !strcmp(at->name, "offcpu-time"))
+			*off = *off < 0 ? i : *off;
+		else if (at->attr.type == PERF_TYPE_SOFTWARE &&
+			 (at->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+			  at->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+			*on = *on < 0 ? i : *on;
+	}
+	if (*off < 0) {
+		die_msg("--wall: '%s' has no offcpu-time event (record with --off-cpu)", in->path);
+		return -1;
+	}
+	if (*on < 0) {
+		die_msg("--wall: '%s' has no cpu-clock or task-clock event to time the on-CPU "
+			"part (record with -e cpu-clock)",
+			in->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --wall: an off-CPU sample's frames with "[off-CPU]" as their leaf, in
+ * @buf (grown as needed); the chain id is dropped, the frames differ.
+ */
+static int wall_offcpu(struct pcl_resolved *rs, struct pcl_frame **buf, size_t *cap)
+{
+	size_t n = rs->nr_chain ? rs->nr_chain : 1;
+
+	if (n + 1 > *cap) {
+		struct pcl_frame *b = realloc(*buf, (n + 1) * sizeof(*b));
+
+		if (!b)
+			return -1;
+		*buf = b;
+		*cap = n + 1;
+	}
+	memcpy(*buf + 1, rs->nr_chain ? rs->chain : &rs->ip, n * sizeof(**buf));
+	(*buf)[0] = (struct pcl_frame){ .sym = &wall_offcpu_sym, .level = '.' };
+	rs->ip = (*buf)[0];
+	rs->chain = *buf;
+	rs->nr_chain = n + 1;
+	rs->chain_id = 0;
+	return 0;
+}
+
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
+	struct pcl_frame *wbuf = NULL;
+	size_t wcap = 0;
+	int won = -1, woff = -1;
 	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline,
 				       .symbols = format_lines(x->format) ? in->symbols : NULL };
 	struct pcl_profile *p = pcl_profile__new(&po);
@@ -96,6 +152,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		die_msg("out of memory");
 		return -1;
 	}
+	if (x->wall && wall_events(in, &won, &woff))
+		goto fail;
 	while ((ret = input_next(in)) > 0) {
 		const struct pcl_data_event *ev = &in->ev;
 		const struct pcl_record *rec = &ev->rec;
@@ -118,6 +176,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		}
 		if (ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
+		if (x->wall)
+			want = ev->attr_idx == woff ? woff : won;
 		if (want < 0) {
 			/* a stream declares its events as it goes: decide at the first sample */
 			want = x->event || x->match ? pick_event(in, x) : ev->attr_idx;
@@ -133,6 +193,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		cpu = rec->sample.sample_type & PERF_SAMPLE_CPU ? rec->sample.cpu : UINT32_MAX;
 		if (x->pass && !x->pass(x->pass_ctx, &rs, cpu))
 			continue;
+		if (x->wall && ev->attr_idx == woff && wall_offcpu(&rs, &wbuf, &wcap))
+			goto oom;
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
@@ -148,6 +210,9 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		goto fail;
 	}
 	pcl_profile__finish(p);
+	free(wbuf);
+	if (x->wall)
+		want = won;
 	/* no samples: still the event's name (the first), for the formats that carry it */
 	if (want < 0)
 		want = x->event || x->match ? pick_event(in, x) : 0;
@@ -160,6 +225,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 oom:
 	die_msg("out of memory");
 fail:
+	free(wbuf);
 	pcl_profile__free(p);
 	return -1;
 }
@@ -240,6 +306,12 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 		o->period_is_ns = a->type == PERF_TYPE_SOFTWARE &&
 				  (a->config == PERF_COUNT_SW_CPU_CLOCK ||
 				   a->config == PERF_COUNT_SW_TASK_CLOCK);
+		/* off-CPU samples weigh the ns blocked: a count of them means nothing */
+		if (!strcmp(name, "offcpu-time")) {
+			o->period_is_ns = o->by_period = true;
+			o->interval = 0;
+			break;
+		}
 		/* -F: a rate; otherwise a fixed period */
 		if (a->freq && a->sample_freq)
 			o->interval = o->period_is_ns ? 1000000000ull / a->sample_freq : 0;
@@ -506,6 +578,11 @@ int report_export(struct input *in, const struct export_req *x)
 		o.symbols = in->symbols;
 	}
 	export_opts_fill(&o, in, event);
+	/* wall: on and off CPU both in ns, the on-CPU event's interval */
+	if (x->wall) {
+		o.by_period = o.period_is_ns = true;
+		o.event = "wall-clock";
+	}
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);
