@@ -17,7 +17,9 @@
  * that migrates may show its switch-in before its switch-out. Each drain's
  * switch events are therefore kept and sorted by time before pairing (the
  * batch), and an in that finds no out waits (orphan_in) for an out from an
- * earlier time, which can only come in the next drain. A sample is written
+ * earlier time, which can only come in the next drain. So may an out from
+ * before the thread's EXIT: it then ends at its orphan in, or counts
+ * nothing (never up to the end of the recording). A sample is written
  * in the round of its switch-in, or the one after, so readers that order by
  * rounds (perf) see it in order.
  *
@@ -45,6 +47,7 @@ struct thread_state {
 	uint64_t out_time; /* 0: not off CPU (as far as we know) */
 	uint64_t *out_rec;
 	uint64_t orphan_in; /* an in with no out before it yet */
+	uint64_t exit_time; /* its EXIT: an out from before it that comes late ends nothing */
 };
 
 struct offcpu {
@@ -348,6 +351,9 @@ static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *
 			ts->out_time = 0;
 		}
 		ts->pid = it->pid;
+		/* late, after the thread's exit was taken: only its orphan in can end it */
+		if (ts->exit_time && it->time <= ts->exit_time && ts->orphan_in <= it->time)
+			it->blocked = false;
 		if (it->blocked) {
 			ts->out_rec = it->rec;
 			ts->out_time = it->time;
@@ -365,9 +371,11 @@ static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *
 			ts->orphan_in = it->time;
 		break;
 	case IT_EXIT:
+		/* the orphan in stays: the out it ends may still come, from an earlier time */
 		free(ts->out_rec);
 		ts->out_rec = NULL;
-		ts->out_time = ts->orphan_in = 0;
+		ts->out_time = 0;
+		ts->exit_time = it->time;
 		break;
 	}
 	return ret;

@@ -775,6 +775,33 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 	out->lost_samples -= s->lost_base.lost_samples;
 }
 
+/*
+ * Now, on the clock of the sample times: -k's clock; else perf's, from a
+ * ring's page (TSC to perf time) where the kernel gives its time_zero, or
+ * CLOCK_MONOTONIC, which perf's clock (local_clock) follows closely on
+ * Linux. 0 when nothing tells; the caller keeps the newest time seen.
+ */
+static uint64_t session_now(const struct pcl_session *s)
+{
+	struct timespec ts;
+	int clk = s->o.clockid >= 0 ? s->o.clockid : CLOCK_MONOTONIC;
+
+#if defined(__x86_64__) || defined(__i386__)
+	for (int c = 0; s->o.clockid < 0 && c < s->nfwd; c++) {
+		uint64_t t;
+
+		if (!s->rings[c])
+			continue;
+		t = pcl_mmap_page_tsc_to_time(pcl_ring__page(s->rings[c]), __builtin_ia32_rdtsc());
+		if (t)
+			return t;
+		break;
+	}
+#endif
+	return clock_gettime(clk, &ts) ? 0
+				       : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Drain and finish the current file: build ids, sample times, features. */
 static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, bool resume)
 {
@@ -785,7 +812,10 @@ static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, b
 	ret = ret ? ret : dump_backward(s, resume);
 	/* the threads still off CPU at the end count up to it (not at a switch: they go on) */
 	if (!ret && s->oc && !resume) {
-		ret = offcpu__finish(s->oc, s->last_time, write_synth, s);
+		uint64_t now = session_now(s);
+
+		ret = offcpu__finish(s->oc, now > s->last_time ? now : s->last_time, write_synth,
+				     s);
 		ret = ret ? ret : pcl_data_writer__finish_round(s->w);
 	}
 	if (ret)
