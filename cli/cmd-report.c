@@ -82,6 +82,7 @@ struct report_opts {
 	bool tasks, mmaps;    /* --tasks, --mmaps: the task tree instead of a report */
 	const char *parent;   /* -p: the parent regex of -s parent */
 	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
+	const char *field_sep; /* -t: perf's field separator */
 };
 
 struct event_hist {
@@ -177,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "mmaps", no_argument, NULL, OPT_MMAPS },
 		{ "parent", required_argument, NULL, 'p' },
 		{ "stdio-color", required_argument, NULL, OPT_STDIO_COLOR },
+		{ "field-separator", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -184,7 +186,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:D", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:Dt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -307,6 +309,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_EVENT:
 			o->x.event = optarg;
+			break;
+		case 't':
+			o->field_sep = optarg;
 			break;
 		case OPT_WALL: /* on and off CPU per thread (docs/offcpu.md) */
 			o->x.wall = true;
@@ -1342,6 +1347,7 @@ static int report(struct report_opts *o)
 	unwind_print_header(stdout, &in);
 sections:
 	ro.quiet = o->quiet;
+	ro.field_sep = o->field_sep;
 	ro.color = cli_color(o->color);
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))

@@ -163,8 +163,16 @@ static int add_offcpu_events(struct pcl_session *s, struct pcl_evlist *el)
 	 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |           \
 	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
-static void setup_offcpu_attr(struct perf_event_attr *a)
+/*
+ * The switch-out samples always carry the call chain (perf: "off-cpu
+ * analysis depends on stack trace"), with or without -g, and only its
+ * user part is kept: the kernel's is not asked for.
+ */
+static void setup_offcpu_attrs(struct perf_event_attr *sw, struct perf_event_attr *a)
 {
+	sw->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	sw->exclude_callchain_kernel = 1;
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->sample_type &= OFFCPU_SAMPLE_TYPES;
 	a->freq = 0;
 	a->sample_period = 1;
@@ -727,7 +735,7 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	for (int i = 0; i < s->nev; i++)
 		setup_attr(s, pcl_evlist__attr(el, i), i == (o.overwrite ? s->nev - 1 : 0));
 	if (o.off_cpu)
-		setup_offcpu_attr(pcl_evlist__attr(el, s->oc_ev));
+		setup_offcpu_attrs(pcl_evlist__attr(el, s->sw_ev), pcl_evlist__attr(el, s->oc_ev));
 	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;
 	if (ret) {
 		pcl_session__abort(s);

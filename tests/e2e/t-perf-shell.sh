@@ -34,7 +34,6 @@ declare -A waiting=(
 	[probe_vfs_getname.sh]="perf probe"
 	[record+script_probe_vfs_getname.sh]="perf probe"
 	[trace+probe_vfs_getname.sh]="perf probe and perf trace"
-	[record_offcpu.sh]="record --off-cpu"
 )
 
 shim=$TMP/shim
