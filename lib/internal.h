@@ -121,7 +121,9 @@ void offcpu__free(struct offcpu *oc);
 /* Take a record: a sched_switch sample (@switch_sample), a switch record, an EXIT. 0 or -ENOMEM */
 int offcpu__add(struct offcpu *oc, const struct perf_event_header *h, const struct pcl_record *r,
 		bool switch_sample);
-/* Pair what came in this drain, oldest first, writing samples through @fn. */
+/* The time of any record read (for the cut, see offcpu.c). */
+void offcpu__time(struct offcpu *oc, uint64_t time);
+/* At a drain's end: pair, oldest first, what is old enough, writing samples through @fn. */
 int offcpu__flush(struct offcpu *oc, offcpu_emit_fn fn, void *ctx);
 /* flush, then the threads still off CPU, counted up to @end (or the newest time seen) */
 int offcpu__finish(struct offcpu *oc, uint64_t end, offcpu_emit_fn fn, void *ctx);

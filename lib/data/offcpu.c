@@ -14,14 +14,14 @@
  * ends nothing and counts nothing.
  *
  * Order: the rings of the CPUs are drained one after another, so a thread
- * that migrates may show its switch-in before its switch-out. Each drain's
- * switch events are therefore kept and sorted by time before pairing (the
- * batch), and an in that finds no out waits (orphan_in) for an out from an
- * earlier time, which can only come in the next drain. So may an out from
- * before the thread's EXIT: it then ends at its orphan in, or counts
- * nothing (never up to the end of the recording). A sample is written
- * in the round of its switch-in, or the one after, so readers that order by
- * rounds (perf) see it in order.
+ * that migrates may show its switch-in before its switch-out, even in an
+ * earlier drain. The switch events are therefore kept (the batch) and
+ * paired in time order, as perf orders a file by its rounds: at the end of
+ * drain N those up to the newest time of any record read by drain N-1
+ * (@cut) are taken, since a record read later is newer than that. The
+ * samples made then have times (their switch-ins) after the newest time
+ * read by drain N-2, which a reader that orders by rounds (perf) has not
+ * flushed yet when it reads them at the end of drain N: they stay in order.
  *
  * At the end, a thread still off CPU is counted up to the end of the
  * recording (the newest time seen); perf 6.1's BPF program counts an
@@ -46,8 +46,6 @@ struct thread_state {
 	bool used;
 	uint64_t out_time; /* 0: not off CPU (as far as we know) */
 	uint64_t *out_rec;
-	uint64_t orphan_in; /* an in with no out before it yet */
-	uint64_t exit_time; /* its EXIT: an out from before it that comes late ends nothing */
 };
 
 struct offcpu {
@@ -58,7 +56,8 @@ struct offcpu {
 	size_t nbatch, abatch;
 	struct thread_state *tab; /* open addressing on tid */
 	size_t ntab, atab;
-	uint64_t last_time;
+	uint64_t last_time; /* the newest record time seen */
+	uint64_t cut;	    /* the newest time seen when the last drain ended */
 	uint64_t *buf; /* the sample being built */
 	struct pcl_offcpu_stats st;
 };
@@ -351,53 +350,61 @@ static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *
 			ts->out_time = 0;
 		}
 		ts->pid = it->pid;
-		/* late, after the thread's exit was taken: only its orphan in can end it */
-		if (ts->exit_time && it->time <= ts->exit_time && ts->orphan_in <= it->time)
-			it->blocked = false;
 		if (it->blocked) {
 			ts->out_rec = it->rec;
 			ts->out_time = it->time;
 			it->rec = NULL;
-			/* the in that came first, in an earlier drain: it ends this interval */
-			if (ts->orphan_in > it->time)
-				ret = emit(oc, ts, ts->orphan_in, fn, ctx);
 		}
-		ts->orphan_in = 0;
 		break;
 	case IT_IN:
+		/* no out before it: blocked since before the start, or preempted */
 		if (ts->out_rec)
 			ret = emit(oc, ts, it->time, fn, ctx);
-		else
-			ts->orphan_in = it->time;
 		break;
 	case IT_EXIT:
-		/* the orphan in stays: the out it ends may still come, from an earlier time */
 		free(ts->out_rec);
 		ts->out_rec = NULL;
 		ts->out_time = 0;
-		ts->exit_time = it->time;
 		break;
 	}
+	return ret;
+}
+
+void offcpu__time(struct offcpu *oc, uint64_t time)
+{
+	if (time > oc->last_time)
+		oc->last_time = time;
+}
+
+/* Pair the batch's events up to @upto, oldest first; keep the newer ones. */
+static int take(struct offcpu *oc, uint64_t upto, offcpu_emit_fn fn, void *ctx)
+{
+	size_t i, kept = 0;
+	int ret = 0;
+
+	qsort(oc->batch, oc->nbatch, sizeof(*oc->batch), cmp_item);
+	for (i = 0; i < oc->nbatch && oc->batch[i].time <= upto; i++) {
+		if (!ret)
+			ret = process(oc, &oc->batch[i], fn, ctx);
+		free(oc->batch[i].rec);
+	}
+	for (; i < oc->nbatch; i++)
+		oc->batch[kept++] = oc->batch[i];
+	oc->nbatch = kept;
 	return ret;
 }
 
 int offcpu__flush(struct offcpu *oc, offcpu_emit_fn fn, void *ctx)
 {
-	int ret = 0;
+	int ret = take(oc, oc->cut, fn, ctx);
 
-	qsort(oc->batch, oc->nbatch, sizeof(*oc->batch), cmp_item);
-	for (size_t i = 0; i < oc->nbatch; i++) {
-		if (!ret)
-			ret = process(oc, &oc->batch[i], fn, ctx);
-		free(oc->batch[i].rec);
-	}
-	oc->nbatch = 0;
+	oc->cut = oc->last_time;
 	return ret;
 }
 
 int offcpu__finish(struct offcpu *oc, uint64_t end, offcpu_emit_fn fn, void *ctx)
 {
-	int ret = offcpu__flush(oc, fn, ctx);
+	int ret = take(oc, UINT64_MAX, fn, ctx);
 
 	if (end < oc->last_time)
 		end = oc->last_time;

@@ -368,6 +368,10 @@ static int sink(void *ctx, const struct perf_event_header *h)
 	int ret = 0;
 
 	if (pcl_record_decode(h, h->size, a, &r) == 0) {
+		if (s->oc)
+			offcpu__time(s->oc, r.type == PERF_RECORD_SAMPLE ? r.sample.time
+					    : r.has_id			 ? r.id.time
+									 : 0);
 		if (s->oc && offcpu_take(s, h, &r, a, &ret))
 			return ret;
 		if (ret)

@@ -25,7 +25,9 @@ if [ ! -r /sys/kernel/tracing/events/sched/sched_switch/format ] &&
 	exit 0
 fi
 
-MS=20 ROUNDS=10 THREADS=2
+# one thread (no join to wait in), sleeps long next to the wake-up delays
+# of a busy machine (an interval runs to the switch-in, a CPU's wait too)
+MS=50 ROUNDS=8 THREADS=1
 F=$TMP/off.data
 
 # section EVENT FILE: the entry lines of EVENT's section of a report --stdio
@@ -55,7 +57,7 @@ fi
 "$PCL" script -i "$F" -F event,period 2>/dev/null | awk '$2 == "offcpu-time:" { n++; s += $1 } END { print n + 0, s + 0 }' >"$TMP/pcl.sum"
 read -r n ns <"$TMP/pcl.sum"
 want=$((THREADS * ROUNDS * MS * 1000000))
-if [ "$n" -ge $((THREADS * ROUNDS)) ] && in_range "$ns" $((want * 9 / 10)) $((want * 16 / 10)); then
+if [ "$n" -ge $((THREADS * ROUNDS)) ] && in_range "$ns" $((want * 9 / 10)) $((want * 3)); then
 	ok offcpu-periods
 else
 	not_ok offcpu-periods "pcl script: $n offcpu-time samples (want >= $((THREADS * ROUNDS))), $ns ns (want ~$want)"
@@ -67,7 +69,7 @@ p=$(section offcpu-time "$TMP/pcl.rep" | pct_of sleep_here)
 if in_range "$p" 95 100.01; then
 	ok offcpu-report-self
 else
-	not_ok offcpu-report-self "pcl report: offcpu-time under sleep_here ${p:-none}% (want ~100: main's join is the rest)" "$(show "$TMP/pcl.rep" 30)"
+	not_ok offcpu-report-self "pcl report: offcpu-time under sleep_here ${p:-none}% (want ~100)" "$(show "$TMP/pcl.rep" 30)"
 fi
 "$PCL" report -i "$F" --stdio --children -g none --sort sym >"$TMP/pcl.chl" 2>/dev/null
 p=$(section offcpu-time "$TMP/pcl.chl" | pct_of worker)
@@ -97,7 +99,7 @@ else
 	skip offcpu-perf-report "perf is not installed"
 fi
 
-# --wall: per thread about half on and half off; sleep_here ~50% off, spin_here ~50% on
+# --wall: the thread about half on and half off; sleep_here ~50% off, spin_here ~50% on
 run wall "$PCL" report -i "$F" --wall --children
 if [ "$RC" -ne 0 ]; then
 	not_ok offcpu-wall "pcl report --wall: exit $RC" "$(show "$TMP/wall.err")"
@@ -128,6 +130,16 @@ else
 	else
 		not_ok offcpu-wall-caller "worker: wall ${w:-?}% (want ~100: the caller of both)" "$(show "$TMP/wall.out" 30)"
 	fi
+fi
+
+# two threads: a row each, with time on and off CPU
+run_long rec2 60 "$PCL" record -N --off-cpu -g -o "$TMP/two.data" -- "$wl" 10 5 2
+run wall2 "$PCL" report -i "$TMP/two.data" --wall
+n=$(awk '$NF == "offcpu" && $3 ~ /%$/ && $5 ~ /%$/ && $2 > 0 && $4 > 0' "$TMP/wall2.out" | wc -l)
+if [ "$RC" -eq 0 ] && [ "$n" -eq 2 ]; then
+	ok offcpu-wall-two-threads
+else
+	not_ok offcpu-wall-two-threads "pcl report --wall: $n thread rows with on and off time (want 2)" "$(show "$TMP/wall2.out" 12)"
 fi
 
 # --call-graph dwarf, sleeping in libc's nanosleep: unwound through it to sleep_here
