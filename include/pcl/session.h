@@ -77,19 +77,11 @@ struct pcl_session_opts {
 	 * in perf's layout): its user call chain at the switch-out, time = the
 	 * switch-in, period = the nanoseconds off CPU. The sched_switch samples
 	 * themselves are not written (nor the switch records, unless
-	 * switch_events). Not with overwrite.
+	 * switch_events). Not with overwrite. Its counts: pcl/offcpu.h.
 	 */
 	bool off_cpu;
 };
 
-/* What off_cpu made so far (pcl_session__offcpu_stats). */
-struct pcl_offcpu_stats {
-	uint64_t samples;   /* offcpu-time samples written */
-	uint64_t nsecs;	    /* the time they weigh */
-	uint64_t no_user;   /* blocked intervals without a user stack (kernel threads): dropped */
-	uint64_t unmatched; /* switch-outs with no switch-in (a lost record): dropped */
-	uint64_t at_end;    /* threads off CPU at the end, counted up to it (at close) */
-};
 
 struct pcl_session_stats {
 	uint64_t samples;
@@ -141,11 +133,6 @@ PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename
  */
 PCL_API void pcl_session__compression(const struct pcl_session *s, uint64_t *transferred,
 				      uint64_t *compressed);
-/*
- * With off_cpu: the offcpu-time samples made so far (all zero without);
- * the threads still off CPU are written by close(), after this is read.
- */
-PCL_API void pcl_session__offcpu_stats(const struct pcl_session *s, struct pcl_offcpu_stats *out);
 /* Give up: remove the file and free. NULL-safe. */
 PCL_API void pcl_session__abort(struct pcl_session *s);
 
