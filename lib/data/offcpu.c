@@ -239,6 +239,7 @@ static int build(struct offcpu *oc, const uint64_t *rec, uint64_t in,
 		 const struct perf_event_header **h)
 {
 	const struct perf_event_header *src = (const void *)rec;
+	struct perf_event_header hdr;
 	uint64_t t = oc->out.sample_type, *p = oc->buf + 1, ip = 0;
 	struct pcl_record r;
 	const uint64_t *chain = NULL;
@@ -304,11 +305,12 @@ static int build(struct offcpu *oc, const uint64_t *rec, uint64_t in,
 	size = (size_t)((uint8_t *)p - (uint8_t *)oc->buf);
 	if (size > 65535)
 		return 1;
-	*(struct perf_event_header *)oc->buf = (struct perf_event_header){
+	hdr = (struct perf_event_header){
 		.type = PERF_RECORD_SAMPLE,
 		.misc = PERF_RECORD_MISC_USER,
 		.size = (uint16_t)size,
 	};
+	memcpy(oc->buf, &hdr, sizeof(hdr));
 	*h = (const void *)oc->buf;
 	return 0;
 }
