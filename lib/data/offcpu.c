@@ -282,7 +282,8 @@ static int build(struct offcpu *oc, const uint64_t *rec, uint64_t in,
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		/* the copy is no bigger than the source record: it fits the 64 KiB buffer */
 		*p++ = nr;
-		memcpy(p, chain, nr * sizeof(*p));
+		if (nr)
+			memcpy(p, chain, nr * sizeof(*p));
 		p += nr;
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
@@ -384,7 +385,8 @@ static int take(struct offcpu *oc, uint64_t upto, offcpu_emit_fn fn, void *ctx)
 	size_t i, kept = 0;
 	int ret = 0;
 
-	qsort(oc->batch, oc->nbatch, sizeof(*oc->batch), cmp_item);
+	if (oc->nbatch)
+		qsort(oc->batch, oc->nbatch, sizeof(*oc->batch), cmp_item);
 	for (i = 0; i < oc->nbatch && oc->batch[i].time <= upto; i++) {
 		if (!ret)
 			ret = process(oc, &oc->batch[i], fn, ctx);
