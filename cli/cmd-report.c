@@ -1246,6 +1246,10 @@ static int report(struct report_opts *o)
 			"event");
 		goto out;
 	}
+	if (o->x.wall && (o->sort || o->fields || o->graph || o->show_nr_samples)) {
+		die_msg("--wall has its own columns: no -s, -F, -g or -n with it");
+		goto out;
+	}
 	if (o->x.wall && !o->format) {
 		ret = report_wall(&in, o->children > 0, o->percent_limit, export_passes, o);
 		goto out;

@@ -550,6 +550,39 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 	return ret ? -1 : 0;
 }
 
+/*
+ * --wall: a header fact with the time on and off CPU (the [off-CPU]
+ * leaves' periods are the time off), in the room export_opts_fill leaves.
+ */
+static void wall_fact(struct pcl_export_opts *o, const struct pcl_profile *p)
+{
+	const struct pcl_profile_stack *st;
+	const struct pcl_profile_node *nodes;
+	const struct pcl_profile_func *funcs;
+	size_t ns, nn, nf;
+	uint64_t on = 0, off = 0;
+	char *v;
+
+	st = pcl_profile__stacks(p, &ns);
+	nodes = pcl_profile__nodes(p, &nn);
+	funcs = pcl_profile__funcs(p, &nf);
+	for (size_t i = 0; i < ns; i++) {
+		uint32_t f = st[i].node < nn ? nodes[st[i].node].func : UINT32_MAX;
+		bool blocked = st[i].node && f < nf && !funcs[f].dso &&
+			       !strcmp(funcs[f].name, wall_offcpu_sym.name);
+
+		*(blocked ? &off : &on) += st[i].period;
+	}
+	if (!o->facts || o->nr_facts >= MAX_FACTS ||
+	    asprintf(&v, "%.3f ms: %.3f ms on CPU (%.1f%%), %.3f ms off CPU (%.1f%%)",
+		     (double)(on + off) / 1e6, (double)on / 1e6,
+		     on + off ? 100.0 * (double)on / (double)(on + off) : 0.0, (double)off / 1e6,
+		     on + off ? 100.0 * (double)off / (double)(on + off) : 0.0) < 0)
+		return;
+	((struct pcl_export_fact *)o->facts)[o->nr_facts++] =
+		(struct pcl_export_fact){ "wall time", v };
+}
+
 int report_export(struct input *in, const struct export_req *x)
 {
 	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = x->icicle,
@@ -582,6 +615,7 @@ int report_export(struct input *in, const struct export_req *x)
 	if (x->wall) {
 		o.by_period = o.period_is_ns = true;
 		o.event = "wall-clock";
+		wall_fact(&o, p);
 	}
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;

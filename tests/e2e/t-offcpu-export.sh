@@ -84,6 +84,15 @@ print(sum(sum(p["weights"]) for p in d["profiles"]), ",".join(sorted({p["unit"] 
 	fi
 done
 
+# --wall: the page's facts say the time on and off CPU
+want=$(awk -v on="$ON" -v off="$OFF" 'BEGIN { printf "%.3f ms on CPU (%.1f%%), %.3f ms off CPU", on / 1e6, 100 * on / (on + off), off / 1e6 }')
+if grep -qF "wall time</dt><dd>" "$TMP/wall.html" && grep -qF "$want" "$TMP/wall.html"; then
+	ok offcpu-export-wall-html-fact
+else
+	not_ok offcpu-export-wall-html-fact "the page has no 'wall time' fact saying '$want'" \
+		"$(grep -o 'wall time</dt><dd>[^<]*' "$TMP/wall.html")"
+fi
+
 # --wall: the [off-CPU] leaves hold the off-CPU time
 same offcpu-export-wall-folded-leaf "$(awk '$(NF-1) ~ /;\[off-CPU\]$/ { s += $NF } END { print s + 0 }' "$TMP/wall.folded")" "$OFF"
 same offcpu-export-wall-flamegraph-leaf "$(grep -o '<title>\[off-CPU\] ([0-9]* ns' "$TMP/wall.svg" | grep -o '[0-9]*' | awk '{ s += $1 } END { print s + 0 }')" "$OFF"

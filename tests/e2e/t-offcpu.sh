@@ -216,6 +216,12 @@ if [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/nowall.err")" -eq 1 ] && grep -q "offcpu
 else
 	not_ok offcpu-wall-refused "pcl report --wall without offcpu-time: exit $RC (want != 0, one line naming offcpu-time)" "$(show "$TMP/nowall.err")"
 fi
+run wsort "$PCL" report -i "$F" --wall -s dso
+if [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/wsort.err")" -eq 1 ]; then
+	ok offcpu-wall-sort-refused
+else
+	not_ok offcpu-wall-sort-refused "pcl report --wall -s dso: exit $RC (want != 0, one line)" "$(show "$TMP/wsort.err")"
+fi
 run ow "$PCL" record -N --off-cpu --overwrite -o "$TMP/ow.data" -- true
 if [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/ow.err")" -eq 1 ]; then
 	ok offcpu-overwrite-refused
