@@ -228,3 +228,24 @@ if [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/ow.err")" -eq 1 ]; then
 else
 	not_ok offcpu-overwrite-refused "pcl record --off-cpu --overwrite: exit $RC (want != 0, one line)" "$(show "$TMP/ow.err")"
 fi
+
+# perf's own test, with pcl as perf (t-perf-shell.sh does not run it: perf
+# 6.1 skips it here, without BPF); its second case runs perf bench
+st=/usr/lib/perf-core/tests/shell/record_offcpu.sh
+if [ ! -r "$st" ]; then
+	skip offcpu-perf-shell "perf's tests are not installed ($st)"
+elif ! has_cmd bench; then
+	skip offcpu-perf-shell "its child case runs 'perf bench sched messaging': this pcl has no bench"
+else
+	mkdir -p "$TMP/shim" "$TMP/cwd"
+	ln -sf "$PCL" "$TMP/shim/perf"
+	(cd "$TMP/cwd" && PATH=$TMP/shim:$PATH PCL_ERROR_LOG=$TMP/errors timeout -k 10 300 bash "$st" </dev/null >"$TMP/ps.out" 2>&1)
+	rc=$?
+	refused=$(grep -E "unknown option|is not a pcl command|needs a value|not supported by pcl" "$TMP/errors" 2>/dev/null)
+	if [ $rc -eq 0 ] && [ -z "$refused" ] && grep -q "Basic off-cpu test \[Success\]" "$TMP/ps.out" &&
+		grep -q "Child task off-cpu test \[Success\]" "$TMP/ps.out"; then
+		ok offcpu-perf-shell
+	else
+		not_ok offcpu-perf-shell "record_offcpu.sh with pcl as perf: exit $rc" "$(show "$TMP/ps.out")" "${refused:+refused: $refused}"
+	fi
+fi
