@@ -76,7 +76,7 @@ struct offcpu *offcpu__new(const struct perf_event_attr *sw, const struct perf_e
 	oc->state_size = state_size;
 	oc->atab = 256;
 	oc->tab = calloc(oc->atab, sizeof(*oc->tab));
-	oc->buf = malloc(65536);
+	oc->buf = malloc(65536 + 512); /* a sample of one record (< 64 KiB) and a few words */
 	if (!oc->tab || !oc->buf) {
 		offcpu__free(oc);
 		return NULL;
