@@ -136,10 +136,67 @@ static int wall_offcpu(struct pcl_resolved *rs, struct pcl_frame **buf, size_t *
 	return 0;
 }
 
+/*
+ * The intervals the offcpu-time samples were blocked ([time - period,
+ * time] of a thread), for the time-based formats' off-CPU markers when the
+ * file has no switch records of its own (pcl record --off-cpu writes them
+ * only with --switch-events).
+ */
+struct blocked {
+	struct {
+		const struct pcl_thread *t;
+		uint64_t from, to;
+	} *v;
+	size_t n, cap;
+	bool switches; /* the file has switch records: they make the markers */
+};
+
+static int blocked_note(struct blocked *b, const struct pcl_resolved *rs, uint64_t time,
+			uint64_t period)
+{
+	if (b->switches || !rs->thread || !time || period > time)
+		return 0;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		void *v = realloc(b->v, cap * sizeof(*b->v));
+
+		if (!v)
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n].t = rs->thread;
+	b->v[b->n].from = time - period;
+	b->v[b->n++].to = time;
+	return 0;
+}
+
+static int blocked_add(struct blocked *b, struct pcl_profile *p)
+{
+	for (size_t i = 0; i < b->n && !b->switches; i++)
+		if (pcl_profile__add_switch(p, b->v[i].t, b->v[i].from, true, false) ||
+		    pcl_profile__add_switch(p, b->v[i].t, b->v[i].to, false, false))
+			return -1;
+	return 0;
+}
+
+/* The offcpu-time event's index, or -1. */
+static int offcpu_index(struct input *in)
+{
+	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
+		const char *name = pcl_data_reader__attr(in->reader, i)->name;
+
+		if (name && !strcmp(name, "offcpu-time"))
+			return i;
+	}
+	return -1;
+}
+
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
 	struct pcl_frame *wbuf = NULL;
+	struct blocked blk = { 0 };
 	size_t wcap = 0;
 	int won = -1, woff = -1;
 	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline,
@@ -154,6 +211,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 	}
 	if (x->wall && wall_events(in, &won, &woff))
 		goto fail;
+	if (!x->wall)
+		woff = offcpu_index(in);
 	while ((ret = input_next(in)) > 0) {
 		const struct pcl_data_event *ev = &in->ev;
 		const struct pcl_record *rec = &ev->rec;
@@ -167,6 +226,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			struct pcl_thread *t = pcl_machine__thread(in->machine, (int32_t)rec->id.pid,
 								   (int32_t)rec->id.tid);
 
+			blk.switches = true;
 			if (!t || pcl_profile__add_switch(p, t, rec->id.time,
 							  rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
 							  rec->misc &
@@ -195,6 +255,9 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (x->wall && ev->attr_idx == woff && wall_offcpu(&rs, &wbuf, &wcap))
 			goto oom;
+		if (timeline && ev->attr_idx == woff &&
+		    blocked_note(&blk, &rs, rec->sample.time, sample_period(in, ev)))
+			goto oom;
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
@@ -209,8 +272,11 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		die_msg("'%s' has no event '%s'", in->path, x->event);
 		goto fail;
 	}
+	if (blocked_add(&blk, p))
+		goto oom;
 	pcl_profile__finish(p);
 	free(wbuf);
+	free(blk.v);
 	if (x->wall)
 		want = won;
 	/* no samples: still the event's name (the first), for the formats that carry it */
@@ -226,6 +292,7 @@ oom:
 	die_msg("out of memory");
 fail:
 	free(wbuf);
+	free(blk.v);
 	pcl_profile__free(p);
 	return -1;
 }

@@ -8,7 +8,8 @@
 #     of it (no weights in the Gecko format);
 #   --wall: the same formats hold ON + OFF, the "[off-CPU]" frames OFF;
 #     Firefox's Off-CPU category has OFF / interval samples (+-3%), and
-#     firefox-check.py passes.
+#     firefox-check.py passes; the HTML page's facts say ON and OFF;
+#   Firefox, both: an Off-CPU marker (blocked) per offcpu-time sample.
 . "$(dirname "$0")/lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +38,7 @@ fi
 "$PCL" script -i "$F" -F period,event >"$TMP/script" 2>/dev/null
 OFF=$(awk '$2 == "offcpu-time:" { s += $1 } END { print s + 0 }' "$TMP/script")
 ON=$(awk '$2 == "cpu-clock:" { s += $1 } END { print s + 0 }' "$TMP/script")
+NOFF=$(awk '$2 == "offcpu-time:" { n++ } END { print n + 0 }' "$TMP/script")
 if [ "$OFF" -le 0 ] || [ "$ON" -le 0 ]; then
 	not_ok offcpu-export-record "no off-CPU ($OFF ns) or on-CPU ($ON ns) time in the file"
 	exit 0
@@ -116,6 +118,8 @@ for mode in event wall; do
 	else
 		not_ok "offcpu-export-$mode-firefox" "$n off-CPU samples x ${iv} ms = $got ns, want $OFF (+-3%)" "$words"
 	fi
+	# no switch records in the file: each off-CPU interval is a blocked Off-CPU marker
+	same "offcpu-export-$mode-firefox-markers" "$(walk_get "$words" markers) $(walk_get "$words" blocked)" "$NOFF $NOFF"
 done
 
 # json: offcpu-time is an event of its own, its event_count OFF
