@@ -52,7 +52,8 @@
  *   "[off-CPU]" leaf of the wall view is in its own category, Off-CPU.
  * - markers: per thread, an interval marker "Off-CPU" from each switch out
  *   to the thread's next switch in (data: type ContextSwitch, preempted and
- *   reason), when the recording has context switches. A switch out with no
+ *   reason), when the recording has context switches (or off-CPU
+ *   intervals, which pcl report gives as switches: docs/offcpu.md). A switch out with no
  *   switch in after it (the thread's exit) makes none.
  * - processes and pausedRanges are empty.
  *
