@@ -136,8 +136,8 @@ static int add(struct wall *w, const struct pcl_resolved *rs, uint64_t period, b
 		/* recursion: a function counts once per sample */
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = chain[j].map == chain[i].map &&
-			       (chain[i].sym ? chain[j].sym &&
-						       !strcmp(chain[j].sym->name, chain[i].sym->name)
+			       (chain[i].sym ? chain[j].sym && !strcmp(chain[j].sym->name,
+								       chain[i].sym->name)
 					     : !chain[j].sym);
 		if (seen)
 			continue;
@@ -200,9 +200,9 @@ static void print(struct wall *w, const char *on_name, bool children, double lim
 
 		snprintf(id, sizeof(id), "%d/%d", (int)t->pid, (int)t->tid);
 		printf("  %12.3f  %12.3f %6.2f%%  %12.3f %6.2f%%  %15s  %s\n",
-		       (double)(t->on + t->off) / 1e6, (double)t->on / 1e6, pct(t->on, t->on + t->off),
-		       (double)t->off / 1e6, pct(t->off, t->on + t->off), id,
-		       t->comm ? t->comm : "[unknown]");
+		       (double)(t->on + t->off) / 1e6, (double)t->on / 1e6,
+		       pct(t->on, t->on + t->off), (double)t->off / 1e6,
+		       pct(t->off, t->on + t->off), id, t->comm ? t->comm : "[unknown]");
 	}
 	printf("#\n# %s (shares of the wall time):\n#\n", children ? "Children" : "Self");
 	printf("# %7s  %7s  %7s  %-15s  %-20s  %s\n", "Wall", "On-CPU", "Off-CPU", "Command",
@@ -216,8 +216,8 @@ static void print(struct wall *w, const char *on_name, bool children, double lim
 
 		if (pct(e->on + e->off, total) < limit)
 			continue;
-		printf("  %6.2f%%  %6.2f%%  %6.2f%%  %-15s  %-20s  [%c] %s\n", pct(e->on + e->off, total),
-		       pct(e->on, total), pct(e->off, total), e->comm,
+		printf("  %6.2f%%  %6.2f%%  %6.2f%%  %-15s  %-20s  [%c] %s\n",
+		       pct(e->on + e->off, total), pct(e->on, total), pct(e->off, total), e->comm,
 		       e->dso ? e->dso->short_name : "[unknown]", e->level ? e->level : '.',
 		       e->sym ? e->sym->name : "[unknown]");
 	}
@@ -230,7 +230,8 @@ int report_wall(struct input *in, bool children, double percent_limit, sample_fi
 	int on, off, ret;
 
 	if (pcl_data_reader__is_pipe(in->reader)) {
-		die_msg("--wall needs a file, not a stream (its events are known only as they come)");
+		die_msg("--wall needs a file, not a stream (its events are known only as they "
+			"come)");
 		return 1;
 	}
 	if (wall_events(in, &on, &off))

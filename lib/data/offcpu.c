@@ -58,7 +58,7 @@ struct offcpu {
 	size_t ntab, atab;
 	uint64_t last_time; /* the newest record time seen */
 	uint64_t cut;	    /* the newest time seen when the last drain ended */
-	uint64_t *buf; /* the sample being built */
+	uint64_t *buf;	    /* the sample being built */
 	struct pcl_offcpu_stats st;
 };
 
@@ -260,7 +260,8 @@ static int build(struct offcpu *oc, const uint64_t *rec, uint64_t in,
 	if (nr > 1)
 		ip = chain[1];
 	has_regs = (t & PERF_SAMPLE_REGS_USER) && r.sample.user_abi && r.sample.user_regs;
-	/* DWARF: the user IP is the registers' (bit 8 of the mask), the chain is the kernel's only */
+	/* DWARF: the user IP is the registers' (bit 8 of the mask), the chain is the kernel's only
+	 */
 	if (!ip && has_regs && (oc->out.sample_regs_user & (1ull << 8)))
 		ip = r.sample.user_regs[popcount64(oc->out.sample_regs_user & 0xff)];
 	if (!ip)

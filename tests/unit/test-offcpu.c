@@ -18,8 +18,8 @@
 static const struct perf_event_attr sw_attr = {
 	.type = PERF_TYPE_TRACEPOINT,
 	.size = sizeof(struct perf_event_attr),
-	.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-		       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+	.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+		       PERF_SAMPLE_RAW,
 	.sample_id_all = 1,
 };
 
@@ -247,9 +247,9 @@ static void test_many_threads(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		UNIT_TEST(test_blocked_interval),	  UNIT_TEST(test_preempted_and_other_states),
-		UNIT_TEST(test_in_before_out),		  UNIT_TEST(test_exit_and_end),
-		UNIT_TEST(test_kthread_and_lost_in),	  UNIT_TEST(test_many_threads),
+		UNIT_TEST(test_blocked_interval),    UNIT_TEST(test_preempted_and_other_states),
+		UNIT_TEST(test_in_before_out),	     UNIT_TEST(test_exit_and_end),
+		UNIT_TEST(test_kthread_and_lost_in), UNIT_TEST(test_many_threads),
 	};
 
 	(void)argc;
