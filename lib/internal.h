@@ -121,6 +121,8 @@ void offcpu__free(struct offcpu *oc);
 /* Take a record: a sched_switch sample (@switch_sample), a switch record, an EXIT. 0 or -ENOMEM */
 int offcpu__add(struct offcpu *oc, const struct perf_event_header *h, const struct pcl_record *r,
 		bool switch_sample);
+/* Count the workload @pid's time only from its exec on (its COMM exec record). */
+void offcpu__set_workload(struct offcpu *oc, uint32_t pid);
 /* The time of any record read (for the cut, see offcpu.c). */
 void offcpu__time(struct offcpu *oc, uint64_t time);
 /* At a drain's end: pair, oldest first, what is old enough, writing samples through @fn. */

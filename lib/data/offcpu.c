@@ -11,7 +11,9 @@
  * next in make one "offcpu-time" sample in perf's layout: the thread, its
  * user call chain at the switch-out, time = the switch-in, period = the
  * nanoseconds it was off CPU. A preemption (state R) or any other state
- * ends nothing and counts nothing.
+ * ends nothing and counts nothing, and neither does the workload before
+ * its exec (pcl's fork waiting to exec it: perf enables its events only
+ * at the exec).
  *
  * Order: the rings of the CPUs are drained one after another, so a thread
  * that migrates may show its switch-in before its switch-out, even in an
@@ -31,7 +33,7 @@
 #include <string.h>
 #include "internal.h"
 
-enum item_kind { IT_OUT, IT_IN, IT_EXIT };
+enum item_kind { IT_OUT, IT_IN, IT_EXIT, IT_EXEC };
 
 struct item {
 	uint64_t time;
@@ -59,6 +61,8 @@ struct offcpu {
 	uint64_t last_time; /* the newest record time seen */
 	uint64_t cut;	    /* the newest time seen when the last drain ended */
 	uint64_t *buf;	    /* the sample being built */
+	uint32_t wl_pid;    /* the workload, counted from its exec on; 0: none */
+	bool wl_exec;
 	struct pcl_offcpu_stats st;
 };
 
@@ -199,6 +203,11 @@ int offcpu__add(struct offcpu *oc, const struct perf_event_header *h, const stru
 		it.time = r->id.time;
 		it.pid = r->id.pid;
 		it.tid = r->id.tid;
+	} else if (r->type == PERF_RECORD_COMM && (r->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		   oc->wl_pid && r->comm.pid == oc->wl_pid && r->has_id) {
+		it.kind = IT_EXEC;
+		it.time = r->id.time;
+		it.pid = it.tid = r->comm.pid;
 	} else if (r->type == PERF_RECORD_EXIT) {
 		it.kind = IT_EXIT;
 		it.time = r->task.time;
@@ -340,9 +349,13 @@ static int emit(struct offcpu *oc, struct thread_state *ts, uint64_t in, offcpu_
 
 static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *ctx)
 {
-	struct thread_state *ts = lookup(oc, it->tid, it->kind == IT_OUT);
+	struct thread_state *ts;
 	int ret = 0;
 
+	/* the workload's exec counts whether or not its thread was seen before */
+	if (it->kind == IT_EXEC)
+		oc->wl_exec = true;
+	ts = lookup(oc, it->tid, it->kind == IT_OUT);
 	if (!ts)
 		return it->kind == IT_OUT ? -ENOMEM : 0;
 	switch (it->kind) {
@@ -354,6 +367,9 @@ static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *
 			ts->out_time = 0;
 		}
 		ts->pid = it->pid;
+		/* the workload before its exec is pcl's fork waiting to become it */
+		if (oc->wl_pid && it->pid == oc->wl_pid && !oc->wl_exec)
+			it->blocked = false;
 		if (it->blocked) {
 			ts->out_rec = it->rec;
 			ts->out_time = it->time;
@@ -365,13 +381,21 @@ static int process(struct offcpu *oc, struct item *it, offcpu_emit_fn fn, void *
 		if (ts->out_rec)
 			ret = emit(oc, ts, it->time, fn, ctx);
 		break;
+	case IT_EXEC:
 	case IT_EXIT:
+		/* what blocked before an exec ends there (the workload's: not counted) */
 		free(ts->out_rec);
 		ts->out_rec = NULL;
 		ts->out_time = 0;
 		break;
 	}
 	return ret;
+}
+
+void offcpu__set_workload(struct offcpu *oc, uint32_t pid)
+{
+	oc->wl_pid = pid;
+	oc->wl_exec = false;
 }
 
 void offcpu__time(struct offcpu *oc, uint64_t time)

@@ -351,12 +351,12 @@ static bool offcpu_take(struct pcl_session *s, const struct perf_event_header *h
 			const struct pcl_record *r, const struct perf_event_attr *a, int *ret)
 {
 	bool sw = r->type == PERF_RECORD_SAMPLE && a == &s->attrs[s->sw_ev].attr;
+	bool sb = r->type == PERF_RECORD_EXIT || r->type == PERF_RECORD_COMM; /* written */
 
-	if (!sw && r->type != PERF_RECORD_SWITCH && r->type != PERF_RECORD_SWITCH_CPU_WIDE &&
-	    r->type != PERF_RECORD_EXIT)
+	if (!sw && !sb && r->type != PERF_RECORD_SWITCH && r->type != PERF_RECORD_SWITCH_CPU_WIDE)
 		return false;
 	*ret = offcpu__add(s->oc, h, r, sw);
-	return sw || (r->type != PERF_RECORD_EXIT && !s->o.switch_events);
+	return sw || (!sb && !s->o.switch_events);
 }
 
 /* Write one record and account for it (samples, times, maps for build ids). */
@@ -668,6 +668,9 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	s->argc = argc;
 	s->argv = argv;
 	s->wl_pid = wl ? pcl_workload__pid(wl) : 0;
+	/* --off-cpu: the workload counts from its exec on, as perf enables it then */
+	if (s->oc && s->wl_pid > 0)
+		offcpu__set_workload(s->oc, (uint32_t)s->wl_pid);
 	return open_file(s, false);
 }
 

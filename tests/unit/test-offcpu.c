@@ -5,7 +5,7 @@
  * (drain by drain), and the offcpu-time samples it writes decoded back:
  * a blocked interval, a preemption, a switch-in read a drain before its
  * switch-out, an EXIT, a thread still blocked at the end, a kernel thread,
- * a lost switch-in.
+ * a lost switch-in, the workload before its exec.
  */
 #include "unit.h"
 
@@ -218,6 +218,69 @@ static void test_kthread_and_lost_in(void **state)
 	offcpu__free(oc);
 }
 
+/* the workload counts from its exec on: before it, it is pcl's fork */
+static void test_workload_exec(void **state)
+{
+	struct offcpu *oc = new_oc();
+	struct perf_event_header h = { .type = PERF_RECORD_COMM,
+				       .misc = PERF_RECORD_MISC_COMM_EXEC,
+				       .size = sizeof(h) };
+	struct pcl_record r = { .type = PERF_RECORD_COMM,
+				.misc = PERF_RECORD_MISC_COMM_EXEC,
+				.has_id = true };
+	struct got g = { 0 };
+
+	(void)state;
+	offcpu__set_workload(oc, 10);
+	feed_out(oc, 10, 100, 2, false); /* blocked in the exec */
+	feed_out(oc, 11, 100, 1, false); /* another process: counted */
+	r.comm.pid = r.comm.tid = 10;
+	r.comm.comm = "wl";
+	r.id.pid = r.id.tid = 10;
+	r.id.time = 300;
+	offcpu__time(oc, 300);
+	assert_int_equal(offcpu__add(oc, &h, &r, false), 0);
+	feed(oc, PERF_RECORD_SWITCH, 0, 10, 310);
+	feed(oc, PERF_RECORD_SWITCH, 0, 11, 320);
+	feed_out(oc, 10, 400, 1, false);
+	feed(oc, PERF_RECORD_SWITCH, 0, 10, 450);
+	assert_int_equal(offcpu__finish(oc, 1000, collect, &g), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.tid[0], 11);
+	assert_int_equal(g.period[0], 220);
+	assert_int_equal(g.tid[1], 10);
+	assert_int_equal(g.period[1], 50);
+	offcpu__free(oc);
+}
+
+/* an exec of a workload not seen before (blocked since before the start) */
+static void test_workload_exec_first(void **state)
+{
+	struct offcpu *oc = new_oc();
+	struct perf_event_header h = { .type = PERF_RECORD_COMM,
+				       .misc = PERF_RECORD_MISC_COMM_EXEC,
+				       .size = sizeof(h) };
+	struct pcl_record r = { .type = PERF_RECORD_COMM,
+				.misc = PERF_RECORD_MISC_COMM_EXEC,
+				.has_id = true };
+	struct got g = { 0 };
+
+	(void)state;
+	offcpu__set_workload(oc, 20);
+	r.comm.pid = r.comm.tid = 20;
+	r.comm.comm = "wl";
+	r.id.pid = r.id.tid = 20;
+	r.id.time = 50;
+	offcpu__time(oc, 50);
+	assert_int_equal(offcpu__add(oc, &h, &r, false), 0);
+	feed_out(oc, 20, 100, 1, false);
+	feed(oc, PERF_RECORD_SWITCH, 0, 20, 130);
+	assert_int_equal(offcpu__finish(oc, 1000, collect, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.period[0], 30);
+	offcpu__free(oc);
+}
+
 /* many threads: the table grows, every interval is found; free with a batch left */
 static void test_many_threads(void **state)
 {
@@ -250,6 +313,7 @@ int main(int argc, char **argv)
 		UNIT_TEST(test_blocked_interval),    UNIT_TEST(test_preempted_and_other_states),
 		UNIT_TEST(test_in_before_out),	     UNIT_TEST(test_exit_and_end),
 		UNIT_TEST(test_kthread_and_lost_in), UNIT_TEST(test_many_threads),
+		UNIT_TEST(test_workload_exec),	     UNIT_TEST(test_workload_exec_first),
 	};
 
 	(void)argc;
