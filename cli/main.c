@@ -42,6 +42,8 @@ static const struct cmd commands[] = {
 	{ "buildid-cache", cmd_buildid_cache, PAGED },
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
+	{ "lock", cmd_lock },
+	{ "bench", cmd_bench },
 };
 /* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
