@@ -33,7 +33,6 @@ declare -A waiting=(
 	[probe_vfs_getname.sh]="perf probe"
 	[record+script_probe_vfs_getname.sh]="perf probe"
 	[trace+probe_vfs_getname.sh]="perf probe of kernel functions (kprobes; pcl trace reads paths without them)"
-	[record_offcpu.sh]="record --off-cpu"
 )
 
 shim=$TMP/shim
