@@ -29,7 +29,6 @@ realperf=$(command -v perf)
 # What the next issue builds; until then these tests wait for it.
 declare -A waiting=(
 	[trace+probe_vfs_getname.sh]="perf probe of kernel functions (kprobes; pcl trace reads paths without them)"
-	[record_offcpu.sh]="record --off-cpu"
 )
 
 shim=$TMP/shim
