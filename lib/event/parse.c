@@ -340,6 +340,41 @@ static int parse_u64(const char *s, size_t len, uint64_t *v)
 static int apply_terms(struct parser *p, struct pcl_event *ev, const char *terms, size_t tlen,
 		       bool from_alias);
 
+/* perf's largest user stack copy (a sample's size is 16 bits) */
+#define STACK_SIZE_MAX 65528U
+/* the user registers a DWARF unwinder needs (x86-64: all but the segments) */
+#define DWARF_REGS_USER 0xff0fffULL
+
+/*
+ * "call-graph=fp" or "call-graph=dwarf": this
+ * event's call chains, whatever record's -g says for the others (the
+ * session adds its own bits to these, it never takes them away).
+ */
+static int apply_call_graph(struct parser *p, struct perf_event_attr *a, const char *t, size_t len,
+			    const char *val, size_t vlen)
+{
+	if (vlen == 2 && !memcmp(val, "fp", 2)) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		return 0;
+	}
+	if (vlen == 5 && !memcmp(val, "dwarf", 5)) {
+		/* the user stack's size: the stack-size= term, else record's */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user |= DWARF_REGS_USER;
+		a->exclude_callchain_user = 1;
+		return 0;
+	}
+	if (vlen == 3 && !memcmp(val, "lbr", 3))
+		return perr(p, EOPNOTSUPP, t, len,
+			    "term 'call-graph=lbr' is not supported by pcl (no LBR on this path)");
+	if ((vlen == 2 && !memcmp(val, "no", 2)) || (vlen == 4 && !memcmp(val, "none", 4)))
+		return perr(p, EOPNOTSUPP, t, len,
+			    "term 'call-graph=no' is not supported by pcl: leave -g off instead");
+	return perr(p, EINVAL, t, len, "bad value '%.*s' for term 'call-graph' (fp or dwarf)",
+		    (int)vlen, val);
+}
+
 static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, size_t len,
 		      bool from_alias)
 {
@@ -352,11 +387,12 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 	uint64_t v = 1;
 	const struct pcl_pmu_format *f;
 	const struct pcl_pmu_alias *alias;
-	static const char *const ignored[] = {
-		"time",	       "call-graph",	"stack-size",	   "max-stack",
-		"inherit",     "no-inherit",	"overwrite",	   "no-overwrite",
-		"percore",     "aux-output",	"aux-sample-size", "metric-id",
-		"branch_type", "driver-config",
+	/* perf's terms that change nothing a counter or a sample holds */
+	static const char *const ignored[] = { "metric-id" };
+	/* perf's terms pcl does not apply per event: refused, never ignored */
+	static const char *const refused[] = {
+		"inherit",  "no-inherit", "overwrite",	     "no-overwrite",  "percore",
+		"aux-output", "aux-sample-size", "branch_type", "driver-config",
 	};
 
 	if (!klen || klen >= sizeof(key))
@@ -372,6 +408,19 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
 		if (!strcmp(key, ignored[i]))
 			return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		if (!strcmp(key, refused[i]))
+			return perr(p, EOPNOTSUPP, t, len, "term '%s' is not supported by pcl", key);
+	if (!strcmp(key, "call-graph"))
+		return apply_call_graph(p, a, t, len, val, vlen);
+	if (!strcmp(key, "time")) {
+		if (eq && (parse_u64(val, vlen, &v) || v > 1))
+			return perr(p, EINVAL, t, len, "bad value for term 'time' (0 or 1)");
+		if (!v)
+			return perr(p, EOPNOTSUPP, t, len,
+				    "term 'time=0' is not supported by pcl: samples always carry the time");
+		return 0;
+	}
 	if (eq && parse_u64(val, vlen, &v))
 		return perr(p, EINVAL, val, vlen, "bad value '%.*s' for term '%s'", (int)vlen, val,
 			    key);
@@ -387,6 +436,18 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 #endif
 	else if (!strcmp(key, "period"))
 		a->sample_period = v;
+	else if (!strcmp(key, "max-stack")) {
+		/* as in perf, a frame limit asks for the call chain too */
+		if (!eq || v > UINT16_MAX)
+			return perr(p, EINVAL, t, len, "bad value for term 'max-stack' (0..65535)");
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = (uint16_t)v;
+	} else if (!strcmp(key, "stack-size")) {
+		if (!eq || !v || v > STACK_SIZE_MAX)
+			return perr(p, EINVAL, t, len, "bad value for term 'stack-size' (1..%u)",
+				    STACK_SIZE_MAX);
+		a->sample_stack_user = (uint32_t)((v + 7) & ~7ULL);
+	}
 	else if (!strcmp(key, "freq")) {
 		a->sample_freq = v;
 		a->freq = 1;
@@ -464,6 +525,14 @@ static const char *closest_pmu(const char *name)
 }
 
 /* "pmu/terms/" with the slashes at s[plen] and s[close]. */
+/* A generic ("cpu-clock") or cache ("L1-dcache-loads") event's name. */
+static bool is_legacy_name(const char *name)
+{
+	uint64_t config;
+
+	return generic_event_lookup(name) || cache_event_parse(name, &config) == 0;
+}
+
 static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t close,
 			   struct pcl_event *ev)
 {
@@ -476,6 +545,11 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t 
 	memcpy(pname, s, plen);
 	pname[plen] = '\0';
 	pmu = pcl_pmu__find(pname);
+	if (!pmu && is_legacy_name(pname)) {
+		/* perf's "cpu-clock/period=1000/": a generic or cache event with terms */
+		ret = resolve_name(p, ev, s, plen);
+		return ret ? ret : apply_terms(p, ev, s + plen + 1, close - plen - 1, false);
+	}
 	if (!pmu) {
 		const char *hint = closest_pmu(pname);
 
