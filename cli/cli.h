@@ -37,6 +37,7 @@ int cmd_buildid_list(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /*
  * The build-id cache (cli/cmd-buildid-cache.c): the global --buildid-dir

@@ -38,6 +38,7 @@ static const char usage_main[] =
 	"   daemon    run record sessions in the background from a config file\n"
 	"   inject    copy a recording (file or pipe) adding build ids, like perf inject\n"
 	"   archive   pack the files a recording needs into FILE.tar.bz2, like perf archive\n"
+	"   top       a live profile of the system, refreshed every few seconds, like perf top\n"
 	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
 	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
@@ -225,6 +226,51 @@ static const char usage_inject[] =
 	"                          first sample\n"
 	"      --buildid-all       the same for every mapped file\n"
 	"  -f, --force             read a file another user owns\n";
+
+static const char usage_top[] =
+	"usage: pcl top [-a | -p PID | -t TID | -C CPUS] [OPTIONS]\n"
+	"\n"
+	"Sample what runs (the whole system by default) and show the hottest\n"
+	"functions, refreshed every -d seconds, as perf top does: each entry's share\n"
+	"decays by 7/8 at each refresh, or is zeroed with -z. On a terminal the\n"
+	"entries are browsed (Enter: callers and callees); --stdio, or an output that\n"
+	"is not a terminal, prints a plain listing at each refresh.\n"
+	"\n"
+	"  -a, --all-cpus          every CPU (the default)\n"
+	"  -p, --pid PID[,PID..]   these processes (and the children they start)\n"
+	"  -t, --tid TID[,TID..]   these threads\n"
+	"  -C, --cpu CPUS          these CPUs (\"0-3,6\")\n"
+	"  -i, --no-inherit        not the children started after pcl top\n"
+	"  -e, --event EVENT       sample EVENT (default cycles, or cpu-clock without a\n"
+	"                          hardware PMU; several: the first one is shown)\n"
+	"  -F, --freq HZ|max       samples per second (default 4000)\n"
+	"  -c, --count N           a sample every N events instead\n"
+	"  -g                      record call chains (frame pointers) and show them,\n"
+	"                          with the children's overhead\n"
+	"      --call-graph fp[,graph|fractal|flat|folded|none][,MIN%][,caller|callee]\n"
+	"                          [,function][,percent|period|count]\n"
+	"                          the same, with how the graph is shown (default\n"
+	"                          fp,graph,0.5,caller,function)\n"
+	"      --children          add the callees' overhead to each entry (with -g)\n"
+	"      --no-children       only the entry's own overhead\n"
+	"  -K, --hide_kernel_symbols  leave out kernel samples\n"
+	"  -U, --hide_user_symbols    leave out user samples\n"
+	"  -d, --delay SECS        seconds between refreshes (default 2)\n"
+	"  -z, --zero              zero the counts at each refresh instead of decaying\n"
+	"  -E, --entries N         show N entries (default: as many as the terminal\n"
+	"                          has rows)\n"
+	"  -s, --sort KEYS         sort and group by KEYS (default dso,sym; also comm,\n"
+	"                          pid, tid, cpu, srcline, srcfile)\n"
+	"  -n, --show-nr-samples   a column with the number of samples\n"
+	"      --percent-limit PCT  hide entries below PCT percent\n"
+	"      --stdio             print a plain listing at each refresh\n"
+	"      --tui               the browser, even when perf would not choose it\n"
+	"  -k, --vmlinux FILE      the kernel's symbols from FILE\n"
+	"      --kallsyms FILE     the kernel's symbols from FILE, not /proc/kallsyms\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; 128)\n"
+	"  -v, --verbose           say when the default event falls back\n"
+	"\n"
+	"perf top's other options are refused by name (docs/top.md).\n";
 
 static const char usage_archive[] =
 	"usage: pcl archive [-f] [FILE]\n"
@@ -615,6 +661,7 @@ static const struct {
 	{ "events", usage_events }, { "help", usage_help },
 	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
 	{ "inject", usage_inject }, { "archive", usage_archive },
+	{ "top", usage_top },
 };
 
 int print_usage(const char *cmd, FILE *out)

@@ -39,6 +39,7 @@ static const struct cmd commands[] = {
 	{ "buildid-cache", cmd_buildid_cache, PAGED },
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
+	{ "top", cmd_top },
 };
 /* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
