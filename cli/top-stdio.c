@@ -63,31 +63,6 @@ static bool entry_line(const char *s)
 	return (*s >= '0' && *s <= '9') || *s == '\033';
 }
 
-/*
- * The percentage of the @max-th entry shown: perf sizes the columns to the
- * entries it prints, which a limit at that entry's share gives here.
- */
-static double nth_percent(const struct top *t, const struct pcl_report_opts *ro, int max)
-{
-	uint64_t total = pcl_hists__total_period(t->h);
-	int seen = 0;
-
-	if (!total || max <= 0)
-		return 0;
-	for (size_t i = 0; i < pcl_hists__nr_entries(t->h); i++) {
-		const struct pcl_hist_entry *e = pcl_hists__entry(t->h, i);
-		uint64_t v = ro->children ? e->children : e->self;
-		double p = 100.0 * (double)v / (double)total;
-
-		if (e->hidden || !(e->self || (ro->children && e->children)) ||
-		    p < ro->percent_limit)
-			continue;
-		if (++seen == max)
-			return p;
-	}
-	return 0;
-}
-
 /* Write @len bytes of an entry line, cut at @limit bytes but never inside a colour code. */
 static void put_cut(const char *s, size_t len, size_t limit)
 {
@@ -113,13 +88,12 @@ static void print_entries(struct top *t, int max_rows, int width)
 	char *text = NULL, *p, *nl;
 	size_t len = 0;
 	int rows = 0;
-	double lim;
 	FILE *f;
 
 	ro.color = t->color;
-	lim = nth_percent(t, &ro, max_rows);
-	if (lim > ro.percent_limit)
-		ro.percent_limit = lim;
+	/* perf sizes the columns to the rows it shows (hists__output_recalc_col_len) */
+	if (max_rows > 0)
+		pcl_hists__hide_after(t->h, (size_t)max_rows);
 	f = open_memstream(&text, &len);
 	if (!f)
 		return;

@@ -308,6 +308,14 @@ PCL_API uint64_t pcl_hists__nr_samples(const struct pcl_hists *h);
 PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den);
 
 /*
+ * Hide every entry of @h (finished) after its first @n visible ones, as
+ * perf top shows and sizes its columns for the rows that fit: the printer
+ * skips them. Entries a filter hid stay hidden and do not count. A later
+ * call, or pcl_hists__decay, shows them again. NULL-safe.
+ */
+PCL_API void pcl_hists__hide_after(struct pcl_hists *h, size_t n);
+
+/*
  * Every thread and map (struct pcl_thread *, struct pcl_map *) that @h's
  * entries, call trees and kept chains point at, sorted by address and
  * unique, in a malloc'd array *@out of *@nr pointers (the caller frees

@@ -43,6 +43,7 @@ struct hentry {
 	uint32_t on_path; /* its frames among the nodes above the one being walked */
 	struct pcl_callnode *chains_root; /* every chain of this self entry, as a tree */
 	size_t sources;			  /* its tree's sources (struct links) */
+	bool cut; /* hidden by pcl_hists__hide_after, not by a filter */
 };
 
 struct uchain {
@@ -1484,6 +1485,8 @@ static void entry_scale(struct pcl_hists *h, struct hentry *e, uint64_t num, uin
 	e->on_path = 0;
 	e->sources = 0;
 	e->chains_root = NULL;
+	if (e->cut)
+		x->hidden = e->cut = false;
 }
 
 /* Keep the unique chains that still weigh something and whose entry stays. */
@@ -1617,4 +1620,20 @@ PCL_API int pcl_hists__refs(const struct pcl_hists *h, const void ***out, size_t
 	*out = v;
 	*nr = k;
 	return 0;
+}
+
+PCL_API void pcl_hists__hide_after(struct pcl_hists *h, size_t n)
+{
+	size_t seen = 0;
+
+	for (int i = 0; h && i < h->nr; i++) {
+		struct hentry *e = h->entries[i];
+
+		if (e->cut)
+			e->e.hidden = e->cut = false;
+		if (e->e.hidden)
+			continue;
+		if (seen++ >= n)
+			e->e.hidden = e->cut = true;
+	}
 }

@@ -1847,6 +1847,16 @@ static void test_decay(void **state)
 	assert_int_equal(entry_of("bar")->children, 87 + 8);
 	assert_non_null(entry_of("main")->root);
 
+	/* perf top's rows: only the first n entries are shown, until the next decay */
+	pcl_hists__hide_after(fx.h, 1);
+	assert_false(pcl_hists__entry(fx.h, 0)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 1)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 2)->hidden);
+	pcl_hists__hide_after(fx.h, 2);
+	assert_false(pcl_hists__entry(fx.h, 1)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 2)->hidden);
+	pcl_hists__hide_after(fx.h, 1);
+
 	/* what the entries point at, for the machine's pruning */
 	assert_int_equal(pcl_hists__refs(fx.h, &refs, &nr), 0);
 	assert_true(nr >= 2);
@@ -1855,6 +1865,12 @@ static void test_decay(void **state)
 	assert_true(has_ref(refs, nr, entry_of("bar")->thread));
 	assert_true(has_ref(refs, nr, entry_of("bar")->frame.map));
 	free(refs);
+
+	/* a decay shows every entry again */
+	assert_int_equal(pcl_hists__decay(fx.h, 1, 1), 0);
+	pcl_hists__finish(fx.h);
+	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++)
+		assert_false(pcl_hists__entry(fx.h, i)->hidden);
 
 	/* entries decay away: foo's 43 reaches 0 after enough refreshes */
 	for (int i = 0; i < 40; i++)
