@@ -36,6 +36,10 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 # libpfm4: the core PMU events of each CPU model by name, encoded into
 # perf_event_attr (lib/event/pfm.c: metric events, named raw events).
 LDLIBS := -lcapstone -ldw -lelf -lzstd -liberty -lprotobuf-c -lz -lbz2 $(TEP_LIBS) -lpfm -lm -lpthread
+# ncurses (wide-character build, with its terminfo library): the
+# interactive browser of pcl report and pcl top (cli/tui.c). The CLI's
+# only: libpcl does not link it.
+CLI_LDLIBS := -lncursesw -ltinfo
 SAN_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
@@ -107,7 +111,7 @@ $(BUILD)/libpcl.so: $(LIB_OBJS) lib/libpcl.map
 
 # The binary links libpcl statically: no loader work at start-up.
 $(BUILD)/pcl: $(CLI_OBJS) $(BUILD)/libpcl.a
-	$(call say,LD,$@)$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libpcl.a $(LDLIBS)
+	$(call say,LD,$@)$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libpcl.a $(LDLIBS) $(CLI_LDLIBS)
 
 # scdoc (scripts/deps.sh) turns each page's source into roff; it stops at
 # the first error, and the page is not left half-written.

@@ -90,6 +90,11 @@ int setup_pager(void);
 bool pager_active(void);
 /* --no-pager: setup_pager() does nothing from now on. */
 void pager_disable(void);
+/*
+ * A LATE_PAGER command (report: not under its browser) starts the pager
+ * itself, when it writes text and this is true (main.c: a PAGED command's rule).
+ */
+extern bool cli_pager_wanted;
 
 /* Append @s to a growable array of strings (not copied). 0 or -1 (out of memory). */
 int add_string(char ***v, int *n, char *s);

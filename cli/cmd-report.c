@@ -14,6 +14,7 @@
 #include "export.h"
 #include "input.h"
 #include "sample-read.h"
+#include "tui.h"
 
 enum {
 	OPT_CHILDREN = 256,
@@ -48,6 +49,9 @@ enum {
 	OPT_TASKS,
 	OPT_MMAPS,
 	OPT_STDIO_COLOR,
+	/* issue 14 */
+	OPT_TUI,
+	OPT_NO_TUI,
 };
 
 struct report_opts {
@@ -81,6 +85,10 @@ struct report_opts {
 	bool tasks, mmaps;    /* --tasks, --mmaps: the task tree instead of a report */
 	const char *parent;   /* -p: the parent regex of -s parent */
 	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
+	/* issue 14: the browser (cli/tui.c) */
+	bool stdio, tui, no_tui; /* --stdio, --tui, --no-tui */
+	bool browse;		 /* decided in report(): the browser, not text */
+	struct pcl_annotate *annotate; /* with browse: each sample's ip, for 'a' */
 };
 
 struct event_hist {
@@ -133,6 +141,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "no-tui", no_argument, NULL, OPT_NO_TUI },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "sort", required_argument, NULL, 's' },
@@ -188,6 +198,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->input = optarg;
 			break;
 		case OPT_STDIO:
+			o->stdio = true;
+			break;
+		case OPT_TUI:
+			o->tui = true;
+			o->no_tui = false;
+			break;
+		case OPT_NO_TUI:
+			o->no_tui = true;
+			o->tui = false;
 			break;
 		case OPT_CHILDREN:
 			o->children = 1;
@@ -974,6 +993,24 @@ static int attr_index(const struct pcl_data_reader *r, const struct pcl_data_att
 	return -1;
 }
 
+/*
+ * For the browser's 'a': the sample's own address, as pcl annotate counts
+ * it (every sample, whatever the report's filters, its chain not resolved).
+ */
+static int annotate_add(struct input *in, struct pcl_annotate *a, int idx,
+			const struct pcl_record *rec)
+{
+	struct pcl_record r = *rec;
+	struct pcl_resolved rs;
+
+	r.sample.sample_type &=
+		~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	r.sample.nr_callchain = 0;
+	if (pcl_resolver__sample(in->resolver, &r, &rs))
+		return -ENOMEM;
+	return pcl_annotate__add(a, idx, &rs.ip, rec->sample.period);
+}
+
 /* One sample of event @a into its histogram: 0, or -ENOMEM. */
 static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl_record *rec)
 {
@@ -988,6 +1025,8 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 
 	if (idx < 0)
 		return 0;
+	if (o->annotate && annotate_add(x->in, o->annotate, idx, rec))
+		return -ENOMEM;
 	e = event_hist(x->eh, x->nr, idx, ho);
 	if (e && o->group && e->leader != idx) {
 		int member = e->member;
@@ -1200,6 +1239,171 @@ out:
 	return ret;
 }
 
+/*
+ * perf's choice of the interface: the browser by default when the output
+ * is a terminal; --stdio (or --no-tui) for text; --tui into a pipe falls
+ * back to text, as perf's does. What only text shows (-D, --header,
+ * --header-only, --stats, --tasks, --mmaps, -T, --format) and a stream
+ * read from stdin ("-i -") are text too.
+ */
+static bool use_browser(const struct report_opts *o)
+{
+	if (o->stdio || o->no_tui)
+		return false;
+	if (o->dump || o->header || o->header_only || o->stats || o->tasks || o->mmaps ||
+	    o->threads || o->format)
+		return false;
+	if (o->input && !strcmp(o->input, "-"))
+		return false;
+	return tui_usable();
+}
+
+/* ---- the browser over the file (cli/tui.c) ---- */
+
+struct browse_ctx {
+	struct input *in;
+	const struct report_opts *o;
+	struct event_hist *eh;
+	int nr;
+	struct pcl_report_opts *ro;
+	int *events; /* the events shown (leaders with samples) */
+	int nr_events, cur;
+	char title[1024];
+};
+
+/* Event @cur's totals into the report options, as the text report sets them. */
+static void browse_select(struct browse_ctx *b)
+{
+	int i = b->events[b->cur];
+	uint64_t nr_shown, total;
+	const struct pcl_data_attr *a = pcl_data_reader__attr(b->in->reader, i);
+	const struct event_hist *eh = &b->eh[i];
+	char cnt[32], name[512];
+
+	b->ro->nr_members = b->o->group ? eh->nr_members : 0;
+	b->ro->member_totals = eh->member_totals;
+	set_totals(eh, b->o->relative, b->ro, &nr_shown);
+	total = b->ro->total_period;
+	if (b->ro->nr_members > 1) {
+		bool anon = !eh->group_name || !strcmp(eh->group_name, "{anon_group}");
+		bool forced = eh->group_name && !eh->group_name[0];
+		size_t n = 0;
+
+		for (int m = 1; m < b->ro->nr_members; m++) {
+			nr_shown += eh[m].nr_samples;
+			total += eh[m].total_period;
+		}
+		if (!forced)
+			n += (size_t)snprintf(name, sizeof(name), "%s { ",
+					      anon ? "anon group" : eh->group_name);
+		for (int m = 0; m < b->ro->nr_members && n < sizeof(name); m++)
+			n += (size_t)snprintf(name + n, sizeof(name) - n, "%s%s", m ? ", " : "",
+					      pcl_data_reader__attr(b->in->reader, i + m)->name);
+		if (!forced && n < sizeof(name))
+			snprintf(name + n, sizeof(name) - n, " }");
+	} else {
+		snprintf(name, sizeof(name), "%s", a->name[0] ? a->name : "unknown");
+	}
+	pcl_report__count(cnt, sizeof(cnt), nr_shown);
+	/* perf's hists browser title */
+	snprintf(b->title, sizeof(b->title),
+		 "Samples: %s of event%s '%s', Event count (approx.): %" PRIu64, cnt,
+		 eh->nr_members > 1 ? "s" : "", name, total);
+	if (b->nr_events > 1) {
+		size_t n = strlen(b->title);
+
+		snprintf(b->title + n, sizeof(b->title) - n, "  [event %d of %d: TAB for the next]",
+			 b->cur + 1, b->nr_events);
+	}
+}
+
+static const struct pcl_hists *browse_get(void *ctx)
+{
+	struct browse_ctx *b = ctx;
+
+	return b->eh[b->events[b->cur]].h;
+}
+
+static const char *browse_title(void *ctx)
+{
+	return ((struct browse_ctx *)ctx)->title;
+}
+
+/* Entry @e's symbol as pcl annotate --stdio SYM prints it. */
+static int browse_annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
+{
+	struct browse_ctx *b = ctx;
+	const struct pcl_annotate *a = b->o->annotate;
+	struct pcl_annotate_opts ao = { .sz = sizeof(ao) };
+	int ev = b->events[b->cur];
+
+	if (!a || !e->frame.sym || !e->frame.map)
+		return -ENOTSUP;
+	for (size_t i = 0; i < pcl_annotate__nr_syms(a); i++) {
+		const struct pcl_annotate_sym *s = pcl_annotate__sym(a, i);
+		const char *name = pcl_data_reader__attr(b->in->reader, s->event)->name;
+
+		if (s->event != ev || s->sym != e->frame.sym || s->dso != e->frame.map->dso)
+			continue;
+		return pcl_annotate__print(fp, a, i, b->in->symbols,
+					   name && name[0] ? name : "unknown", &ao);
+	}
+	return -ENODATA; /* no sample in it itself: its period is its callees' */
+}
+
+/* TAB and shift-TAB: the next and previous event, as in perf. */
+static int browse_key(void *ctx, int key)
+{
+	struct browse_ctx *b = ctx;
+
+	if (b->nr_events < 2 || (key != '\t' && key != TUI_KEY_BTAB))
+		return 0;
+	b->cur = (b->cur + (key == '\t' ? 1 : b->nr_events - 1)) % b->nr_events;
+	browse_select(b);
+	return 0;
+}
+
+/*
+ * The browser over event @eh's histograms: 0, 1 (an error, printed), or -1
+ * when the terminal could not take it after all (the caller prints text).
+ */
+static int report_browse(struct input *in, const struct report_opts *o, struct event_hist *eh,
+			 int nr, struct pcl_report_opts *ro)
+{
+	struct browse_ctx b = { .in = in, .o = o, .eh = eh, .nr = nr, .ro = ro };
+	struct tui_source src = {
+		.ctx = &b, .get = browse_get, .ropts = ro, .title = browse_title,
+		.annotate = browse_annotate, .key = browse_key,
+	};
+	int ret;
+
+	if (!(b.events = calloc((size_t)nr, sizeof(*b.events)))) {
+		die_msg("out of memory");
+		return 1;
+	}
+	for (int i = 0; i < nr; i++) {
+		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))
+			continue;
+		pcl_hists__finish(eh[i].h);
+		b.events[b.nr_events++] = i;
+	}
+	pcl_annotate__finish(o->annotate);
+	ro->quiet = o->quiet;
+	ro->color = false;
+	browse_select(&b);
+	ret = tui_browse(&src);
+	free(b.events);
+	if (ret == -ENOTTY)
+		return -1; /* no browser after all: the text report */
+	if (ret == -EINTR)
+		return 1; /* a signal ended it */
+	if (ret) {
+		die_msg("the browser failed: %s", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
 static int report(struct report_opts *o)
 {
 	struct input in;
@@ -1213,6 +1417,9 @@ static int report(struct report_opts *o)
 	int nr = 0, ret = 1;
 
 	o->so.sz = sizeof(o->so);
+	o->browse = use_browser(o);
+	if (!o->browse && cli_pager_wanted)
+		setup_pager(); /* text, on a terminal: through the pager (main.c) */
 	if (input_open(&in, o->input, &o->so, o->force))
 		goto out;
 	if (o->dump) {
@@ -1295,6 +1502,8 @@ static int report(struct report_opts *o)
 	}
 	if (setup_groups(&in, &eh, &nr, o->group))
 		goto oom;
+	if (o->browse && !(o->annotate = pcl_annotate__new()))
+		goto oom;
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
 	if (read_samples(&in, o, &eh, &nr, &ho, &tv) < 0)
 		goto out;
@@ -1313,6 +1522,14 @@ static int report(struct report_opts *o)
 	}
 	for (int i = 0; i < nr; i++)
 		any |= eh[i].nr_samples != 0;
+	if (o->browse && any) {
+		ret = report_browse(&in, o, eh, nr, &ro);
+		if (ret >= 0)
+			goto out;
+		ret = 1;
+		if (cli_pager_wanted)
+			setup_pager();
+	}
 	if (o->quiet)
 		goto sections;
 	if (!o->header)
@@ -1353,6 +1570,8 @@ out:
 		free(eh[i].group_name);
 	}
 	free(eh);
+	pcl_annotate__free(o->annotate);
+	o->annotate = NULL;
 	free(tv.thr);
 	free(tv.ctr);
 	free(tv.value);

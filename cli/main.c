@@ -12,7 +12,10 @@
 #include "internal.h"
 
 /* Command flags: PAGED commands write through the pager on a terminal (pager.c). */
-enum { PAGED = 1 };
+enum { PAGED = 1, LATE_PAGER = 2 };
+
+/* LATE_PAGER: main.c's verdict, for the command to act on (cli.h) */
+bool cli_pager_wanted;
 
 struct cmd {
 	const char *name;
@@ -26,7 +29,7 @@ static const struct cmd commands[] = {
 	{ "stat", cmd_stat },
 	{ "record", cmd_record },
 	{ "list", cmd_list, PAGED },
-	{ "report", cmd_report, PAGED },
+	{ "report", cmd_report, PAGED | LATE_PAGER },
 	{ "script", cmd_script, PAGED },
 	{ "diff", cmd_diff, PAGED },
 	{ "annotate", cmd_annotate, PAGED },
@@ -344,6 +347,11 @@ int main(int argc, char **argv)
 		if (cmd->fn == cmd_help || cmd->fn == cmd_version)
 			return 0;
 		argc = 2;
+	}
+	if (pager < 0 && (cmd->flags & LATE_PAGER)) {
+		/* the command decides once it knows whether it writes text */
+		cli_pager_wanted = !args_want_no_pager(argc, argv) && !cli_list_opts;
+		pager = 0;
 	}
 	if (pager < 0)
 		pager = (cmd->flags & PAGED) && !args_want_no_pager(argc, argv);

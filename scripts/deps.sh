@@ -74,6 +74,9 @@ pkgs=(
 	# Debian's debuginfod server, which tests/e2e/t-debuginfod.sh starts on
 	# a loopback port over a folder of unstripped builds.
 	libdebuginfod-dev debuginfod
+	# ncurses: the interactive browser of pcl report and pcl top
+	# (cli/tui.c); tmux drives it in the tests (t-tui-report.sh).
+	libncurses-dev tmux
 	# The man pages (docs/man/*.scd) are written in scdoc's markup; make
 	# builds them into build/man with it, and make install installs them.
 	scdoc
@@ -86,7 +89,7 @@ demo_pkgs=(
 	gcc make pkg-config binutils libc6-dev
 	libpfm4-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev libcap-dev libbz2-dev
 	libiberty-dev libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler
-	libcapstone-dev libdebuginfod-dev scdoc
+	libcapstone-dev libdebuginfod-dev libncurses-dev scdoc
 	linux-perf
 )
 

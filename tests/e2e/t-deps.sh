@@ -19,12 +19,13 @@ for p in "${demo_pkgs[@]}"; do
 done
 if [ ${#out[@]} -eq 0 ]; then ok deps-demo-in-full; else not_ok deps-demo-in-full "in --demo only: ${out[*]}"; fi
 
-# Every -lX pcl links: the Debian package holding libX.so/.a is in the demo list.
+# Every -lX pcl links (LDLIBS, and CLI_LDLIBS: the pcl binary's own, ncurses):
+# the Debian package holding libX.so/.a is in the demo list.
 if ! command -v dpkg >/dev/null; then
 	skip deps-demo-links "no dpkg: not a Debian machine"
 	exit 0
 fi
-ldlibs=$(make -s -p -n all 2>/dev/null | sed -n 's/^LDLIBS :\?= //p' | head -1)
+ldlibs=$(make -s -p -n all 2>/dev/null | sed -n 's/^\(CLI_\)\{0,1\}LDLIBS :\{0,1\}= //p' | head -2 | tr '\n' ' ')
 missing=() checked=0
 for l in $ldlibs; do
 	l=${l#-l}
