@@ -22,6 +22,14 @@ struct top_pending {
 	int ev;
 };
 
+/* Records read from the rings, not yet processed. */
+struct top_batch {
+	uint8_t *buf;
+	size_t buf_len, buf_cap;
+	struct top_pending *pend;
+	size_t npend, cap_pend;
+};
+
 struct top {
 	struct top_opts *o;
 	struct pcl_evlist *el;
@@ -44,21 +52,22 @@ struct top {
 	int delay_secs;
 	bool zero, hide_kernel, hide_user;
 	bool color; /* perf's colours (a terminal) */
+	bool debug; /* $PCL_TOP_DEBUG: the model's size on stderr after each refresh */
 	/* the header's counts, since the last refresh (lost_total: since the start) */
 	uint64_t samples, kernel_samples, exact_samples, lost, lost_total;
 	uint64_t nr_lost_records, nr_lost_warned;
 	uint64_t failed, undecoded;
-	/* one batch of records */
-	uint8_t *buf;
-	size_t buf_len, buf_cap;
-	struct top_pending *pend;
-	size_t npend, cap_pend;
+	struct top_batch batch; /* the stdio loop's */
 };
 
 bool top_done(void);
 void top_stop(void);
 /* Read the rings and feed their records in time order. 0 or -ENOMEM. */
 int top_drain(struct top *t);
+/* The two halves of top_drain: copy what the rings hold into @b; feed @b, emptied. */
+int top_collect(struct top *t, struct top_batch *b);
+void top_process(struct top *t, struct top_batch *b);
+void top_batch_free(struct top_batch *b);
 /* Decay (or zero) the histogram and prune the machine, after a refresh. */
 void top_age(struct top *t);
 /* perf top's header line into @bf; resets the per-refresh counts. */

@@ -425,45 +425,40 @@ static uint64_t record_time(const struct top *t, const struct perf_event_header 
 	return rec.has_id ? rec.id.time : 0;
 }
 
-static int stash(struct top *t, const struct perf_event_header *h)
+static int stash(struct top_batch *b, const struct perf_event_header *h)
 {
-	if (t->buf_len + h->size > t->buf_cap) {
-		size_t ncap = t->buf_cap ? t->buf_cap * 2 : 1 << 20;
+	if (b->buf_len + h->size > b->buf_cap) {
+		size_t ncap = b->buf_cap ? b->buf_cap * 2 : 1 << 20;
 		uint8_t *nb;
 
-		while (ncap < t->buf_len + h->size)
+		while (ncap < b->buf_len + h->size)
 			ncap *= 2;
-		nb = realloc(t->buf, ncap);
+		nb = realloc(b->buf, ncap);
 		if (!nb)
 			return -ENOMEM;
-		t->buf = nb;
-		t->buf_cap = ncap;
+		b->buf = nb;
+		b->buf_cap = ncap;
 	}
-	if (t->npend == t->cap_pend) {
-		size_t ncap = t->cap_pend ? t->cap_pend * 2 : 4096;
-		struct top_pending *np = realloc(t->pend, ncap * sizeof(*np));
+	if (b->npend == b->cap_pend) {
+		size_t ncap = b->cap_pend ? b->cap_pend * 2 : 4096;
+		struct top_pending *np = realloc(b->pend, ncap * sizeof(*np));
 
 		if (!np)
 			return -ENOMEM;
-		t->pend = np;
-		t->cap_pend = ncap;
+		b->pend = np;
+		b->cap_pend = ncap;
 	}
-	memcpy(t->buf + t->buf_len, h, h->size);
-	t->pend[t->npend] = (struct top_pending){ .off = t->buf_len, .seq = (uint32_t)t->npend };
-	t->npend++;
-	t->buf_len += h->size;
+	memcpy(b->buf + b->buf_len, h, h->size);
+	b->pend[b->npend] = (struct top_pending){ .off = b->buf_len, .seq = (uint32_t)b->npend };
+	b->npend++;
+	b->buf_len += h->size;
 	return 0;
 }
 
-/*
- * Read every ring, then process what they held in time order: a process's
- * MMAP on one CPU comes before its samples on another.
- */
-int top_drain(struct top *t)
+int top_collect(struct top *t, struct top_batch *b)
 {
 	int ret = 0;
 
-	t->buf_len = t->npend = 0;
 	for (int r = 0; r < t->nrings; r++) {
 		const struct perf_event_header *h;
 
@@ -474,23 +469,46 @@ int top_drain(struct top *t)
 			continue;
 		}
 		while (!ret && (h = pcl_ring__next(t->rings[r])))
-			ret = stash(t, h);
+			ret = stash(b, h);
 		pcl_ring__read_end(t->rings[r]);
 	}
-	if (ret) {
-		die_msg("out of memory");
-		return ret;
-	}
-	for (size_t i = 0; i < t->npend; i++) {
-		const struct perf_event_header *h = (const void *)(t->buf + t->pend[i].off);
+	return ret;
+}
 
-		t->pend[i].ev = top_event_of(t, h);
-		t->pend[i].time = record_time(t, h, t->pend[i].ev);
+/*
+ * What the rings held, in time order: a process's MMAP on one CPU comes
+ * before its samples on another.
+ */
+void top_process(struct top *t, struct top_batch *b)
+{
+	for (size_t i = 0; i < b->npend; i++) {
+		const struct perf_event_header *h = (const void *)(b->buf + b->pend[i].off);
+
+		b->pend[i].ev = top_event_of(t, h);
+		b->pend[i].time = record_time(t, h, b->pend[i].ev);
 	}
-	if (t->nrings > 1 && t->npend > 1)
-		qsort(t->pend, t->npend, sizeof(*t->pend), cmp_pending);
-	for (size_t i = 0; i < t->npend; i++)
-		process(t, (const void *)(t->buf + t->pend[i].off), t->pend[i].ev);
+	if (t->nrings > 1 && b->npend > 1)
+		qsort(b->pend, b->npend, sizeof(*b->pend), cmp_pending);
+	for (size_t i = 0; i < b->npend; i++)
+		process(t, (const void *)(b->buf + b->pend[i].off), b->pend[i].ev);
+	b->buf_len = b->npend = 0;
+}
+
+void top_batch_free(struct top_batch *b)
+{
+	free(b->buf);
+	free(b->pend);
+	memset(b, 0, sizeof(*b));
+}
+
+int top_drain(struct top *t)
+{
+	if (top_collect(t, &t->batch)) {
+		die_msg("out of memory");
+		t->batch.buf_len = t->batch.npend = 0;
+		return -ENOMEM;
+	}
+	top_process(t, &t->batch);
 	return 0;
 }
 
@@ -510,6 +528,10 @@ void top_age(struct top *t)
 		pcl_machine__prune(t->m, refs, nr);
 		free(refs);
 	}
+	if (t->debug)
+		fprintf(stderr, "pcl top: threads %zu dsos %d entries %zu\n",
+			pcl_machine__nr_threads(t->m), pcl_machine__nr_dsos(t->m),
+			pcl_hists__nr_entries(t->h));
 }
 
 /* The header line perf top prints (perf_top__header_snprintf), counts reset after. */
@@ -656,14 +678,15 @@ static void teardown(struct top *t)
 	free(t->attrs);
 	free(t->ids);
 	free(t->pfds);
-	free(t->buf);
-	free(t->pend);
+	top_batch_free(&t->batch);
 }
 
 int top_run(struct top_opts *o)
 {
 	struct top t = { .o = o, .delay_secs = o->delay_secs, .zero = o->zero,
-			 .hide_kernel = o->hide_kernel, .hide_user = o->hide_user };
+			 .hide_kernel = o->hide_kernel, .hide_user = o->hide_user,
+			 /* the model's size after each refresh (t-top-memory.sh watches it) */
+			 .debug = getenv("PCL_TOP_DEBUG") != NULL };
 	int ret;
 
 	catch_signals();

@@ -147,10 +147,11 @@ PCL_API struct pcl_dso *pcl_machine__dso(const struct pcl_machine *m, int i);
  * when it was their process's last thread, and free every map object that
  * no remaining map set holds (maps cut by later ones included). @keep
  * names (sorted by address, as pcl_hists__refs gives them) the threads and
- * maps something still points at: those stay, whatever their state. DSOs
- * and interned strings stay (equal names share them). Pointers to what
- * was dropped are invalid after; a resolver's caches are invalidated (the
- * generation moves). Returns the number of threads dropped, or -EINVAL.
+ * maps something still points at: those stay (an exited thread kept loses
+ * its map set, which it no longer needs). DSOs and interned strings stay
+ * (equal names share them). Pointers to what was dropped are invalid
+ * after; a resolver's caches are invalidated (the generation moves).
+ * Returns the number of threads dropped, or -EINVAL.
  */
 PCL_API int pcl_machine__prune(struct pcl_machine *m, const void *const *keep, size_t nr_keep);
 

@@ -862,11 +862,27 @@ static size_t prune_threads(struct pcl_machine *m, const void *const *keep, size
 		 * Gone at the second prune that sees it exited: a sample of it
 		 * may still sit in another CPU's ring after its EXIT record.
 		 */
-		if (t->exited && ++mt->exited_prunes >= 2 && !in_set(keep, nr_keep, t)) {
-			maps_put(t->maps);
-			free(mt);
-			dropped++;
-			continue;
+		if (t->exited && ++mt->exited_prunes >= 2) {
+			if (!in_set(keep, nr_keep, t)) {
+				maps_put(t->maps);
+				free(mt);
+				dropped++;
+				continue;
+			}
+			/*
+			 * kept for what it is (pid, tid, comm), not for its
+			 * address space: an empty one (a reused tid can still
+			 * get maps), so that its maps can go
+			 */
+			if (t->maps && t->maps->n) {
+				struct pcl_maps *empty = maps_new();
+
+				if (empty) {
+					maps_put(t->maps);
+					t->maps = empty;
+					empty->generation = m->code_generation = ++m->generation;
+				}
+			}
 		}
 		live[k++] = t;
 	}
