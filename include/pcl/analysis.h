@@ -301,9 +301,10 @@ PCL_API uint64_t pcl_hists__nr_samples(const struct pcl_hists *h);
  * 7/8 at each refresh; 0/1 empties the histogram (perf top -z). The
  * totals become the sums of what is left. It undoes pcl_hists__finish
  * (children periods and call trees are freed, to be computed again): add
- * more samples, then finish again before reading the entries. Entry
- * pointers taken before are invalid after. 0, or -EINVAL (@den 0, @num >
- * @den).
+ * more samples, then finish again before reading the entries. An entry
+ * dropped stays readable (its keys: comm, thread, frame, srcline; not its
+ * call tree) until the next decay or pcl_hists__free, for a live view that
+ * still holds what it showed. 0, -EINVAL (@den 0, @num > @den), -ENOMEM.
  */
 PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den);
 
@@ -317,7 +318,8 @@ PCL_API void pcl_hists__hide_after(struct pcl_hists *h, size_t n);
 
 /*
  * Every thread and map (struct pcl_thread *, struct pcl_map *) that @h's
- * entries, call trees and kept chains point at, sorted by address and
+ * entries (those the last decay dropped too), call trees and kept chains
+ * point at, sorted by address and
  * unique, in a malloc'd array *@out of *@nr pointers (the caller frees
  * it): what pcl_machine__prune must keep. 0, or -ENOMEM.
  */

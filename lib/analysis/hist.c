@@ -85,6 +85,9 @@ struct pcl_hists {
 	regex_t parent_re;	     /* with the parent key */
 	bool has_parent_re;
 	const struct pcl_symbol *cur_parent; /* the parent of the sample whose entries are made */
+	/* entries the last pcl_hists__decay dropped: readable until the next one */
+	struct hentry **grave;
+	int nr_grave, alloc_grave;
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -198,6 +201,11 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 		free(h->entries[i]->e.member_self);
 		free(h->entries[i]);
 	}
+	for (int i = 0; i < h->nr_grave; i++) {
+		free(h->grave[i]->e.member_self);
+		free(h->grave[i]);
+	}
+	free(h->grave);
 	for (size_t i = 0; i < h->cap_chains; i++)
 		free(h->chains[i]);
 	free(h->chains);
@@ -1506,6 +1514,8 @@ static void chains_decay(struct pcl_hists *h, uint64_t num, uint64_t den)
 		h->order[kept++] = u;
 	}
 	h->nr_chains = kept;
+	if (!h->chains)
+		return; /* no chain was ever added */
 	memset(h->chains, 0, h->cap_chains * sizeof(*h->chains));
 	for (size_t i = 0; i < kept; i++) {
 		size_t j = h->order[i]->hash & (h->cap_chains - 1);
@@ -1525,6 +1535,14 @@ PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den)
 
 	if (!h || !den || num > den)
 		return pcl_err(EINVAL, "pcl_hists__decay: invalid argument");
+	for (int i = 0; i < h->nr_grave; i++) {
+		free(h->grave[i]->e.member_self);
+		free(h->grave[i]);
+	}
+	h->nr_grave = 0;
+	/* the most the dropped ones can be: every entry */
+	if (h->nr && grow_array((void **)&h->grave, &h->alloc_grave, h->nr, sizeof(*h->grave)))
+		return pcl_err(ENOMEM, "pcl_hists__decay: out of memory");
 	chunks_free(&h->node_chunks);
 	h->total_period = h->nr_samples = 0;
 	for (int i = 0; i < h->nr; i++)
@@ -1535,8 +1553,8 @@ PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den)
 		struct hentry *e = h->entries[i];
 
 		if (!e->e.self) {
-			free(e->e.member_self);
-			free(e);
+			/* a live view may still read what it showed, until the next decay */
+			h->grave[h->nr_grave++] = e;
 			continue;
 		}
 		h->total_period += e->e.self;
@@ -1604,6 +1622,10 @@ PCL_API int pcl_hists__refs(const struct pcl_hists *h, const void ***out, size_t
 		ret = ret ? ret : refs_push(&v, &n, &alloc, e->frame.map);
 		if (!ret && e->root)
 			ret = node_refs(e->root, &v, &n, &alloc);
+	}
+	for (int i = 0; i < h->nr_grave && !ret; i++) {
+		ret = refs_push(&v, &n, &alloc, h->grave[i]->e.thread);
+		ret = ret ? ret : refs_push(&v, &n, &alloc, h->grave[i]->e.frame.map);
 	}
 	for (size_t i = 0; i < h->nr_chains && !ret; i++)
 		for (uint32_t f = 0; f < h->order[i]->n && !ret; f++)

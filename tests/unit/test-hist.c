@@ -1866,8 +1866,17 @@ static void test_decay(void **state)
 	assert_true(has_ref(refs, nr, entry_of("bar")->frame.map));
 	free(refs);
 
-	/* a decay shows every entry again */
-	assert_int_equal(pcl_hists__decay(fx.h, 1, 1), 0);
+	/* a decay shows every entry again; main (no self period) is dropped but readable */
+	{
+		const struct pcl_hist_entry *gone = entry_of("main");
+
+		assert_int_equal(pcl_hists__decay(fx.h, 1, 1), 0);
+		assert_string_equal(gone->frame.sym->name, "main");
+		assert_string_equal(gone->comm, "hot");
+		assert_int_equal(pcl_hists__refs(fx.h, &refs, &nr), 0);
+		assert_true(has_ref(refs, nr, gone->frame.map));
+		free(refs);
+	}
 	pcl_hists__finish(fx.h);
 	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++)
 		assert_false(pcl_hists__entry(fx.h, i)->hidden);
