@@ -219,6 +219,7 @@ bench: all
 	@bench/unwind.sh $(BUILD)
 	@bench/fpleaf.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
+	@bench/top.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
