@@ -39,6 +39,8 @@ static const char usage_main[] =
 	"   inject    copy a recording (file or pipe) adding build ids, like perf inject\n"
 	"   archive   pack the files a recording needs into FILE.tar.bz2, like perf archive\n"
 	"   top       a live profile of the system, refreshed every few seconds, like perf top\n"
+	"   lock      kernel lock contention of a command or the system, like perf lock\n"
+	"   bench     perf bench's scheduler benchmarks (sched messaging, sched pipe)\n"
 	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
 	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
@@ -293,9 +295,11 @@ static const char usage_report[] =
 	"perf.data files written by pcl record and by Linux perf: file or pipe mode,\n"
 	"zstd-compressed records (perf record -z), files cut short (with a warning).\n"
 	"On a terminal it opens an interactive browser over the file, as perf does:\n"
-	"arrows/PgUp/PgDn/Home/End move; + or Enter, e, c, E, C expand and collapse\n"
-	"call chains; t, d, s zoom into the thread, DSO, symbol; / filters symbols;\n"
-	"a annotates; TAB the next event; h or ? help; ESC zooms out; q quits.\n"
+	"arrows/PgUp/PgDn/Home/End move; + or Enter (a chain's branch too), e, c,\n"
+	"E, C open and close call chains; t, d, s zoom into the thread, DSO, symbol;\n"
+	"/ filters symbols;\n"
+	"a annotates; i the file's header; TAB the next event; h or ? help; ESC\n"
+	"zooms out; q quits.\n"
 	"\n"
 	"  -i, --input FILE        the recording (default perf.data; '-' reads a pipe)\n"
 	"      --stdio             the text report, also on a terminal\n"
@@ -653,6 +657,77 @@ static const char usage_daemon[] =
 	"  -f, --foreground        start: stay in the foreground\n"
 	"  -h, --help              show this text\n";
 
+static const char usage_lock[] =
+	"usage: pcl lock record [RECORD OPTIONS] [--] COMMAND [ARGS]\n"
+	"       pcl lock [-i FILE] contention|con [OPTIONS]\n"
+	"       pcl lock contention|con [OPTIONS] [-a | -C CPUS | -p PID | --tid TID]\n"
+	"                               [-b] [--] [COMMAND [ARGS]]        (live)\n"
+	"       pcl lock [-i FILE] report [-k KEY] [-F KEYS] [-E N] [-t] [-c]\n"
+	"       pcl lock [-i FILE] info -t | -m\n"
+	"\n"
+	"Kernel lock contention, from the lock:contention_begin and contention_end\n"
+	"tracepoints, as perf lock prints it (on standard error, as perf does).\n"
+	"record samples both tracepoints with kernel call chains into a perf.data\n"
+	"file (pcl record's options apply; default -o perf.data). contention reads\n"
+	"such a file (pcl's or perf's) and prints a table of wait times by caller:\n"
+	"the first function of the chain that is not a lock function. Given a\n"
+	"command or a target, contention runs live instead: pcl record streams the\n"
+	"tracepoints through a pipe as the command runs, and the same table is\n"
+	"printed at its end. pcl has no BPF: -b (perf's --use-bpf) is accepted and\n"
+	"runs live the same way. report prints a line per lock (named after the\n"
+	"caller of its first wait), info the threads (-t) or the locks (-m).\n"
+	"\n"
+	"  -i, --input FILE        the file to read (default perf.data)\n"
+	"  -k, --key KEY           sort by contended, wait_total (the default),\n"
+	"                          wait_max, wait_min or avg_wait (report: also\n"
+	"                          acquired, its default)\n"
+	"  -F, --field KEYS        the columns, a comma-separated list of those keys\n"
+	"                          (default contended,wait_total,wait_max,avg_wait)\n"
+	"  -E, --entries N         print only the first N lines\n"
+	"  -t, --threads           one line per thread (pid, comm) instead of caller\n"
+	"                          (info: the threads that waited)\n"
+	"  -l, --lock-addr         one line per lock (address, symbol) instead of caller\n"
+	"  -c, --combine-locks     report: the locks of the same name as one line\n"
+	"  -m, --map               info: each lock's address and name\n"
+	"  -q, --quiet             no header, no debug section\n"
+	"  -v, --verbose           each caller's call chain under its line\n"
+	"  -f, --force             read a file another user owns\n"
+	"      --max-stack N       frames of a chain used (default 8)\n"
+	"      --stack-skip N      frames skipped before the caller search (default 3)\n"
+	"      --kallsyms FILE     kernel symbols from this kallsyms copy\n"
+	"      --stdio             accepted (the only output)\n"
+	"  live mode:\n"
+	"  -a, --all-cpus          the whole system (default: the command and children)\n"
+	"  -C, --cpu CPUS          these CPUs\n"
+	"  -p, --pid PIDS          these processes\n"
+	"      --tid TIDS          these threads\n"
+	"  -b, --use-bpf           accepted: live mode without BPF\n"
+	"      --map-nr-entries N  accepted (a BPF map size in perf)\n"
+	"  -h, --help              show this text\n"
+	"\n"
+	"Live, the exit status is the command's. pcl lock script is not supported\n"
+	"(use pcl script).\n";
+
+static const char usage_bench[] =
+	"usage: pcl bench [-f default|simple] [-r N] sched messaging [-g N] [-l N] [-p] [-t]\n"
+	"       pcl bench [-f default|simple] [-r N] sched pipe [-l N] [-T]\n"
+	"       pcl bench sched all\n"
+	"\n"
+	"perf bench's scheduler benchmarks, with its output.\n"
+	"\n"
+	"  -f, --format FMT        default, or simple (the time alone)\n"
+	"  -r, --repeat N          run the benchmark N times\n"
+	"  sched messaging (hackbench): groups of 20 senders and 20 receivers; each\n"
+	"  sender writes 100-byte messages to each receiver of its group\n"
+	"  -g, --group N           groups (default 10)\n"
+	"  -l, --nr_loops N        messages per sender and receiver (default 100)\n"
+	"  -p, --pipe              pipes instead of socketpairs\n"
+	"  -t, --thread            threads instead of processes\n"
+	"  sched pipe: two processes pass a word back and forth over pipes\n"
+	"  -l, --loop N            round trips (default 1000000)\n"
+	"  -T, --threaded          two threads instead of two processes\n"
+	"  -h, --help              show this text\n";
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -669,6 +744,8 @@ static const struct {
 	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
 	{ "inject", usage_inject }, { "archive", usage_archive },
 	{ "top", usage_top },
+	{ "lock", usage_lock },
+	{ "bench", usage_bench },
 };
 
 int print_usage(const char *cmd, FILE *out)

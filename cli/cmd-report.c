@@ -86,8 +86,8 @@ struct report_opts {
 	const char *parent;   /* -p: the parent regex of -s parent */
 	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
 	/* issue 14: the browser (cli/tui.c) */
-	bool stdio, tui, no_tui; /* --stdio, --tui, --no-tui */
-	bool browse;		 /* decided in report(): the browser, not text */
+	bool stdio, tui, no_tui;       /* --stdio, --tui, --no-tui */
+	bool browse;		       /* decided in report(): the browser, not text */
 	struct pcl_annotate *annotate; /* with browse: each sample's ip, for 'a' */
 };
 
@@ -994,21 +994,14 @@ static int attr_index(const struct pcl_data_reader *r, const struct pcl_data_att
 }
 
 /*
- * For the browser's 'a': the sample's own address, as pcl annotate counts
- * it (every sample, whatever the report's filters, its chain not resolved).
+ * For the browser's 'a': the sample's own address (resolved as without its
+ * chain), counted as pcl annotate counts it: every sample, whatever the
+ * report's filters.
  */
-static int annotate_add(struct input *in, struct pcl_annotate *a, int idx,
-			const struct pcl_record *rec)
+static int annotate_add(const struct report_opts *o, int idx, const struct pcl_resolved *rs,
+			uint64_t period)
 {
-	struct pcl_record r = *rec;
-	struct pcl_resolved rs;
-
-	r.sample.sample_type &=
-		~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-	r.sample.nr_callchain = 0;
-	if (pcl_resolver__sample(in->resolver, &r, &rs))
-		return -ENOMEM;
-	return pcl_annotate__add(a, idx, &rs.ip, rec->sample.period);
+	return o->annotate ? pcl_annotate__add(o->annotate, idx, &rs->ip, period) : 0;
 }
 
 /* One sample of event @a into its histogram: 0, or -ENOMEM. */
@@ -1025,8 +1018,6 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 
 	if (idx < 0)
 		return 0;
-	if (o->annotate && annotate_add(x->in, o->annotate, idx, rec))
-		return -ENOMEM;
 	e = event_hist(x->eh, x->nr, idx, ho);
 	if (e && o->group && e->leader != idx) {
 		int member = e->member;
@@ -1034,7 +1025,8 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 		e->nr_samples++;
 		e->total_period += period;
 		e = event_hist(x->eh, x->nr, e->leader, ho);
-		if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+		if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs) ||
+		    annotate_add(o, idx, &rs, period))
 			return -ENOMEM;
 		cap_chain(o, ho->caller_order, &rs);
 		e->member_totals[member] += period;
@@ -1043,7 +1035,8 @@ static int add_sample(void *ctx, const struct pcl_data_attr *a, const struct pcl
 			return -ENOMEM;
 		return 0;
 	}
-	if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs))
+	if (!e || pcl_resolver__sample(x->in->resolver, rec, &rs) ||
+	    annotate_add(o, idx, &rs, period))
 		return -ENOMEM;
 	cap_chain(o, ho->caller_order, &rs);
 	if (o->group && e->nr_members > 1)
@@ -1351,6 +1344,14 @@ static int browse_annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
 	return -ENODATA; /* no sample in it itself: its period is its callees' */
 }
 
+/* perf's 'i': the file's header, as --header-only prints it. */
+static int browse_info(void *ctx, FILE *fp)
+{
+	struct browse_ctx *b = ctx;
+
+	return pcl_header__print(fp, b->in->reader, b->in->path, 0);
+}
+
 /* TAB and shift-TAB: the next and previous event, as in perf. */
 static int browse_key(void *ctx, int key)
 {
@@ -1372,8 +1373,13 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 {
 	struct browse_ctx b = { .in = in, .o = o, .eh = eh, .nr = nr, .ro = ro };
 	struct tui_source src = {
-		.ctx = &b, .get = browse_get, .ropts = ro, .title = browse_title,
-		.annotate = browse_annotate, .key = browse_key,
+		.ctx = &b,
+		.get = browse_get,
+		.ropts = ro,
+		.title = browse_title,
+		.annotate = browse_annotate,
+		.key = browse_key,
+		.info = browse_info,
 	};
 	int ret;
 
@@ -1397,6 +1403,11 @@ static int report_browse(struct input *in, const struct report_opts *o, struct e
 		return -1; /* no browser after all: the text report */
 	if (ret == -EINTR)
 		return 1; /* a signal ended it */
+	if (ret == -EPROTO) {
+		die_msg("the browser's rows do not match the report's entries (a bug); "
+			"--stdio prints the report");
+		return 1;
+	}
 	if (ret) {
 		die_msg("the browser failed: %s", strerror(-ret));
 		return 1;
@@ -1507,7 +1518,8 @@ static int report(struct report_opts *o)
 	ho.nr_members = o->group; /* a flag here: each leader's hists take its member count */
 	if (read_samples(&in, o, &eh, &nr, &ho, &tv) < 0)
 		goto out;
-	in.unwind_shown = o->stats || (!json && !o->quiet); /* in the header */
+	/* in the header; the browser has none: the warning says it */
+	in.unwind_shown = o->stats || (!json && !o->quiet && !o->browse);
 	input_finish(&in);
 	warn_symbols(&in);
 	if (o->stats) {

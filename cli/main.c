@@ -43,6 +43,8 @@ static const struct cmd commands[] = {
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
 	{ "top", cmd_top },
+	{ "lock", cmd_lock },
+	{ "bench", cmd_bench },
 };
 /* clang-format on */
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -24,7 +24,7 @@
 #include "tui.h"
 
 #define KEY_ESC 27
-#define CTRL(c) ((c) & 0x1f)
+#define CTRL(c) ((c)&0x1f)
 
 /* What an entry is, by the sort keys' values: kept across a live source's ticks. */
 struct ekey {
@@ -34,19 +34,34 @@ struct ekey {
 	const void *parent;
 };
 
+/* An open chain: its entry, and the branches folded in it (their first line) */
+struct expn {
+	struct ekey k;
+	int *folds;
+	int nr_folds;
+};
+
 struct tent {
 	const struct pcl_hist_entry *e;
-	const char *line;    /* its stdio line, in model.text */
-	const char **chain;  /* its call-graph lines, in model.gtext (once built) */
+	const char *line;   /* its stdio line, in model.text */
+	const char **chain; /* its call-graph lines, in model.gtext (once built) */
 	int nr_chain;
+	/*
+	 * Each chain line's name column (-1: bars only) and whether it starts
+	 * a branch ("--12.34%--name", "---name"): the tree the lines draw,
+	 * for folding a branch. @vis: the lines not folded away, @nr_vis of them.
+	 */
+	int *col;
+	bool *branch;
+	int *vis, nr_vis;
 	bool expanded;
 	bool visible; /* passes the zooms and the search */
 };
 
 struct model {
 	const struct pcl_hists *h;
-	char *text;	     /* the stdio report, no call graph */
-	const char *colhdr;  /* its column title line, '#' blanked */
+	char *text;	    /* the stdio report, no call graph */
+	const char *colhdr; /* its column title line, '#' blanked */
 	struct tent *ents;
 	int nr;
 	char *gtext; /* the stdio report with the call graph */
@@ -66,7 +81,7 @@ struct browser {
 	int nr_stack;
 	char *search; /* symbol substring, NULL: none */
 	/* expanded entries, by key */
-	struct ekey *exp;
+	struct expn *exp;
 	int nr_exp;
 	/* selection: row index and the first row shown */
 	int sel, top;
@@ -76,6 +91,7 @@ struct browser {
 	char status[256];
 	bool color;
 	struct pcl_report_opts vro; /* the columns shown (view_opts) */
+	int header_rows;	    /* the title's and column titles' rows on screen */
 };
 
 static volatile sig_atomic_t tui_signal;
@@ -180,8 +196,12 @@ static bool ekey_match(const struct ekey *k, const struct pcl_hist_entry *e,
 
 static void model_free(struct model *m)
 {
-	for (int i = 0; i < m->nr; i++)
+	for (int i = 0; i < m->nr; i++) {
 		free(m->ents[i].chain);
+		free(m->ents[i].col);
+		free(m->ents[i].branch);
+		free(m->ents[i].vis);
+	}
 	free(m->ents);
 	free(m->text);
 	free(m->gtext);
@@ -202,9 +222,8 @@ static bool entry_printed(const struct pcl_report_opts *o, const struct pcl_hist
 
 	if (e->hidden)
 		return false;
-	for (int i = 1; o->nr_members > 1 && o->member_totals && e->member_self &&
-			i < o->nr_members;
-	     i++)
+	for (int i = 1;
+	     o->nr_members > 1 && o->member_totals && e->member_self && i < o->nr_members; i++)
 		any = any || e->member_self[i];
 	if (!any)
 		return false;
@@ -301,8 +320,41 @@ static int model_build(struct model *m, const struct pcl_hists *h, const struct 
 		n++;
 	}
 	m->nr = n;
+	/*
+	 * Every line an entry's, every entry shown a line: else a row would be
+	 * taken for another entry (zoom, annotate): an error, not a guess.
+	 */
+	for (size_t i = 0; i < nr_h; i++)
+		n -= entry_printed(ro, h, pcl_hists__entry(h, i));
+	while (li < nr_lines && !lines[li][0])
+		li++;
 	free(lines);
-	return 0;
+	return li != nr_lines || n ? -EPROTO : 0;
+}
+
+/*
+ * Where a call-graph line's frame name starts, -1 for a line of bars;
+ * *@branch: the line starts a branch, "|--12.34%--name" or "---name" (its
+ * other lines are the block's next frames, "|          name", in the same
+ * column). A branch's children are the lines in deeper columns under it.
+ */
+static int name_col(const char *s, bool *branch)
+{
+	int p = (int)strspn(s, " |");
+	const char *q;
+
+	*branch = false;
+	if (!s[p])
+		return -1;
+	if (!strncmp(s + p, "---", 3)) {
+		*branch = true;
+		return p + 3;
+	}
+	if (!strncmp(s + p, "--", 2) && (q = strstr(s + p + 2, "--"))) {
+		*branch = true;
+		return (int)(q + 2 - s);
+	}
+	return p;
 }
 
 /*
@@ -341,13 +393,20 @@ static int model_chains(struct model *m, const struct pcl_report_opts *ro)
 		while (end > start && !lines[end - 1][strspn(lines[end - 1], " ")])
 			end--; /* the blank line after a graph */
 		if (end > start) {
-			t->chain = malloc((size_t)(end - start) * sizeof(*t->chain));
-			if (!t->chain) {
+			size_t n = (size_t)(end - start);
+
+			t->chain = malloc(n * sizeof(*t->chain));
+			t->col = malloc(n * sizeof(*t->col));
+			t->branch = malloc(n * sizeof(*t->branch));
+			t->vis = malloc(n * sizeof(*t->vis));
+			if (!t->chain || !t->col || !t->branch || !t->vis) {
 				free(lines);
 				return -ENOMEM;
 			}
-			for (int k = start; k < end; k++)
+			for (int k = start; k < end; k++) {
 				t->chain[k - start] = lines[k];
+				t->col[k - start] = name_col(lines[k], &t->branch[k - start]);
+			}
 			t->nr_chain = end - start;
 		}
 	}
@@ -380,40 +439,141 @@ static bool entry_visible(const struct browser *b, const struct pcl_hist_entry *
 	return true;
 }
 
-static bool is_expanded(const struct browser *b, const struct pcl_hist_entry *e)
+static struct expn *find_exp(const struct browser *b, const struct pcl_hist_entry *e)
 {
 	for (int i = 0; i < b->nr_exp; i++)
-		if (ekey_match(&b->exp[i], e, b->src->ropts))
-			return true;
-	return false;
+		if (ekey_match(&b->exp[i].k, e, b->src->ropts))
+			return &b->exp[i];
+	return NULL;
 }
 
+static void expn_free(struct expn *x)
+{
+	ekey_free(&x->k);
+	free(x->folds);
+	x->folds = NULL;
+	x->nr_folds = 0;
+}
+
+/* Open (every branch unfolded) or close entry @e's chain. */
 static void set_expanded(struct browser *b, const struct pcl_hist_entry *e, bool on)
 {
-	for (int i = 0; i < b->nr_exp; i++) {
-		if (ekey_match(&b->exp[i], e, b->src->ropts)) {
-			if (!on) {
-				ekey_free(&b->exp[i]);
-				b->exp[i] = b->exp[--b->nr_exp];
-			}
-			return;
-		}
-	}
-	if (on) {
-		struct ekey *nv = realloc(b->exp, (size_t)(b->nr_exp + 1) * sizeof(*nv));
+	struct expn *x = find_exp(b, e), *nv;
 
-		if (!nv)
-			return;
-		b->exp = nv;
-		ekey_set(&b->exp[b->nr_exp++], e);
+	if (x && !on) {
+		expn_free(x);
+		*x = b->exp[--b->nr_exp];
+		return;
 	}
+	if (x) {
+		free(x->folds);
+		x->folds = NULL;
+		x->nr_folds = 0;
+		return;
+	}
+	if (!on || !(nv = realloc(b->exp, (size_t)(b->nr_exp + 1) * sizeof(*nv))))
+		return;
+	b->exp = nv;
+	memset(&b->exp[b->nr_exp], 0, sizeof(*b->exp));
+	ekey_set(&b->exp[b->nr_exp++].k, e);
 }
 
 static void clear_expanded(struct browser *b)
 {
 	for (int i = 0; i < b->nr_exp; i++)
-		ekey_free(&b->exp[i]);
+		expn_free(&b->exp[i]);
 	b->nr_exp = 0;
+}
+
+/* The first line of the block line @i of @t is in (-1: a line of bars). */
+static int block_start(const struct tent *t, int i)
+{
+	if (t->col[i] < 0)
+		return -1;
+	while (!t->branch[i] && i > 0 && t->col[i - 1] == t->col[i])
+		i--;
+	return i;
+}
+
+/*
+ * The lines a fold of the block starting at line @s hides: [*@from, *@to),
+ * what is under its last frame up to the next line at its depth or above,
+ * the bars before that line kept. Empty: nothing to fold.
+ */
+static void fold_range(const struct tent *t, int s, int *from, int *to)
+{
+	int c = t->col[s], e = s, r;
+
+	while (e + 1 < t->nr_chain && !t->branch[e + 1] && t->col[e + 1] == c)
+		e++;
+	for (r = e + 1; r < t->nr_chain; r++)
+		if (t->col[r] >= 0 && t->col[r] <= c)
+			break;
+	if (r < t->nr_chain)
+		while (r - 1 > e && t->col[r - 1] < 0)
+			r--;
+	*from = e + 1;
+	*to = r;
+}
+
+static bool is_folded(const struct expn *x, int s)
+{
+	for (int i = 0; x && i < x->nr_folds; i++)
+		if (x->folds[i] == s)
+			return true;
+	return false;
+}
+
+/* Fold or unfold the branch line @line of @t is in. */
+static void toggle_fold(struct browser *b, struct tent *t, int line)
+{
+	struct expn *x = find_exp(b, t->e);
+	int s = block_start(t, line), from, to;
+
+	if (!x || s < 0) {
+		snprintf(b->status, sizeof(b->status), "nothing to fold here");
+		return;
+	}
+	fold_range(t, s, &from, &to);
+	if (from >= to) {
+		snprintf(b->status, sizeof(b->status), "nothing under this branch");
+		return;
+	}
+	for (int i = 0; i < x->nr_folds; i++) {
+		if (x->folds[i] == s) {
+			x->folds[i] = x->folds[--x->nr_folds];
+			return;
+		}
+	}
+	int *nv = realloc(x->folds, (size_t)(x->nr_folds + 1) * sizeof(*nv));
+
+	if (!nv)
+		return;
+	x->folds = nv;
+	x->folds[x->nr_folds++] = s;
+}
+
+/* The chain lines of @t that its folds leave, into t->vis. */
+static void chain_visible(struct tent *t, const struct expn *x)
+{
+	int hide_to = -1;
+
+	t->nr_vis = 0;
+	for (int i = 0; i < t->nr_chain; i++) {
+		int from, to;
+
+		if (i < hide_to)
+			continue;
+		t->vis[t->nr_vis++] = i;
+		if (x && x->nr_folds && block_start(t, i) == i && is_folded(x, i)) {
+			fold_range(t, i, &from, &to);
+			/* the block's own lines stay; what is under it goes */
+			for (int k = i + 1; k < from; k++)
+				t->vis[t->nr_vis++] = k;
+			hide_to = to;
+			i = from - 1;
+		}
+	}
 }
 
 /* Visibility and expansion of the model's entries from the browser's state. */
@@ -423,10 +583,18 @@ static void apply_state(struct browser *b)
 		struct tent *t = &b->m.ents[i];
 
 		t->visible = entry_visible(b, t->e);
-		t->expanded = b->nr_exp && is_expanded(b, t->e) && has_chain(t, b->src->ropts);
+		t->expanded = b->nr_exp && has_chain(t, b->src->ropts) && find_exp(b, t->e);
 	}
 	if (b->nr_exp && model_chains(&b->m, &b->vro))
 		snprintf(b->status, sizeof(b->status), "out of memory for the call graphs");
+	for (int i = 0; i < b->m.nr; i++) {
+		struct tent *t = &b->m.ents[i];
+
+		if (t->expanded && t->nr_chain)
+			chain_visible(t, find_exp(b, t->e));
+		else
+			t->nr_vis = 0;
+	}
 }
 
 /* Rows: the visible entries and the chain lines of the expanded ones. */
@@ -436,7 +604,7 @@ static int nr_rows(const struct browser *b)
 
 	for (int i = 0; i < b->m.nr; i++)
 		if (b->m.ents[i].visible)
-			n += 1 + (b->m.ents[i].expanded ? b->m.ents[i].nr_chain : 0);
+			n += 1 + (b->m.ents[i].expanded ? b->m.ents[i].nr_vis : 0);
 	return n;
 }
 
@@ -449,7 +617,7 @@ static struct tent *row_entry(struct browser *b, int row, int *line)
 
 		if (!t->visible)
 			continue;
-		n = 1 + (t->expanded ? t->nr_chain : 0);
+		n = 1 + (t->expanded ? t->nr_vis : 0);
 		if (row < n) {
 			if (line)
 				*line = row;
@@ -471,8 +639,8 @@ static int entry_row(const struct browser *b, const struct tent *t, int line)
 		if (!u->visible)
 			continue;
 		if (u == t)
-			return row + (u->expanded && line <= u->nr_chain ? line : 0);
-		row += 1 + (u->expanded ? u->nr_chain : 0);
+			return row + (u->expanded && line <= u->nr_vis ? line : 0);
+		row += 1 + (u->expanded ? u->nr_vis : 0);
 	}
 	return 0;
 }
@@ -513,7 +681,6 @@ static void restore_sel(struct browser *b)
 		b->sel = 0;
 }
 
-/* A new histogram from the source: rebuild the rows, keep the state. */
 /*
  * The columns shown: the source's, without the DSO column while zoomed
  * into a DSO and the pid column while zoomed into a thread, as perf elides
@@ -534,8 +701,8 @@ static void view_opts(struct browser *b)
 		memcpy(v->keys, def, sizeof(def));
 		v->nr_keys = 3;
 	}
-#define ELIDED(k)                                                                          \
-	((b->zoomed[ZOOM_DSO] && (k) == PCL_SORT_DSO) ||                                   \
+#define ELIDED(k)                                                                                  \
+	((b->zoomed[ZOOM_DSO] && (k) == PCL_SORT_DSO) ||                                           \
 	 (b->zoomed[ZOOM_THREAD] && ((k) == PCL_SORT_PID || (k) == PCL_SORT_TID)))
 	if (v->nr_fields) {
 		for (int i = 0; i < v->nr_fields; i++)
@@ -670,8 +837,8 @@ static void title_text(struct browser *b, char *buf, size_t len)
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	/* perf's: the tid only when the entries are by thread (the pid key) */
-	if (b->zoomed[ZOOM_THREAD] && (ro_has_key(b->src->ropts, PCL_SORT_PID) ||
-				       ro_has_key(b->src->ropts, PCL_SORT_TID)))
+	if (b->zoomed[ZOOM_THREAD] &&
+	    (ro_has_key(b->src->ropts, PCL_SORT_PID) || ro_has_key(b->src->ropts, PCL_SORT_TID)))
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", Thread: %s(%d)",
 				      b->z_comm ? b->z_comm : "", b->z_tid);
 	else if (b->zoomed[ZOOM_THREAD])
@@ -685,31 +852,29 @@ static void title_text(struct browser *b, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", Symbol filter: %s", b->search);
 }
 
-static int header_rows;
-
-static int page_rows(void)
+static int page_rows(const struct browser *b)
 {
-	int n = LINES - header_rows - 1;
+	int n = LINES - b->header_rows - 1;
 
 	return n > 1 ? n : 1;
 }
 
-static void draw(struct browser *b)
+/* The title's lines and the column titles; the number of rows they take. */
+static int draw_title(struct browser *b)
 {
 	char title[2048];
-	int y = 0, rows = nr_rows(b), page;
-	const struct pcl_report_opts *ro = b->src->ropts;
+	int y = 0;
+	attr_t attr = b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE;
 
-	erase();
 	title_text(b, title, sizeof(title));
 	for (char *s = title, *nl; s && y < LINES - 2; s = nl ? nl + 1 : NULL, y++) {
 		nl = strchr(s, '\n');
 		if (nl)
 			*nl = '\0';
-		attron(b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
+		attron(attr);
 		mvhline(y, 0, ' ', COLS);
 		mvaddnstr(y, 0, s, COLS);
-		attroff(b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
+		attroff(attr);
 	}
 	if (b->m.colhdr && y < LINES - 1) {
 		attron(A_BOLD);
@@ -717,8 +882,56 @@ static void draw(struct browser *b)
 		attroff(A_BOLD);
 		y++;
 	}
-	header_rows = y;
-	page = page_rows();
+	return y;
+}
+
+/* Line @line (0: the entry's own) of entry @t at screen row @y. */
+static void draw_row(struct browser *b, int y, struct tent *t, int line, bool sel)
+{
+	attr_t attr = b->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE;
+
+	if (sel) {
+		attron(attr);
+		mvhline(y, 0, ' ', COLS);
+	}
+	if (line == 0) {
+		/* perf's fold sign: '+' folded, '-' unfolded, nothing without a chain */
+		mvaddstr(y, 0, !has_chain(t, b->src->ropts) ? " " : t->expanded ? "-" : "+");
+		draw_text(b, y, 1, t->line[0] ? t->line + 1 : t->line, sel);
+	} else {
+		int k = t->vis[line - 1], from, to;
+		const char *s = t->chain[k];
+
+		/* a branch with something under it: its fold sign too */
+		if (block_start(t, k) == k) {
+			fold_range(t, k, &from, &to);
+			if (from < to)
+				mvaddstr(y, 0, is_folded(find_exp(b, t->e), k) ? "+" : "-");
+		}
+		draw_text(b, y, 1, s[0] ? s + 1 : "", sel);
+	}
+	if (sel)
+		attroff(attr);
+}
+
+static void draw_status(struct browser *b)
+{
+	attr_t attr = b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE;
+	const char *s = b->status[0]  ? b->status
+			: b->nr_stack ? "To zoom out press ESC, or the zoom's key (t, d, s) again"
+				      : "Press '?' for help on key bindings";
+
+	attron(attr);
+	mvhline(LINES - 1, 0, ' ', COLS);
+	mvaddnstr(LINES - 1, 0, s, COLS);
+	attroff(attr);
+}
+
+/* The selection kept on the page, the page on the rows. */
+static void scroll_to_sel(struct browser *b, int rows)
+{
+	int page = page_rows(b);
+
 	if (b->sel >= rows)
 		b->sel = rows ? rows - 1 : 0;
 	if (b->sel < b->top)
@@ -727,38 +940,32 @@ static void draw(struct browser *b)
 		b->top = b->sel - page + 1;
 	if (b->top > 0 && b->top + page > rows)
 		b->top = rows > page ? rows - page : 0;
-	for (int r = b->top; r < rows && y < LINES - 1; r++, y++) {
-		int line = 0;
-		struct tent *t = row_entry(b, r, &line);
-		bool sel = r == b->sel;
+}
 
-		if (!t)
-			break;
-		if (sel) {
-			attron(b->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE);
-			mvhline(y, 0, ' ', COLS);
+static void draw(struct browser *b)
+{
+	int y, rows = nr_rows(b), line = 0, r;
+	struct tent *t;
+
+	erase();
+	y = b->header_rows = draw_title(b);
+	scroll_to_sel(b, rows);
+	/* from the first row shown, entry by entry (not a search per row) */
+	t = row_entry(b, b->top, &line);
+	for (r = b->top; t && r < rows && y < LINES - 1; r++, y++) {
+		draw_row(b, y, t, line, r == b->sel);
+		if (++line > (t->expanded ? t->nr_vis : 0)) {
+			line = 0;
+			while (++t < b->m.ents + b->m.nr && !t->visible)
+				;
+			if (t == b->m.ents + b->m.nr)
+				t = NULL;
 		}
-		if (line == 0) {
-			/* perf's fold sign: '+' folded, '-' unfolded, nothing without a chain */
-			mvaddstr(y, 0, !has_chain(t, ro) ? " " : t->expanded ? "-" : "+");
-			draw_text(b, y, 1, t->line[0] ? t->line + 1 : t->line, sel);
-		} else {
-			draw_text(b, y, 1, t->chain[line - 1][0] ? t->chain[line - 1] + 1 : "", sel);
-		}
-		if (sel)
-			attroff(b->color ? COLOR_PAIR(PAIR_SEL) : A_REVERSE);
 	}
 	if (!rows && y < LINES - 1)
 		mvaddnstr(y, 2, b->search || b->nr_stack ? "no entries match" : "no samples",
 			  COLS - 2);
-	attron(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
-	mvhline(LINES - 1, 0, ' ', COLS);
-	mvaddnstr(LINES - 1, 0,
-		  b->status[0]	 ? b->status
-		  : b->nr_stack ? "To zoom out press ESC, or the zoom's key (t, d, s) again"
-				 : "Press '?' for help on key bindings",
-		  COLS);
-	attroff(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
+	draw_status(b);
 	refresh();
 }
 
@@ -785,81 +992,68 @@ static void annotate_color(struct browser *b, int y, const char *s)
 	attroff(COLOR_PAIR(pair));
 }
 
-/* Show @text (lines) under @title, scrollable, until q, ESC or left. */
+/* Lines [@top, @top + @page) of @lines under @title, tabs expanded. */
+static void pager_draw(struct browser *b, const char *title, char **lines, int nr, int top,
+		       int page)
+{
+	attr_t tattr = b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE;
+	attr_t sattr = b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE;
+
+	erase();
+	attron(tattr);
+	mvhline(0, 0, ' ', COLS);
+	mvaddnstr(0, 0, title, COLS);
+	attroff(tattr);
+	for (int i = 0; i < page && top + i < nr; i++) {
+		char buf[1024];
+		size_t o = 0;
+
+		for (const char *s = lines[top + i]; *s && o < sizeof(buf) - 9; s++) {
+			if (*s == '\t') {
+				do
+					buf[o++] = ' ';
+				while (o % 8);
+			} else {
+				buf[o++] = *s;
+			}
+		}
+		buf[o] = '\0';
+		draw_text(b, 1 + i, 0, buf, false);
+		annotate_color(b, 1 + i, buf);
+	}
+	attron(sattr);
+	mvhline(LINES - 1, 0, ' ', COLS);
+	mvaddnstr(LINES - 1, 0, "UP/DOWN/PGUP/PGDN/HOME/END scroll, q/ESC/LEFT back", COLS);
+	attroff(sattr);
+	refresh();
+}
+
+/* Show @text (lines) under @title, scrollable, until q, ESC or LEFT. */
 static void pager(struct browser *b, const char *title, char *text)
 {
 	int nr = 0, top = 0;
 	char **lines = split_lines(text, &nr);
+	bool done = false;
 
-	if (!lines)
-		return;
-	for (;;) {
+	while (lines && !done && !tui_signal) {
 		int page = LINES - 2 > 1 ? LINES - 2 : 1, c;
 
-		erase();
-		attron(b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
-		mvhline(0, 0, ' ', COLS);
-		mvaddnstr(0, 0, title, COLS);
-		attroff(b->color ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
-		for (int i = 0; i < page && top + i < nr; i++) {
-			/* tabs as the terminal would show them */
-			char buf[1024];
-			size_t o = 0;
-
-			for (const char *s = lines[top + i]; *s && o < sizeof(buf) - 9; s++) {
-				if (*s == '\t') {
-					do
-						buf[o++] = ' ';
-					while (o % 8);
-				} else {
-					buf[o++] = *s;
-				}
-			}
-			buf[o] = '\0';
-			draw_text(b, 1 + i, 0, buf, false);
-			annotate_color(b, 1 + i, buf);
-		}
-		attron(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
-		mvhline(LINES - 1, 0, ' ', COLS);
-		mvaddnstr(LINES - 1, 0, "UP/DOWN/PGUP/PGDN/HOME/END scroll, q/ESC/LEFT back", COLS);
-		attroff(b->color ? COLOR_PAIR(PAIR_STATUS) : A_REVERSE);
-		refresh();
+		pager_draw(b, title, lines, nr, top, page);
 		c = getch();
-		if (tui_signal)
-			break;
-		switch (c) {
-		case ERR:
-			continue;
-		case 'q':
-		case KEY_ESC:
-		case KEY_LEFT:
-		case CTRL('c'):
-			free(lines);
-			return;
-		case KEY_DOWN:
-		case 'j':
+		if (c == 'q' || c == KEY_ESC || c == KEY_LEFT || c == CTRL('c'))
+			done = true;
+		else if (c == KEY_DOWN || c == 'j')
 			top++;
-			break;
-		case KEY_UP:
-		case 'k':
+		else if (c == KEY_UP || c == 'k')
 			top--;
-			break;
-		case KEY_NPAGE:
-		case ' ':
+		else if (c == KEY_NPAGE || c == ' ')
 			top += page;
-			break;
-		case KEY_PPAGE:
+		else if (c == KEY_PPAGE)
 			top -= page;
-			break;
-		case KEY_HOME:
+		else if (c == KEY_HOME)
 			top = 0;
-			break;
-		case KEY_END:
+		else if (c == KEY_END)
 			top = nr - page;
-			break;
-		default:
-			break;
-		}
 		if (top > nr - page)
 			top = nr - page;
 		if (top < 0)
@@ -871,8 +1065,9 @@ static void pager(struct browser *b, const char *title, char *text)
 static const char help_text[] =
 	"UP/DOWN/PGUP/PGDN/HOME/END  Navigate\n"
 	"SPACE         Page down\n"
-	"+ / ENTER     Expand/Collapse the selected entry's call chain\n"
-	"e             Expand/Collapse the selected entry's call chain\n"
+	"+ / ENTER     Expand/Collapse the selected entry's call chain,\n"
+	"              or on a chain line the branch it is in\n"
+	"e             Expand/Collapse the selected entry's whole call chain\n"
 	"c             Collapse the selected entry's call chain\n"
 	"E             Expand all call chains\n"
 	"C             Collapse all call chains\n"
@@ -881,6 +1076,8 @@ static const char help_text[] =
 	"s             Zoom into the selected entry's symbol (again: zoom out)\n"
 	"/             Filter by symbol name (a substring; empty: no filter)\n"
 	"a             Annotate the selected symbol\n"
+	"i             Show the header information\n"
+	"TAB/UNTAB     Switch events (several in the file)\n"
 	"h/?/F1        Show this window\n"
 	"ESC           Zoom out (at the top level: exit)\n"
 	"q/CTRL+C      Exit\n";
@@ -895,6 +1092,32 @@ static void help(struct browser *b, const char *extra)
 	snprintf(text, n, "%s%s%s", help_text, extra ? "\n" : "", extra ? extra : "");
 	pager(b, "Help", text);
 	free(text);
+}
+
+/* perf's 'i': the source's header information, in the pager view. */
+static void info(struct browser *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	if (!b->src->info) {
+		snprintf(b->status, sizeof(b->status), "no header information here");
+		return;
+	}
+	if (!(fp = open_memstream(&buf, &len)))
+		return;
+	ret = b->src->info(b->src->ctx, fp);
+	if (fclose(fp) && !ret)
+		ret = -ENOMEM;
+	if (ret || !buf || !len)
+		snprintf(b->status, sizeof(b->status), "cannot show the header: %s",
+			 ret && pcl_last_error()[0] ? pcl_last_error()
+						    : strerror(ret ? -ret : ENODATA));
+	else
+		pager(b, "Header information", buf);
+	free(buf);
 }
 
 static void annotate(struct browser *b)
@@ -1051,9 +1274,8 @@ static void toggle(struct browser *b, int mode /* 1 on, 0 off, -1 flip */)
 		return;
 	if (!has_chain(t, b->src->ropts)) {
 		snprintf(b->status, sizeof(b->status),
-			 b->src->ropts->graph == PCL_GRAPH_NONE
-				 ? "no call chains (record with -g)"
-				 : "this entry has no call chain");
+			 b->src->ropts->graph == PCL_GRAPH_NONE ? "no call chains (record with -g)"
+								: "this entry has no call chain");
 		return;
 	}
 	set_expanded(b, t->e, mode < 0 ? !t->expanded : mode);
@@ -1074,116 +1296,138 @@ static void expand_all(struct browser *b, bool on)
 	restore_sel(b);
 }
 
+/* The moving keys: true if @c is one. */
+static bool move_key(struct browser *b, int c)
+{
+	int rows = nr_rows(b), page = page_rows(b), last = rows ? rows - 1 : 0;
+
+	if (c == KEY_DOWN) {
+		b->sel += b->sel < last;
+	} else if (c == KEY_UP) {
+		b->sel -= b->sel > 0;
+	} else if (c == KEY_NPAGE || c == ' ') {
+		b->sel = b->sel + page < last ? b->sel + page : last;
+		b->top += page;
+	} else if (c == KEY_PPAGE) {
+		b->sel = b->sel > page ? b->sel - page : 0;
+		b->top = b->top > page ? b->top - page : 0;
+	} else if (c == KEY_HOME) {
+		b->sel = b->top = 0;
+	} else if (c == KEY_END) {
+		b->sel = last;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* perf's '+': the entry's chain on its row, the branch on a chain's row */
+static void plus_key(struct browser *b)
+{
+	int line = 0;
+	struct tent *t = row_entry(b, b->sel, &line);
+
+	if (t && line > 0) {
+		toggle_fold(b, t, t->vis[line - 1]);
+		refilter(b);
+	} else {
+		toggle(b, -1);
+	}
+}
+
+static void search_key(struct browser *b)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", b->search ? b->search : "");
+	if (!prompt(b, "Symbol to show: ", buf, sizeof(buf)))
+		return;
+	free(b->search);
+	b->search = buf[0] ? strdup(buf) : NULL;
+	b->top = 0;
+	refilter(b);
+}
+
+/* ESC, LEFT: the symbol filter off, else the last zoom out; 1: quit (ESC) */
+static int escape_key(struct browser *b, int c)
+{
+	if (b->search) {
+		free(b->search);
+		b->search = NULL;
+		refilter(b);
+	} else if (b->nr_stack) {
+		zoom_pop(b, b->stack[b->nr_stack - 1]);
+		rezoom(b);
+	} else if (c == KEY_ESC) {
+		return 1;
+	}
+	return 0;
+}
+
+/* A key for the source (TAB for report's next event, top's own), then its histogram. */
+static void source_key(struct browser *b, int c)
+{
+	int ret;
+
+	if (!b->src->key)
+		return;
+	ret = b->src->key(b->src->ctx, c);
+	if (ret < 0)
+		snprintf(b->status, sizeof(b->status), "%s",
+			 pcl_last_error()[0] ? pcl_last_error() : strerror(-ret));
+	else if ((ret = reload(b)))
+		snprintf(b->status, sizeof(b->status), "cannot reload: %s", strerror(-ret));
+}
+
 /* 1: quit; 0: go on. */
 static int handle_key(struct browser *b, int c)
 {
-	int rows = nr_rows(b), page = page_rows();
-
+	if (move_key(b, c))
+		return 0;
 	switch (c) {
-	case KEY_DOWN:
-		if (b->sel + 1 < rows)
-			b->sel++;
-		break;
-	case KEY_UP:
-		if (b->sel > 0)
-			b->sel--;
-		break;
-	case KEY_NPAGE:
-	case ' ':
-		b->sel += page;
-		b->top += page;
-		if (b->sel >= rows)
-			b->sel = rows ? rows - 1 : 0;
-		break;
-	case KEY_PPAGE:
-		b->sel -= page;
-		b->top -= page;
-		if (b->sel < 0)
-			b->sel = 0;
-		if (b->top < 0)
-			b->top = 0;
-		break;
-	case KEY_HOME:
-		b->sel = b->top = 0;
-		break;
-	case KEY_END:
-		b->sel = rows ? rows - 1 : 0;
-		break;
 	case '+':
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-	case 'e':
-		toggle(b, -1);
+		plus_key(b);
 		break;
+	case 'e':
 	case 'c':
-		toggle(b, 0);
+		toggle(b, c == 'e' ? -1 : 0);
 		break;
 	case 'E':
-		expand_all(b, true);
-		break;
 	case 'C':
-		expand_all(b, false);
+		expand_all(b, c == 'E');
 		break;
 	case 't':
-		zoom(b, ZOOM_THREAD);
-		break;
 	case 'd':
-		zoom(b, ZOOM_DSO);
-		break;
 	case 's':
-		zoom(b, ZOOM_SYM);
+		zoom(b, c == 't' ? ZOOM_THREAD : c == 'd' ? ZOOM_DSO : ZOOM_SYM);
 		break;
-	case '/': {
-		char buf[256];
-
-		snprintf(buf, sizeof(buf), "%s", b->search ? b->search : "");
-		if (prompt(b, "Symbol to show: ", buf, sizeof(buf))) {
-			free(b->search);
-			b->search = buf[0] ? strdup(buf) : NULL;
-			b->top = 0;
-			refilter(b);
-		}
+	case '/':
+		search_key(b);
 		break;
-	}
 	case 'a':
 		annotate(b);
+		break;
+	case 'i':
+		info(b);
 		break;
 	case 'h':
 	case '?':
 	case KEY_F(1):
-		help(b, NULL);
+		help(b, b->src->help);
 		break;
 	case KEY_ESC:
 	case KEY_LEFT:
-		if (b->search) {
-			free(b->search);
-			b->search = NULL;
-			refilter(b);
-		} else if (b->nr_stack) {
-			zoom_pop(b, b->stack[b->nr_stack - 1]);
-			rezoom(b);
-		} else if (c == KEY_ESC) {
-			return 1;
-		}
-		break;
+		return escape_key(b, c);
 	case 'q':
 	case CTRL('c'):
 		return 1;
 	case KEY_RESIZE:
-		break;
+		break; /* ncurses has the new size: the next draw uses it */
 	default:
-		if (b->src->key) {
-			int ret = b->src->key(b->src->ctx, c);
-
-			if (ret < 0) {
-				snprintf(b->status, sizeof(b->status), "%s",
-					 pcl_last_error()[0] ? pcl_last_error() : strerror(-ret));
-			} else if ((ret = reload(b))) {
-				snprintf(b->status, sizeof(b->status), "cannot reload: %s",
-					 strerror(-ret));
-			}
-		}
+		source_key(b, c);
 		break;
 	}
 	return 0;
@@ -1212,36 +1456,25 @@ static void browser_free(struct browser *b)
 	free(b->search);
 }
 
-int tui_browse(const struct tui_source *src)
+/* Keys, colours: after newterm. */
+static void term_setup(struct browser *b)
 {
-	struct browser b = { .src = src };
-	struct sigaction sa = { .sa_handler = on_signal }, old[3];
-	static const int sigs[3] = { SIGTERM, SIGHUP, SIGINT };
-	SCREEN *scr;
-	int64_t next_tick = 0;
-	int ret = 0;
-	char *ctype;
+	/*
+	 * HOME and END as terminals send them whatever TERM says (tmux, screen
+	 * and rxvt differ from xterm's terminfo): not as ESC and letters.
+	 */
+	static const char *const home[] = { "\033[1~", "\033[7~", "\033[H", "\033OH" };
+	static const char *const end[] = { "\033[4~", "\033[8~", "\033[F", "\033OF" };
 
-	if (!src || !src->get || !src->ropts)
-		return -EINVAL;
-	/* the terminal's character set, for ncursesw; given back at the end */
-	ctype = xstrdup(setlocale(LC_CTYPE, NULL));
-	setlocale(LC_CTYPE, "");
-	/* ESC alone is ESC after 25 ms, not the start of a sequence for a second */
-	if (!getenv("ESCDELAY"))
-		set_escdelay(25);
-	if (!(scr = newterm(NULL, stdout, stdin))) {
-		if (ctype)
-			setlocale(LC_CTYPE, ctype);
-		free(ctype);
-		return -ENOTTY;
-	}
-	tui_signal = 0;
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	raw();
+	raw(); /* CTRL-C is a key: quit */
 	noecho();
 	keypad(stdscr, TRUE);
+	for (size_t i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+		if (!key_defined(home[i]))
+			define_key(home[i], KEY_HOME);
+		if (!key_defined(end[i]))
+			define_key(end[i], KEY_END);
+	}
 	curs_set(0);
 	if (has_colors() && start_color() == OK) {
 		use_default_colors();
@@ -1250,16 +1483,28 @@ int tui_browse(const struct tui_source *src)
 		init_pair(PAIR_TITLE, COLOR_WHITE, COLOR_BLUE);
 		init_pair(PAIR_SEL, COLOR_BLACK, COLOR_CYAN);
 		init_pair(PAIR_STATUS, COLOR_BLACK, COLOR_WHITE);
-		b.color = true;
+		b->color = true;
 	}
-	if ((ret = reload(&b)))
-		goto out;
+}
+
+/*
+ * Draw, wait for a key at most until the next tick of a live source, act
+ * on it, tick when due; until a quit key or a signal. 0 or -errno.
+ */
+static int browse_loop(struct browser *b)
+{
+	const struct tui_source *src = b->src;
+	int64_t next_tick = 0;
+	int ret;
+
+	if ((ret = reload(b)))
+		return ret;
 	if (src->tick && src->refresh_ms > 0)
 		next_tick = now_ms() + src->refresh_ms;
-	for (;;) {
+	while (!tui_signal) {
 		int c, wait = 500;
 
-		draw(&b);
+		draw(b);
 		if (next_tick) {
 			int64_t left = next_tick - now_ms();
 
@@ -1270,38 +1515,54 @@ int tui_browse(const struct tui_source *src)
 		if (tui_signal)
 			break;
 		if (c != ERR) {
-			b.status[0] = '\0';
-			if (handle_key(&b, c))
-				break;
-			if (tui_signal)
+			b->status[0] = '\0';
+			if (handle_key(b, c))
 				break;
 		}
-		if (next_tick && now_ms() >= next_tick) {
-			int r = src->tick(src->ctx);
-
-			if (r < 0) {
-				ret = r;
-				break;
-			}
-			if ((r = reload(&b))) {
-				ret = r;
-				break;
-			}
+		if (next_tick && now_ms() >= next_tick && !tui_signal) {
+			if ((ret = src->tick(src->ctx)) < 0 || (ret = reload(b)))
+				return ret;
 			next_tick = now_ms() + src->refresh_ms;
 		}
 	}
-out:
-	endwin();
-	delscreen(scr);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
-	fflush(stdout);
+	return 0;
+}
+
+int tui_browse(const struct tui_source *src)
+{
+	struct browser b = { .src = src };
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	static const int sigs[3] = { SIGTERM, SIGHUP, SIGINT };
+	SCREEN *scr;
+	int ret = -ENOTTY;
+	char *ctype;
+
+	if (!src || !src->get || !src->ropts)
+		return -EINVAL;
+	/* the terminal's character set, for ncursesw; given back at the end */
+	ctype = xstrdup(setlocale(LC_CTYPE, NULL));
+	setlocale(LC_CTYPE, "");
+	/* ESC alone is ESC after 25 ms, not the start of a sequence for a second */
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25);
+	if ((scr = newterm(NULL, stdout, stdin))) {
+		tui_signal = 0;
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &sa, &old[i]);
+		term_setup(&b);
+		ret = browse_loop(&b);
+		endwin();
+		delscreen(scr);
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		fflush(stdout);
+		/* SIGINT is CTRL-C, a key here: quitting; TERM and HUP ended the browser */
+		if (!ret && tui_signal && tui_signal != SIGINT)
+			ret = -EINTR;
+	}
 	browser_free(&b);
 	if (ctype)
 		setlocale(LC_CTYPE, ctype);
 	free(ctype);
-	/* SIGINT is CTRL-C, a key here: quitting; TERM and HUP ended the browser */
-	if (!ret && tui_signal && tui_signal != SIGINT)
-		ret = -EINTR;
 	return ret;
 }

@@ -34,8 +34,14 @@ struct tui_source {
 	   -ENOTSUP: annotation not available; -ENODATA: no sample in the
 	   symbol itself (a caller's entry in children mode) */
 	int (*annotate)(void *ctx, const struct pcl_hist_entry *e, FILE *fp);
-	/* a key the browser does not handle (top: 'z', 'd'); 0 or -errno */
+	/* a key the browser does not handle (top: 'z'); 0 or -errno */
 	int (*key)(void *ctx, int key);
+	/* perf's 'i': the source's header information (report: the file's
+	   --header-only text) into fp; NULL: none. 0 or -errno */
+	int (*info)(void *ctx, FILE *fp);
+	/* lines added to the help window for the source's own keys
+	   ("z             Toggle zeroing the histogram\n"); NULL: none */
+	const char *help;
 };
 
 /* curses' KEY_BTAB (shift-TAB), for a key callback that does not include curses */

@@ -145,7 +145,8 @@ if [ ! -s "$data" ]; then
 fi
 # the pager may get colours (report's percentages) that a pipe does not
 nocolor() { tail -n +2 "$1" | sed 's/\x1b\[[0-9;]*m//g'; }
-for nc in "report:report -i $data" "script:script -i $data" "annotate:annotate -i $data" \
+# (report on a terminal opens its browser, as perf's: its text is --stdio's)
+for nc in "report:report --stdio -i $data" "script:script -i $data" "annotate:annotate -i $data" \
 	"diff:diff $data $data" "help:help" "help-events:help events"; do
 	name=pager-${nc%%:*} c=${nc#*:}
 	# shellcheck disable=SC2086

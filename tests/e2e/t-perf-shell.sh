@@ -28,7 +28,6 @@ realperf=$(command -v perf)
 
 # What the next issue builds; until then these tests wait for it.
 declare -A waiting=(
-	[lock_contention.sh]="perf lock"
 	[record+probe_libc_inet_pton.sh]="perf probe and perf trace"
 	[test_uprobe_from_different_cu.sh]="perf probe"
 	[probe_vfs_getname.sh]="perf probe"

@@ -11,6 +11,8 @@
 #                     Event count (approx.): P" with --stdio's numbers
 #   tui-expand        '+' on hot_leaf shows the call-graph lines --stdio -g
 #                     prints under it; 'C' folds them again
+#   tui-fold          '+' on a branch row of an open chain folds what is under
+#                     it (its sign turns '+'), '+' again gives the same screen
 #   tui-search        '/' warm: exactly the rows whose symbol holds "warm"
 #   tui-zoom-dso      'd' on hot_leaf: only the DSO "hot" rows (all of
 #                     --stdio's), the title says "DSO: hot"; ESC zooms out
@@ -23,6 +25,7 @@
 #   tui-annotate-caller  'a' on outer (no sample of its own): the bottom
 #                     line says there is nothing to annotate
 #   tui-quit          q: exit status 0, the browser gone from the screen
+#   tui-info          'i' shows what --header-only prints
 #   tui-help          '?' lists the keys, q goes back to the list
 #   tui-resize        a smaller window redraws at its width
 #   tui-stdio         --stdio and --no-tui on a terminal print the text report
@@ -73,7 +76,19 @@ wait_for() {
 	done
 	return 1
 }
-keys() { tm send-keys -t t "$@"; sleep 0.4; }
+# keys KEY...: send them, then wait until the screen stays the same for 0.3 s
+# (a loaded machine may take a while; at most 10 s)
+keys() {
+	local prev= cur i same=0
+	tm send-keys -t t "$@"
+	sleep 0.2
+	for ((i = 0; i < 100 && same < 3; i++)); do
+		cur=$(tm capture-pane -p -t t)
+		if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+		prev=$cur
+		sleep 0.1
+	done
+}
 # The entry rows on screen, from column 1 (the fold sign dropped).
 rows() { screen | sed -n '3,$p' | grep -E '^[-+ ] +[0-9]+\.[0-9]+%' | cut -c2-; }
 # --stdio's entry lines, from column 1 too
@@ -130,14 +145,39 @@ grep -v '^$' "$TMP/want-chain.txt" >"$TMP/want-chain2.txt"
 if [ -s "$TMP/chain.txt" ] && grep -q -- '--.*hot_leaf\|hot_leaf' "$TMP/chain.txt" &&
 	diff -u "$TMP/want-chain2.txt" "$TMP/chain.txt" >"$TMP/d" &&
 	screen | grep -q '^- .*hot_leaf$'; then
-	folded=$(keys C; screen | grep -c '^ \{12\}')
+	folded=$(keys C; screen | grep -c '^[-+ ] \{11\}')
 	if [ "$folded" -eq 0 ]; then ok tui-expand; else not_ok tui-expand "C left $folded chain lines"; fi
 else
 	not_ok tui-expand "hot_leaf's chain against --stdio's:" "$(head -20 "$TMP/d")" "$(screen | head -20)"
 fi
 
+# --- fold one branch of a chain: perf's '+' on a chain row --------------------
+keys Escape Home +
+screen >"$TMP/open.txt"
+# the first chain row with a '-' sign (a branch with something under it), below the entry
+L=$(grep -nE '^- {11}' "$TMP/open.txt" | awk -F: '$1 > 3 { print $1; exit }')
+if [ -n "$L" ]; then
+	for ((i = 3; i < L; i++)); do keys Down; done
+	keys +
+	screen >"$TMP/folded.txt"
+	keys +
+	screen >"$TMP/unfolded.txt"
+	name=$(sed -n "${L}p" "$TMP/open.txt" | cut -c2-)
+	if sed -n "${L}p" "$TMP/folded.txt" | grep -qF -- "+$name" &&
+		[ "$(grep -c '^[-+ ] \{11\}' "$TMP/folded.txt")" -lt "$(grep -c '^[-+ ] \{11\}' "$TMP/open.txt")" ] &&
+		cmp -s "$TMP/open.txt" "$TMP/unfolded.txt"; then
+		ok tui-fold
+	else
+		not_ok tui-fold "+ on row $L ($name): folded, then unfolded again:" "$(head -14 "$TMP/folded.txt")" "$(diff "$TMP/open.txt" "$TMP/unfolded.txt" | head -5)"
+	fi
+else
+	not_ok tui-fold "no branch to fold under the first entry" "$(head -14 "$TMP/open.txt")"
+fi
+keys C Home / h o t _ l e a f Enter
+
 # --- annotate ---------------------------------------------------------------
 keys a
+wait_for '^Annotate hot_leaf' 10
 "$PCL" annotate -i "$F" --stdio hot_leaf 2>/dev/null | expand | cut -c1-200 |
 	sed 's/[[:space:]]*$//' | head -40 >"$TMP/want-ann.txt"
 screen | sed -n '2,41p' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$TMP/ann.txt"
@@ -162,7 +202,7 @@ keys Escape / h o t _ l e a f Enter
 drop() { awk -v n="$1" '{ s = ""; for (i = 1; i <= NF; i++) if (i != n) s = s (s == "" ? "" : " ") $i; print s }'; }
 keys d Escape # zoom into hot_leaf's DSO, then drop the search
 rows | drop 0 >"$TMP/zrows.txt"
-stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 >"$TMP/zwant.txt"
+stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 | head -"$(wc -l <"$TMP/zrows.txt")" >"$TMP/zwant.txt"
 hdr=$(screen | sed -n 2p)
 # perf elides the DSO column while zoomed into one
 if [ -s "$TMP/zwant.txt" ] && diff -u "$TMP/zwant.txt" "$TMP/zrows.txt" >"$TMP/d" &&
@@ -185,6 +225,19 @@ else
 	not_ok tui-zoom-thread "title: $title"
 fi
 keys t
+# --- header information --------------------------------------------------------
+keys i
+wait_for '^Header information' 10
+"$PCL" report -i "$F" --header-only 2>/dev/null | cut -c1-200 | sed 's/[[:space:]]*$//' | head -20 >"$TMP/want-info.txt"
+screen | sed -n '2,21p' >"$TMP/info.txt"
+if screen | head -1 | grep -q '^Header information' && [ -s "$TMP/want-info.txt" ] &&
+	diff -u "$TMP/want-info.txt" "$TMP/info.txt" >"$TMP/d"; then
+	ok tui-info
+else
+	not_ok tui-info "i against --header-only:" "$(head -10 "$TMP/d")"
+fi
+keys q
+
 # --- help ---------------------------------------------------------------------
 keys '?'
 if screen | grep -q '^E  *Expand all call chains' && keys q && screen | head -1 | grep -q '^Samples: '; then
@@ -221,7 +274,9 @@ if wait_for '^Samples: '; then
 	title=$(screen | head -1)
 	tid=$(sed -n 's/.*, Thread: hot(\([0-9]*\))$/\1/p' <<<"$title")
 	rows | drop 0 >"$TMP/trows.txt"
-	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 >"$TMP/twant.txt"
+	# (as many as the screen holds)
+	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 |
+		head -"$(wc -l <"$TMP/trows.txt")" >"$TMP/twant.txt"
 	if [ -n "$tid" ] && [ -s "$TMP/twant.txt" ] && diff -u "$TMP/twant.txt" "$TMP/trows.txt" >"$TMP/d"; then
 		ok tui-zoom-pid
 	else
