@@ -67,7 +67,7 @@ else
 	not_ok top-tui-callers "Enter on hot_leaf showed no callers:" "$(screen | head -20)"
 fi
 keys z
-if wait_for '^Samples: .* \[z\]$' 4; then
+if wait_for '^Samples: .* \[z\]' 4; then
 	ok top-tui-zero-key
 else
 	not_ok top-tui-zero-key "no [z] in the title after 'z'" "$(screen | head -2)"
