@@ -58,6 +58,8 @@ struct top {
 	uint64_t nr_lost_records, nr_lost_warned;
 	uint64_t failed, undecoded;
 	struct top_batch batch; /* the stdio loop's */
+	/* the browser's 'a': each sample's address, this interval's and the last one's */
+	struct pcl_annotate *ann_cur, *ann_last;
 };
 
 bool top_done(void);

@@ -374,6 +374,8 @@ static void process_sample(struct top *t, const struct pcl_record *rec, int ev)
 		return;
 	if (pcl_hists__add(t->h, &rs, rec->sample.cpu, rec->sample.period))
 		t->failed++;
+	if (t->ann_cur && pcl_annotate__add(t->ann_cur, 0, &rs.ip, rec->sample.period))
+		t->failed++;
 }
 
 static void process(struct top *t, const struct perf_event_header *h, int ev)
@@ -679,6 +681,8 @@ static void teardown(struct top *t)
 	free(t->ids);
 	free(t->pfds);
 	top_batch_free(&t->batch);
+	pcl_annotate__free(t->ann_cur);
+	pcl_annotate__free(t->ann_last);
 }
 
 int top_run(struct top_opts *o)

@@ -71,7 +71,32 @@ static int tick(void *ctx)
 		return err;
 	top_process(l->t, &l->work);
 	pcl_hists__finish(l->t->h);
+	/* the annotation shows the interval just ended: bounded, like a -z refresh */
+	if (l->t->ann_cur)
+		pcl_annotate__finish(l->t->ann_cur);
+	pcl_annotate__free(l->t->ann_last);
+	l->t->ann_last = l->t->ann_cur;
+	l->t->ann_cur = pcl_annotate__new();
 	return 0;
+}
+
+/* 'a': entry @e's function as pcl annotate --stdio prints it, from the last interval's samples. */
+static int annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
+{
+	struct top *t = ((struct live *)ctx)->t;
+	const struct pcl_annotate *a = t->ann_last;
+	struct pcl_annotate_opts ao = { .sz = sizeof(ao) };
+
+	if (!a || !e->frame.sym || !e->frame.map)
+		return -ENOTSUP;
+	for (size_t i = 0; i < pcl_annotate__nr_syms(a); i++) {
+		const struct pcl_annotate_sym *s = pcl_annotate__sym(a, i);
+
+		if (s->sym == e->frame.sym && s->dso == e->frame.map->dso)
+			return pcl_annotate__print(fp, a, i, t->syms,
+						   pcl_evlist__event(t->el, 0)->name, &ao);
+	}
+	return -ENODATA; /* no sample in the function itself in the last interval */
 }
 
 /* perf top's title: "Samples: 3K of event 'cycles', 4000 Hz, Event count (approx.): N lost: 0/0 drop: 0/0" */
@@ -129,6 +154,7 @@ int top_tui(struct top *t)
 		.refresh_ms = t->delay_secs * 1000,
 		.ropts = &t->ro,
 		.title = title,
+		.annotate = annotate,
 		.key = key,
 	};
 	pthread_t th;
@@ -136,6 +162,7 @@ int top_tui(struct top *t)
 
 	pthread_mutex_init(&l.lock, NULL);
 	pcl_hists__finish(t->h);
+	t->ann_cur = pcl_annotate__new(); /* NULL: 'a' says it cannot */
 	if (pthread_create(&th, NULL, reader, &l)) {
 		die_msg("cannot start the ring reader thread");
 		pthread_mutex_destroy(&l.lock);

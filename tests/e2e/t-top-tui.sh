@@ -1,7 +1,7 @@
 #!/bin/bash
 # pcl top on a terminal: the live histogram in the browser (cli/tui.c),
 # driven in a detached tmux session: the title and rows come and refresh,
-# Enter opens an entry's callers (-g), 'z' toggles zeroing (the title says
+# Enter opens an entry's callers (-g), 'a' annotates, 'z' toggles zeroing (the title says
 # [z]), 'q' quits with status 0, and the terminal is given back.
 . "$(dirname "$0")/lib.sh"
 
@@ -66,6 +66,15 @@ if wait_for '^ +\|--[0-9.]+%--.*main' 3 || screen | grep -qE -- '--[0-9.]+%--(__
 else
 	not_ok top-tui-callers "Enter on hot_leaf showed no callers:" "$(screen | head -20)"
 fi
+# 'a': the function's instructions with their share of the last interval's samples
+keys Home
+keys a
+if wait_for '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:' 4 && screen | grep -q 'Percent'; then
+	ok top-tui-annotate
+else
+	not_ok top-tui-annotate "no annotation of hot_leaf after 'a':" "$(screen | head -12)"
+fi
+keys q
 keys z
 if wait_for '^Samples: .* \[z\]' 4; then
 	ok top-tui-zero-key
