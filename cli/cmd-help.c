@@ -43,6 +43,7 @@ static const char usage_main[] =
 	"   bench     perf bench's scheduler benchmarks (sched messaging, sched pipe)\n"
 	"   buildid-list   the build ids a recording names, like perf buildid-list\n"
 	"   buildid-cache  manage the build-id cache (~/.debug) perf and pcl share\n"
+	"   trace     the syscalls of a command, pids or the system, like perf trace\n"
 	"   help      show this text, or a command's manual: pcl help stat\n"
 	"   version   print pcl's version\n"
 	"\n"
@@ -170,6 +171,10 @@ static const char usage_record[] =
 	"                          cache ('pcl help buildid-cache')\n"
 	"      --buildid-all       build ids (and cache copies) of every mapped file, not\n"
 	"                          only of those with samples\n"
+	"      --off-cpu           also where threads block: an 'offcpu-time' event whose\n"
+	"                          samples weigh the ns a thread was off CPU (blocked, S\n"
+	"                          or D) under its user call chain, as perf's; made from\n"
+	"                          sched_switch and switch records, no BPF (docs/offcpu.md)\n"
 	"\n"
 	"The exit status is the command's. Ctrl-C stops recording and leaves a complete\n"
 	"file. A recorder killed outright leaves a file that holds every round written.\n"
@@ -364,6 +369,13 @@ static const char usage_report[] =
 	"                          the recorded one (by default they get no symbols)\n"
 	"  -f, --force             read a file, and trust JIT maps, that another user\n"
 	"                          owns (refused by default, as perf does)\n"
+	"  -t, --field-separator SEP  columns joined by SEP, unpadded (perf's -t)\n"
+	"      --wall              wall-clock time of a record --off-cpu file: per thread\n"
+	"                          its time on CPU (cpu-clock/task-clock) and off it\n"
+	"                          (offcpu-time), and each function's share of the whole,\n"
+	"                          split on/off (self; with --children every function on\n"
+	"                          the stack). With --format, the exports get both, off-CPU\n"
+	"                          stacks ending in '[off-CPU]' (docs/offcpu.md)\n"
 	"\n"
 	"Exports (the filters above apply; one event: the first with samples):\n"
 	"      --format NAME       folded      one line per stack, for flamegraph.pl/inferno\n"
@@ -379,7 +391,8 @@ static const char usage_report[] =
 	"                          lines from the debug info, pprof inline frames too:\n"
 	"                          go tool pprof -list FUNC shows the source)\n"
 	"  -o, --output FILE       write there (whole or not at all) instead of stdout\n"
-	"      --event NAME        export this event instead of the first\n"
+	"      --event NAME        export this event instead of the first (offcpu-time:\n"
+	"                          weighed by its ns)\n"
 	"      --icicle            flame graph drawn top-down, callers first\n"
 	"\n"
 	"Symbols come from .symtab or .dynsym, debug files found by build id\n"
@@ -657,6 +670,30 @@ static const char usage_daemon[] =
 	"  -f, --foreground        start: stay in the foreground\n"
 	"  -h, --help              show this text\n";
 
+static const char usage_trace[] =
+	"usage: pcl trace [OPTIONS] [--] COMMAND [ARGS]\n"
+	"       pcl trace [OPTIONS] -p PID | -t TID | -a | -C CPUS\n"
+	"\n"
+	"One line per syscall, with its duration, decoded arguments and result, as perf\n"
+	"trace prints them, from the raw_syscalls tracepoints (no ptrace). Paths read\n"
+	"after the call, which may have changed since, end in '?'. Output on stderr.\n"
+	"\n"
+	"  -e, --event, --expr SYSCALLS  only these syscalls (comma list, globs);\n"
+	"                          '!' first: all but these\n"
+	"      --duration MS       only calls that took MS milliseconds or more\n"
+	"      --failure           only calls that failed\n"
+	"  -s, --summary           a per-thread summary only (calls, errors, total, min,\n"
+	"                          avg, max msec, stddev)\n"
+	"  -S, --with-summary      the lines and the summary\n"
+	"  -o, --output FILE       write to FILE instead of stderr\n"
+	"  -p, --pid PID[,PID]     trace these processes (every thread)\n"
+	"  -t, --tid TID[,TID]     trace these threads\n"
+	"  -a, --all-cpus          the whole system\n"
+	"  -C, --cpu CPUS          the calls made on these CPUs\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU (a power of two; default\n"
+	"                          1024, or what perf_event_mlock_kb allows)\n"
+	"  -h, --help              show this text\n";
+
 static const char usage_lock[] =
 	"usage: pcl lock record [RECORD OPTIONS] [--] COMMAND [ARGS]\n"
 	"       pcl lock [-i FILE] contention|con [OPTIONS]\n"
@@ -744,6 +781,7 @@ static const struct {
 	{ "buildid-list", usage_buildid_list }, { "buildid-cache", usage_buildid_cache },
 	{ "inject", usage_inject }, { "archive", usage_archive },
 	{ "top", usage_top },
+	{ "trace", usage_trace },
 	{ "lock", usage_lock },
 	{ "bench", usage_bench },
 };

@@ -32,8 +32,7 @@ declare -A waiting=(
 	[test_uprobe_from_different_cu.sh]="perf probe"
 	[probe_vfs_getname.sh]="perf probe"
 	[record+script_probe_vfs_getname.sh]="perf probe"
-	[trace+probe_vfs_getname.sh]="perf probe and perf trace"
-	[record_offcpu.sh]="record --off-cpu"
+	[trace+probe_vfs_getname.sh]="perf probe of kernel functions (kprobes; pcl trace reads paths without them)"
 )
 
 shim=$TMP/shim
