@@ -38,6 +38,7 @@ int cmd_buildid_cache(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

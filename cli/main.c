@@ -43,6 +43,7 @@ static const struct cmd commands[] = {
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
 	{ "probe", cmd_probe },
+	{ "top", cmd_top },
 	{ "trace", cmd_trace },
 	{ "lock", cmd_lock },
 	{ "bench", cmd_bench },
