@@ -6,6 +6,7 @@
  * the kernel prints ("PATH:0x%016lx"). Writes are appended (O_APPEND):
  * opening the file without it would clear every probe.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,11 @@ const char *probe_events_path(bool kprobe, char *buf, size_t size)
 
 	if (!tfs) {
 		errno = errno ? errno : ENOENT;
+		/* mounted but mode 700: saying "not mounted" sends the user the wrong way */
+		if (errno == EACCES || errno == EPERM)
+			return pcl_err_null(errno, "no permission to use tracefs (/sys/kernel/tracing): "
+						   "run this as root, or remount it with mode=755 "
+						   "to list probes");
 		return pcl_err_null(errno, "tracefs is not mounted (mount -t tracefs nodev "
 					   "/sys/kernel/tracing)");
 	}
