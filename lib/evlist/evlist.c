@@ -367,7 +367,16 @@ static void perm_hint(const struct pcl_evlist *el, const struct evsel *e, char *
 	pcl_sys_probe(&caps);
 	lvl = caps.perf_event_paranoid;
 	if (!caps.cap_perfmon && !caps.cap_sys_admin) {
-		if (lvl > 2)
+		const char *pn = e->ev.pmu ? pcl_pmu__name(e->ev.pmu) : NULL;
+
+		/* perf_uprobe/kprobe_event_init refuse without perfmon_capable(), at any level */
+		if (pn && (!strcmp(pn, "uprobe") || !strcmp(pn, "kprobe")))
+			snprintf(buf, size,
+				 "; the %s PMU needs CAP_PERFMON or CAP_SYS_ADMIN, whatever "
+				 "perf_event_paranoid says (root can add a probe with pcl probe "
+				 "for -e probe_BIN:FUNC)",
+				 pn);
+		else if (lvl > 2)
 			snprintf(buf, size,
 				 "; perf_event_paranoid is %d: perf events are closed to users "
 				 "without CAP_PERFMON (a level of 2 or less opens them)",
