@@ -164,6 +164,8 @@ bool cli_use_color(void);
 int cli_color_mode(const char *arg, int *out);
 /* The colour decision for a mode from cli_color_mode (-1: auto). */
 bool cli_color(int mode);
+struct pcl_evlist;
+void note_probe_no_inherit(const struct pcl_evlist *el, bool no_inherit);
 
 /* "pcl: " + message + newline on stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

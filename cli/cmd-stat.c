@@ -701,6 +701,7 @@ static int run_once(struct stat_opts *o, struct pcl_evlist *el, struct pcl_stat 
 			pcl_workload__free(r.wl);
 			return -1;
 		}
+		note_probe_no_inherit(el, o->target.no_inherit);
 		/*
 		 * perf 6.1 fails when a group's leader cannot be counted ("The cycles
 		 * event is not supported."): its members would all read nothing.

@@ -512,6 +512,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		die_msg("%s", pcl_last_error());
 		return 1;
 	}
+	note_probe_no_inherit(rc->el, o->target.no_inherit);
 	return apply_filters(rc) ? 1 : 0;
 }
 

@@ -216,6 +216,7 @@ static int open_events(struct top *t)
 		die_msg("%s", pcl_last_error());
 		return -1;
 	}
+	note_probe_no_inherit(t->el, target.no_inherit);
 	for (int i = 0; i < t->nev; i++)
 		if (pcl_evlist__state(t->el, i) != PCL_EVSEL_OK) {
 			int st = pcl_evlist__open_status(t->el, i);

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdio.h>
+#include <pcl/evlist.h>
+#include <pcl/pmu.h>
 #include "cli.h"
 
 bool parse_uint(const char *arg, int base, uint64_t min, uint64_t max, uint64_t *out)
@@ -88,4 +91,31 @@ int cli_color_mode(const char *arg, int *out)
 bool cli_color(int mode)
 {
 	return mode < 0 ? cli_use_color() : mode > 0;
+}
+
+/*
+ * The uprobe/kprobe PMU events of @el that the library opened without
+ * inherit (evlist.c's setup_attr: the kernel would fail every fork of the
+ * target): one note each, since threads and children started later are
+ * not counted. Nothing when the user asked for that (-i).
+ */
+void note_probe_no_inherit(const struct pcl_evlist *el, bool no_inherit)
+{
+	if (no_inherit)
+		return;
+	for (int i = 0; i < pcl_evlist__nr(el); i++) {
+		const struct pcl_event *ev = pcl_evlist__event(el, i);
+		const char *pn = ev && ev->pmu ? pcl_pmu__name(ev->pmu) : NULL;
+		struct perf_event_attr *a = pcl_evlist__attr((struct pcl_evlist *)el, i);
+
+		if (!pn || !a || a->inherit || (strcmp(pn, "uprobe") && strcmp(pn, "kprobe")) ||
+		    pcl_evlist__nr_threads(el) < 1 || pcl_evlist__thread(el, 0) == -1)
+			continue;
+		fprintf(stderr,
+			"pcl: note: '%s': the %s PMU cannot follow the threads and processes "
+			"started after it opens (the kernel would fail their fork): only the "
+			"threads there are now are counted; for all of them add a probe with "
+			"pcl probe and use -e probe_BIN:FUNC\n",
+			ev->name, pn);
+	}
 }

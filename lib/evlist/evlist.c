@@ -280,6 +280,18 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	    pcl_pmu__is_kernel(e->ev.pmu) && !el->has_read_format)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->inherit = !(t && t->no_inherit);
+	/*
+	 * The kernel makes an inherited uprobe/kprobe PMU event again at every
+	 * fork and clone of the target, reading its path (config1) from the
+	 * forking process's memory, where pcl's pointer means nothing: the
+	 * fork fails (EFAULT), and the program cannot start a thread or a
+	 * process ("Cannot fork"). Such an event counts the threads there are
+	 * when it opens (note_probe_no_inherit in the CLI says so).
+	 */
+	if (a->inherit && el->threads[0] != -1 && e->cgroup_fd < 0 && e->ev.pmu &&
+	    (!strcmp(pcl_pmu__name(e->ev.pmu), "uprobe") ||
+	     !strcmp(pcl_pmu__name(e->ev.pmu), "kprobe")))
+		a->inherit = 0;
 	a->disabled = leader;
 	a->enable_on_exec = leader && el->workload;
 	/*
