@@ -1597,9 +1597,11 @@ void probe_describe(const char *bin, uint64_t offset, bool ret, char *buf, size_
 		free(scopes);
 		if (a == entry)
 			where[0] = '\0';
-		else if (line && lfile && file && !strcmp(lfile, file))
-			snprintf(where, sizeof(where), ":%d", line - decl);
-		else
+		else if (line && lfile && file && !strcmp(lfile, file)) {
+			/* perf's synthesize_perf_probe_point: a relative line 0 is not written */
+			if (line != decl)
+				snprintf(where, sizeof(where), ":%d", line - decl);
+		} else
 			snprintf(where, sizeof(where), "+%" PRIu64, (uint64_t)(a - entry)), name = base;
 		snprintf(buf, size, "%s%s%s%s%s", name, where, rs, file ? "@" : "", file ? file : "");
 	} else if ((name = elf_sym_at(&d, v, &symoff))) {
