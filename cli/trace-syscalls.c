@@ -217,6 +217,8 @@ static enum trace_arg_kind special_kind(const char *sc, const char *arg, enum tr
 		return TA_RLIMIT;
 	if (!strcmp(sc, "getrandom") && !strcmp(arg, "flags"))
 		return TA_GETRANDOM;
+	if ((!strcmp(sc, "wait4") || !strcmp(sc, "waitid")) && !strcmp(arg, "options"))
+		return TA_WAIT_OPTIONS;
 	if (!strcmp(sc, "ioctl") && !strcmp(arg, "arg"))
 		return TA_HEX;
 	if (!strcmp(sc, "futex") && !strcmp(arg, "op"))
@@ -427,6 +429,14 @@ static const struct flag_name getrandom_flags[] = {
 	{ 0, NULL },
 };
 
+/* perf's trace/beauty/waitid_options.c, in its order */
+static const struct flag_name wait_options[] = {
+	{ 1, "NOHANG" },
+	{ 2, "UNTRACED" },
+	{ 8, "CONTINUED" },
+	{ 0, NULL },
+};
+
 static const struct flag_name futex_flags[] = {
 	{ 128, "PRIVATE_FLAG" },
 	{ 256, "CLOCK_REALTIME" },
@@ -584,6 +594,9 @@ static void put_arg(struct out *o, const struct trace_arg *a, uint64_t v, struct
 		break;
 	case TA_GETRANDOM:
 		put_flags(o, v & 0xffffffffu, getrandom_flags, true);
+		break;
+	case TA_WAIT_OPTIONS:
+		put_flags(o, v & 0xffffffffu, wait_options, true);
 		break;
 	case TA_STRARRAY: {
 		const char *name = strarray_name(a->names, a->is_int ? (uint32_t)v : v);

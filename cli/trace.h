@@ -44,6 +44,7 @@ enum trace_arg_kind {
 	TA_STRARRAY, /* a name from a table (trace_arg.names) */
 	TA_FUTEX_OP,
 	TA_SOCK_TYPE,
+	TA_WAIT_OPTIONS, /* wait4, waitid: NOHANG|UNTRACED|CONTINUED */
 };
 
 /* Names of the values 0..nr-1 (NULL: no name). */

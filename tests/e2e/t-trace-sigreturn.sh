@@ -3,7 +3,8 @@
 # sets orig_ax to -1) with the interrupted call's result. perf trace skips
 # that exit, so rt_sigreturn's entry is printed as "rt_sigreturn() ...";
 # pcl printed "... [continued]: ?()) = PID" instead and lost the entry.
-# sh catches SIGCHLD while it waits for each sleep.
+# sh catches SIGCHLD while it waits for each sleep. Also: wait4's options
+# are named (NOHANG), as perf's waitid_options beautifier does.
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -d /sys/kernel/tracing/events/raw_syscalls ] && [ ! -d /sys/kernel/debug/tracing/events/raw_syscalls ]; then
@@ -26,4 +27,11 @@ if grep -q 'rt_sigaction(sig: CHLD, act:' "$TMP/sr.err" && ! grep -q ' rt_sigret
 	not_ok trace-sigreturn-entry "sh handles SIGCHLD, but no rt_sigreturn line" "$(show "$TMP/sr.err" 40)"
 else
 	ok trace-sigreturn-entry
+fi
+# the same sh polls with wait4(..., WNOHANG): options decoded as perf does
+if grep -qE 'wait4\(.*options: [0-9]' "$TMP/sr.err"; then
+	not_ok trace-wait4-options "wait4's options printed as a number, perf says NOHANG" \
+		"$(grep 'wait4(' "$TMP/sr.err")"
+else
+	ok trace-wait4-options
 fi
