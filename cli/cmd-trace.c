@@ -321,6 +321,16 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	th = thread_get(t, (pid_t)s->pid, (pid_t)s->tid);
 	if (!th)
 		return;
+	/*
+	 * rt_sigreturn restores the registers of the interrupted code, the
+	 * syscall nr among them as -1: its exit says -1. It is the exit of
+	 * the thread's last entry; without one it cannot be named.
+	 */
+	if (nr == -1) {
+		if (!th->entry_time)
+			return;
+		nr = th->entry_nr;
+	}
 	th->nr_events++;
 	t->nr_events++;
 	sc = trace_sc((long)nr);
@@ -533,7 +543,7 @@ static int select_syscalls(struct tracer *t)
 }
 
 /* A tracepoint filter "id == a || ..." (or "id != x && ...", the shorter) for @want. */
-static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), pid_t self)
+static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), bool minus1, pid_t self)
 {
 	int max = trace_sc_max(), yes = 0;
 	size_t cap = 64 + (size_t)max * 16, len = 0;
@@ -560,6 +570,8 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), pid
 		}
 		if (!yes)
 			len += (size_t)snprintf(f + len, cap - len, "id == -1");
+		else if (eq && minus1) /* rt_sigreturn's exit (on_exit_) */
+			len += (size_t)snprintf(f + len, cap - len, " || id == -1");
 		len += (size_t)snprintf(f + len, cap - len, ")");
 	}
 	if (self)
@@ -764,7 +776,9 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 				    : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
 			return -1;
 		}
-		f = id_filter(t, want, self);
+		int sr = trace_sc_lookup("rt_sigreturn");
+
+		f = id_filter(t, want, ev == EV_EXIT && sr >= 0 && t->selected[sr], self);
 		if (!f)
 			return -1;
 		if (f[0] && (ret = pcl_evlist__set_filter(t->el, t->evidx[ev], f))) {

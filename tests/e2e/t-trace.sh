@@ -56,6 +56,16 @@ else
 	not_ok trace-summary-threads "two threads with 500 getppid each wanted:" "$(show "$TMP/thr.err" 30)"
 fi
 
+# a handled signal returns through rt_sigreturn, whose exit has no syscall nr
+# (-1): still paired with its entry, named, counted, and kept by -e
+run sig "$PCL" trace -S -e rt_sigreturn,kill -- "$W" signals 5
+if [ "$(grep -c 'rt_sigreturn() *= 0$' "$TMP/sig.err")" = 5 ] && ! grep -q '?()' "$TMP/sig.err" &&
+	grep -q ' rt_sigreturn  *5  *0 ' "$TMP/sig.err"; then
+	ok trace-sigreturn
+else
+	not_ok trace-sigreturn "want 5 lines rt_sigreturn() = 0 and a summary row of 5:" "$(show "$TMP/sig.err" 30)"
+fi
+
 # ---- errors by name, paths exact or marked ----
 run all "$PCL" trace -- "$W" calls 3
 all="$TMP/all.err"

@@ -9,6 +9,8 @@
  *                       is still there to read
  *   syscalls wait FILE N  poll for FILE (every 10 ms), then N getppid()
  *   syscalls threads N  two threads making N getppid() each
+ *   syscalls signals N  N kill()s of itself with SIGUSR1, each handled (so
+ *                       N rt_sigreturn()s, whose exits carry no syscall nr)
  *   syscalls relro FILE [GO]  write "/FILECONTENT" into FILE (unless it has 4 KiB), map it private and
  *                       writable, put "/dev/null" over it, make it read-only
  *                       (as RELRO is), [wait for file GO,] open the path
@@ -16,6 +18,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +106,26 @@ static int relro(const char *file, const char *go)
 	return 0;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static int signals(long n)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return 1;
+	for (long i = 0; i < n; i++)
+		syscall(SYS_kill, getpid(), SIGUSR1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "signals"))
+		return signals(atol(argv[2]));
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "relro"))
 		return relro(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 3 && !strcmp(argv[1], "calls"))
@@ -126,6 +147,6 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | relro FILE\n");
+	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | relro FILE\n");
 	return 2;
 }
