@@ -198,9 +198,28 @@ static void print_interrupted(struct tracer *t)
 	th->entry_pending = false;
 }
 
+/*
+ * The kernel's own errnos (include/linux/errno.h): never seen by a program,
+ * but at sys_exit a call interrupted by a signal returns one of them before
+ * it is restarted or turned into EINTR. strace's names and texts.
+ */
+static const char *const kernel_errno[][2] = {
+	{ "ERESTARTSYS", "To be restarted if SA_RESTART is set" },
+	{ "ERESTARTNOINTR", "To be restarted" },
+	{ "ERESTARTNOHAND", "To be restarted if no handler" },
+	{ "ENOIOCTLCMD", "No ioctl command" },
+	{ "ERESTART_RESTARTBLOCK", "Interrupted by signal" },
+	{ "EPROBE_DEFER", "Driver requests probe retry" },
+	{ "EOPENSTALE", "Open found a stale dentry" },
+	{ "ENOPARAM", "Parameter not supported" },
+};
+
 static void print_ret(struct tracer *t, const struct trace_sc *sc, long ret)
 {
-	if (ret < 0 && ret >= -4095) {
+	if (ret <= -512 && ret > -512 - (long)(sizeof(kernel_errno) / sizeof(kernel_errno[0]))) {
+		fprintf(t->out, "-1 %s (%s)", kernel_errno[-ret - 512][0],
+			kernel_errno[-ret - 512][1]);
+	} else if (ret < 0 && ret >= -4095) {
 		const char *name = strerrorname_np((int)-ret);
 
 		if (name)

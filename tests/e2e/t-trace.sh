@@ -65,6 +65,15 @@ if [ "$(grep -c 'rt_sigreturn() *= 0$' "$TMP/sig.err")" = 5 ] && ! grep -q '?()'
 else
 	not_ok trace-sigreturn "want 5 lines rt_sigreturn() = 0 and a summary row of 5:" "$(show "$TMP/sig.err" 30)"
 fi
+# a read interrupted by a handled signal (SA_RESTART) exits with the kernel's
+# ERESTARTSYS before it is restarted: named as strace names it
+run restart "$PCL" trace -e read -- "$W" restart
+if grep -q 'read(fd: [0-9]*, buf: 0x[0-9a-f]*, count: 1) *= -1 ERESTARTSYS (To be restarted if SA_RESTART is set)$' "$TMP/restart.err" &&
+	grep -q 'read(fd: [0-9]*, buf: 0x[0-9a-f]*, count: 1) *= 1$' "$TMP/restart.err"; then
+	ok trace-restart-errno
+else
+	not_ok trace-restart-errno "want read() = -1 ERESTARTSYS (...), then read() = 1:" "$(show "$TMP/restart.err" 30)"
+fi
 
 # ---- errors by name, paths exact or marked ----
 run all "$PCL" trace -- "$W" calls 3

@@ -11,6 +11,9 @@
  *   syscalls threads N  two threads making N getppid() each
  *   syscalls signals N  N kill()s of itself with SIGUSR1, each handled (so
  *                       N rt_sigreturn()s, whose exits carry no syscall nr)
+ *   syscalls restart    a read(2) of 1 byte from a pipe, interrupted by a
+ *                       SA_RESTART signal (SIGUSR1 from a child after 100 ms)
+ *                       and restarted, then fed (by the child after 200 ms)
  *   syscalls relro FILE [GO]  write "/FILECONTENT" into FILE (unless it has 4 KiB), map it private and
  *                       writable, put "/dev/null" over it, make it read-only
  *                       (as RELRO is), [wait for file GO,] open the path
@@ -122,8 +125,28 @@ static int signals(long n)
 	return 0;
 }
 
+static int restart(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	int p[2];
+	pid_t parent = getpid();
+	char c;
+
+	if (sigaction(SIGUSR1, &sa, NULL) || pipe(p))
+		return 1;
+	if (fork() == 0) {
+		nap(100);
+		kill(parent, SIGUSR1);
+		nap(100);
+		_exit(write(p[1], "x", 1) != 1);
+	}
+	return read(p[0], &c, 1) != 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "restart"))
+		return restart();
 	if (argc == 3 && !strcmp(argv[1], "signals"))
 		return signals(atol(argv[2]));
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "relro"))
@@ -147,6 +170,6 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | relro FILE\n");
+	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | restart | relro FILE\n");
 	return 2;
 }
