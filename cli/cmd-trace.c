@@ -66,7 +66,8 @@ struct trace_opts {
 };
 
 struct sc_stats {
-	uint64_t n, errors, min, max;
+	uint64_t calls, errors;
+	uint64_t n, min, max; /* of the n calls with a duration */
 	double mean, m2;
 };
 
@@ -244,7 +245,13 @@ static void print_ret(struct tracer *t, const struct trace_sc *sc, long ret)
 
 /* ---- the stats of -s ---- */
 
-static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, uint64_t duration)
+/*
+ * A call whose entry was not seen (made before the trace began: the
+ * command's execve, a call blocked at -p; or lost) is counted, but has no
+ * duration: not a 0 in total, min, avg and max.
+ */
+static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, bool timed,
+			 uint64_t duration)
 {
 	struct sc_stats *s;
 	double delta;
@@ -255,6 +262,11 @@ static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, ui
 		return;
 	(void)t;
 	s = &th->stats[nr];
+	s->calls++;
+	if (ret < 0)
+		s->errors++;
+	if (!timed)
+		return;
 	/* Welford, as perf's update_stats */
 	s->n++;
 	delta = (double)duration - s->mean;
@@ -264,8 +276,6 @@ static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, ui
 		s->min = duration;
 	if (duration > s->max)
 		s->max = duration;
-	if (ret < 0)
-		s->errors++;
 }
 
 /* ---- sys_enter / sys_exit ---- */
@@ -359,7 +369,7 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 		calculated = true;
 	}
 	if (o->summary)
-		stats_update(t, th, (long)nr, (long)ret, duration);
+		stats_update(t, th, (long)nr, (long)ret, calculated, duration);
 	if (o->summary_only)
 		goto out;
 	if (o->duration_ms > 0 && (!calculated || (double)duration < o->duration_ms * 1e6))
@@ -841,6 +851,7 @@ static int cmp_row(const void *a, const void *b)
 
 static void print_thread_stats(struct tracer *t, struct thr *th, struct row *rows)
 {
+	uint64_t untimed = 0;
 	int n = 0;
 
 	fprintf(t->out, " %s (%d), %llu events, %.1f%%\n", thread_comm(th), (int)th->tid,
@@ -854,7 +865,7 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 	fprintf(t->out, "   --------------- --------  ------ -------- --------- --------- ---------"
 			"     ------\n");
 	for (int i = 0; i < trace_sc_max(); i++)
-		if (th->stats[i].n)
+		if (th->stats[i].calls)
 			rows[n++] =
 				(struct row){ i, (double)th->stats[i].n * th->stats[i].mean / 1e6 };
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_row);
@@ -865,11 +876,22 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 		double pct = s->mean ? 100.0 * sd / s->mean : 0.0;
 
 		fprintf(t->out, "   %-15s", sc ? sc->name : "?");
-		fprintf(t->out, " %8llu %6llu %9.3f %9.3f %9.3f", (unsigned long long)s->n,
-			(unsigned long long)s->errors, rows[i].msecs, (double)s->min / 1e6,
+		fprintf(t->out, " %8llu %6llu", (unsigned long long)s->calls,
+			(unsigned long long)s->errors);
+		untimed += s->calls - s->n;
+		if (!s->n) { /* no duration known */
+			fprintf(t->out, " %9s %9s %9s %9s %10s\n", "?", "?", "?", "?", "?");
+			continue;
+		}
+		fprintf(t->out, " %9.3f %9.3f %9.3f", rows[i].msecs, (double)s->min / 1e6,
 			s->mean / 1e6);
 		fprintf(t->out, " %9.3f %9.2f%%\n", (double)s->max / 1e6, pct);
 	}
+	if (untimed)
+		fprintf(t->out,
+			"\n   %llu call%s without a duration (entered before the trace began, or "
+			"the entry missing): counted, not timed\n",
+			(unsigned long long)untimed, untimed == 1 ? "" : "s");
 	fprintf(t->out, "\n\n");
 }
 
