@@ -144,6 +144,17 @@ else
 	not_ok trace-lines-decoded "want write(fd: 3, ..., count: 5) = 5 and exit_group() = ?:" "$(tail -12 "$all")"
 fi
 
+# signed arguments print signed (tracefs says signed:0 of all of them): off_t,
+# loff_t, clockid_t; strace and perf print -5, -3 and -6 alike
+run signed "$PCL" trace -e lseek,pread64,clock_gettime -- "$W" signed
+if grep -q 'lseek(fd: 99, offset: -5, whence: CUR) ' "$TMP/signed.err" &&
+	grep -q 'pread64(fd: 99, buf: 0x[0-9a-f]*, count: 1, pos: -3) ' "$TMP/signed.err" &&
+	grep -q 'clock_gettime(which_clock: -[0-9]' "$TMP/signed.err"; then
+	ok trace-signed-args
+else
+	not_ok trace-signed-args "want offset: -5, pos: -3 and a negative which_clock:" "$(show "$TMP/signed.err" 30)"
+fi
+
 # ---- -e, --duration, --failure, -o ----
 run neg "$PCL" trace -e '!getppid,write' -- "$W" calls 20
 if ! grep -qE 'getppid\(|write\(' "$TMP/neg.err" && grep -q 'openat(' "$TMP/neg.err"; then

@@ -11,6 +11,8 @@
  *   syscalls threads N  two threads making N getppid() each
  *   syscalls signals N  N kill()s of itself with SIGUSR1, each handled (so
  *                       N rt_sigreturn()s, whose exits carry no syscall nr)
+ *   syscalls signed     lseek(99, -5, SEEK_CUR), pread64(99, buf, 1, -3) and
+ *                       clock_gettime of its own CPU clock (a negative id)
  *   syscalls restart    a read(2) of 1 byte from a pipe, interrupted by a
  *                       SA_RESTART signal (SIGUSR1 from a child after 100 ms)
  *                       and restarted, then fed (by the child after 200 ms)
@@ -125,6 +127,18 @@ static int signals(long n)
 	return 0;
 }
 
+static int signed_args(void)
+{
+	struct timespec ts;
+	clockid_t c;
+	char b;
+
+	lseek(99, -5, SEEK_CUR);
+	if (pread(99, &b, 1, -3) >= 0 || clock_getcpuclockid(0, &c))
+		return 1;
+	return clock_gettime(c, &ts) != 0;
+}
+
 static int restart(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
@@ -145,6 +159,8 @@ static int restart(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "signed"))
+		return signed_args();
 	if (argc == 2 && !strcmp(argv[1], "restart"))
 		return restart();
 	if (argc == 3 && !strcmp(argv[1], "signals"))
@@ -170,6 +186,6 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | restart | relro FILE\n");
+	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | signed | restart | relro FILE\n");
 	return 2;
 }
