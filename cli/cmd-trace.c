@@ -183,10 +183,9 @@ static bool printing_lines(const struct trace_opts *o)
 	return !(o->duration_ms > 0 || o->summary_only || o->failure_only);
 }
 
-/* The entry of the thread that made the last call, cut short by another's call. */
-static void print_interrupted(struct tracer *t)
+/* The entry of the thread @th, cut short by another's call or by its end. */
+static void print_entry_only(struct tracer *t, struct thr *th)
 {
-	struct thr *th = t->current;
 	int len;
 
 	if (!th || !th->entry_pending)
@@ -197,6 +196,12 @@ static void print_interrupted(struct tracer *t)
 		fprintf(t->out, "%-*s", ALIGNMENT - 4 - len, " ");
 	fprintf(t->out, " ...\n");
 	th->entry_pending = false;
+}
+
+/* The entry of the thread that made the last call, cut short by another's call. */
+static void print_interrupted(struct tracer *t)
+{
+	print_entry_only(t, t->current);
 }
 
 /*
@@ -447,6 +452,26 @@ static void process(struct tracer *t, struct pending *p)
 		}
 		if (r.task.pid != r.task.ppid)
 			trace_mem__fork(t->mem, (pid_t)r.task.ppid, (pid_t)r.task.pid);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		/*
+		 * A thread ended: its entry buffer goes (-a sees many threads
+		 * come and go); a process ended: its memory's file descriptor
+		 * and mappings go too (else one fd per process is kept, until
+		 * open fails and paths print as pointers).
+		 */
+		struct thr *th = thread_get(t, (pid_t)r.task.pid, (pid_t)r.task.tid);
+
+		if (th) {
+			if (th->entry_pending && printing_lines(t->o))
+				print_entry_only(t, th);
+			th->entry_pending = false;
+			free(th->entry_str);
+			th->entry_str = NULL;
+		}
+		if (r.task.pid == r.task.tid)
+			trace_mem__exit(t->mem, (pid_t)r.task.pid);
 		break;
 	}
 	case PERF_RECORD_LOST:

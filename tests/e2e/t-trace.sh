@@ -155,6 +155,16 @@ else
 	not_ok trace-signed-args "want offset: -5, pos: -3 and a negative which_clock:" "$(show "$TMP/signed.err" 30)"
 fi
 
+# a process's /proc/PID/mem (read for late strings) is closed when it ends:
+# else one fd per process piles up (-a, for hours) until open fails
+"$PCL" trace -e openat -- "$W" procs 40 >"$TMP/procs.out" 2>"$TMP/procs.err"
+fds=$(cat "$TMP/procs.out")
+if [ "$(grep -c 'openat(dfd: CWD, filename: "/dev/null"?' "$TMP/procs.err")" -ge 1 ] && [ -n "$fds" ] && [ "$fds" -lt 40 ]; then
+	ok "trace-mem-fds-closed ($fds fds)"
+else
+	not_ok trace-mem-fds-closed "want some late /dev/null reads and fewer than 40 fds left open, got '$fds':" "$(show "$TMP/procs.err" 10)"
+fi
+
 # ---- -e, --duration, --failure, -o ----
 run neg "$PCL" trace -e '!getppid,write' -- "$W" calls 20
 if ! grep -qE 'getppid\(|write\(' "$TMP/neg.err" && grep -q 'openat(' "$TMP/neg.err"; then

@@ -13,6 +13,9 @@
  *                       N rt_sigreturn()s, whose exits carry no syscall nr)
  *   syscalls signed     lseek(99, -5, SEEK_CUR), pread64(99, buf, 1, -3) and
  *                       clock_gettime of its own CPU clock (a negative id)
+ *   syscalls procs N    N child processes at once, each opening a path in its
+ *                       heap and living 300 ms; then, 500 ms after they are
+ *                       gone, print how many fds the parent (the tracer) has
  *   syscalls restart    a read(2) of 1 byte from a pipe, interrupted by a
  *                       SA_RESTART signal (SIGUSR1 from a child after 100 ms)
  *                       and restarted, then fed (by the child after 200 ms)
@@ -22,7 +25,9 @@
  *                       there, pause 300 ms
  */
 #include <fcntl.h>
+#include <dirent.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +144,37 @@ static int signed_args(void)
 	return clock_gettime(c, &ts) != 0;
 }
 
+static int procs(long n)
+{
+	pid_t tracer = getppid();
+	char path[64];
+	struct dirent *de;
+	int fds = 0;
+	DIR *d;
+
+	for (long i = 0; i < n; i++) {
+		if (fork() == 0) {
+			char *p = malloc(64);
+
+			strcpy(p, "/dev/null");
+			close(open(p, O_RDONLY));
+			nap(300);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	nap(500);
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tracer);
+	if (!(d = opendir(path)))
+		return 1;
+	while ((de = readdir(d)))
+		fds += de->d_name[0] != '.';
+	closedir(d);
+	printf("%d\n", fds);
+	return 0;
+}
+
 static int restart(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
@@ -159,6 +195,8 @@ static int restart(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "procs"))
+		return procs(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "signed"))
 		return signed_args();
 	if (argc == 2 && !strcmp(argv[1], "restart"))
@@ -186,6 +224,6 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | signed | restart | relro FILE\n");
+	fprintf(stderr, "usage: syscalls calls N | wait FILE N | threads N | signals N | signed | procs N | restart | relro FILE\n");
 	return 2;
 }
