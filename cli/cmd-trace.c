@@ -577,6 +577,12 @@ static int select_syscalls(struct tracer *t)
 		memset(t->selected, 1, (size_t)max);
 		tok++;
 	}
+	if (!tok[strspn(tok, ", ")]) {
+		/* no name: nothing (or everything) would be traced without a word */
+		die_msg("-e wants syscall names, not '%s'; %s", t->o->events, trace_usage_hint);
+		free(list);
+		return -1;
+	}
 	for (tok = strtok_r(tok, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool any = false;
 

@@ -322,6 +322,11 @@ else
 fi
 
 # ---- bad command lines ----
+for e in '' ',' '!'; do
+	run empty "$PCL" trace -e "$e" -- true
+	if [ "$RC" = 2 ] && grep -q -- "-e wants syscall names" "$TMP/empty.err"; then ok "trace-filter-empty ('$e')"; else
+		not_ok "trace-filter-empty ('$e')" "want exit 2, not a trace of nothing; got $RC:" "$(cat "$TMP/empty.err")"; fi
+done
 run nodur "$PCL" trace --duration abc -- true
 if [ "$RC" = 2 ] && grep -q "duration" "$TMP/nodur.err"; then ok trace-bad-duration; else
 	not_ok trace-bad-duration "want exit 2, got $RC:" "$(cat "$TMP/nodur.err")"; fi
