@@ -1211,6 +1211,11 @@ int cmd_trace(int argc, char **argv)
 	if (r.wl && !r.exited)
 		reap(&r, 0);
 	drain(&t, UINT64_MAX);
+	/* calls still in progress (-p, -a: the trace ends, they go on): their entries */
+	if (printing_lines(&o))
+		for (int b = 0; b < 4096; b++)
+			for (struct thr *th = t.threads[b]; th; th = th->next)
+				print_entry_only(&t, th);
 	{
 		uint64_t dropped = read_lost_samples(&t);
 

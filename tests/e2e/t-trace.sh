@@ -248,6 +248,18 @@ else
 	not_ok trace-lost-reported "$n of 3000 calls printed, and no warning about lost events:" "$(tail -3 "$TMP/lost.err")"
 fi
 
+# a call still in progress when the trace ends (-p, interrupted) prints its entry
+"$W" wait "$TMP/never" 1 &
+wpid=$!
+timeout -s INT 1.5 "$PCL" trace -e clock_nanosleep -p $wpid 2>"$TMP/pending.err"
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+if grep -q "/$wpid clock_nanosleep(rqtp: 0x[0-9a-f]*) *\.\.\.\$" "$TMP/pending.err"; then
+	ok trace-pending-at-end
+else
+	not_ok trace-pending-at-end "the call in progress at the end is not shown with '...':" "$(tail -3 "$TMP/pending.err")"
+fi
+
 # ---- -a: the whole system while a command runs; pcl's own calls left out ----
 # (other pcl processes may run meanwhile: only this one's pid is looked for)
 timeout -k 5 60 "$PCL" trace -a -s -e getppid,write -- "$W" calls 200 >/dev/null 2>"$TMP/sys.err" &
