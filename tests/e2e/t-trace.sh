@@ -49,6 +49,13 @@ if grep -qE '^   execve +1 +0 +\? +\? +\? +\? ' "$TMP/sum.err" &&
 else
 	not_ok trace-summary-untimed "want execve 1 0 with ? for its times, and a note:" "$(show "$TMP/sum.err" 30)"
 fi
+# min, avg, max and total: the two naps of 50 and 300 ms; total = the sum, avg = total / 2
+if awk '$1 == "clock_nanosleep" && $2 == 2 && $5 >= 50 && $5 < 80 && $7 >= 300 && $7 < 400 &&
+	($4 - $5 - $7) ^ 2 < 0.0001 && ($6 * 2 - $4) ^ 2 < 0.0001 { found = 1 } END { exit !found }' "$TMP/sum.err"; then
+	ok trace-summary-times
+else
+	not_ok trace-summary-times "want clock_nanosleep 2 calls, min ~50, max ~300, total = min + max, avg = total / 2:" "$(grep clock_nanosleep "$TMP/sum.err")"
+fi
 
 run wsum "$PCL" trace -S -e getppid -- "$W" calls 10
 if [ "$(grep -c 'getppid() ' "$TMP/wsum.err")" = 10 ] && grep -q ' getppid  *10  *0 ' "$TMP/wsum.err"; then
