@@ -926,7 +926,12 @@ static int contention_file(const struct lock_opts *o, const char *path)
 	if (!pcl_data_reader__is_pipe(in.reader)) {
 		c->tp_tried = true;
 		if (!find_tracepoints(c)) {
-			no_lock_events();
+			if (pcl_data_reader__truncated(in.reader))
+				/* not "did you record?": the formats were in the lost tail */
+				die_msg("'%s' is cut short (the recorder did not finish it) and has "
+					"lost the lock events' formats", path);
+			else
+				no_lock_events();
 			goto out;
 		}
 	}

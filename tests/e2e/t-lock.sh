@@ -17,7 +17,8 @@
 #                     a run, its total contended in the range of a recorded
 #                     run's, and perf's test's `-a -b -E 1 -q` is one line;
 #   lock-err-*        a missing file, a file without lock events (perf's
-#                     message), an unknown key or field: one line, non-zero.
+#                     message), a file cut before its features (it says so),
+#                     an unknown key or field: one line, non-zero.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -153,6 +154,20 @@ if [ $rc -ne 0 ] && cmp -s "$TMP/p.err" "$TMP/c.err"; then
 else
 	not_ok "lock-err-no-lock-events" "exit $rc; perf's message then pcl's:" \
 		"$(show "$TMP/p.err")" "$(show "$TMP/c.err")"
+fi
+# a file cut short in its feature sections (the recorder killed): its
+# tracepoint formats are gone; the error says the file is cut, not "record it"
+if [ -s "$TMP/pcl.data" ]; then
+	# the data section's end (header: data offset at byte 40, size at 48)
+	end=$(od -An -tu8 -j40 -N16 "$TMP/pcl.data" | awk '{ print $1 + $2 }')
+	head -c "$end" "$TMP/pcl.data" >"$TMP/cut.data"
+	"$PCL" lock contention -i "$TMP/cut.data" >/dev/null 2>"$TMP/e.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/e.err")" = 1 ] && grep -q "cut short" "$TMP/e.err"; then
+		ok "lock-err-cut-file"
+	else
+		not_ok "lock-err-cut-file" "exit $rc" "$(show "$TMP/e.err")"
+	fi
 fi
 for bad in "-k foo" "-F contended,foo" "-E x"; do
 	# shellcheck disable=SC2086
