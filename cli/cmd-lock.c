@@ -1134,6 +1134,12 @@ static int parse_fields(struct lock_opts *o, const char *arg)
 		if (!dup)
 			o->fields[o->nr_fields++] = k;
 	}
+	if (!ret && !o->nr_fields) {
+		/* perf: "Unknown output field"; not the sort key's column alone */
+		die_msg("no output field in '%s' (%scontended, wait_total, wait_max, wait_min or "
+			"avg_wait)", arg, o->mode == M_REPORT ? "acquired, " : "");
+		ret = -1;
+	}
 	free(copy);
 	return ret;
 }

@@ -169,7 +169,7 @@ if [ -s "$TMP/pcl.data" ]; then
 		not_ok "lock-err-cut-file" "exit $rc" "$(show "$TMP/e.err")"
 	fi
 fi
-for bad in "-k foo" "-F contended,foo" "-E x"; do
+for bad in "-k foo" "-F contended,foo" "-E x" "-F ,"; do
 	# shellcheck disable=SC2086
 	"$PCL" lock contention -i "$TMP/nolock.data" $bad >/dev/null 2>"$TMP/e.err"
 	rc=$?
