@@ -37,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
@@ -1034,6 +1036,18 @@ static int live_args(const struct lock_opts *o, const char *wpath, const char **
 	return n;
 }
 
+/* Whether pipe @fd was closed by its writer with nothing in it (waits for either). */
+static bool stream_empty(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int avail = 0;
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return false;
+	return (p.revents & POLLHUP) && !ioctl(fd, FIONREAD, &avail) && avail == 0;
+}
+
 /*
  * Live mode: pcl record writes the target's events as a stream into a pipe
  * (a child process), and we read them as they come, so that nothing but
@@ -1074,12 +1088,18 @@ static int contention_live(const struct lock_opts *o)
 	/* Ctrl-C is the recorder's to handle: it ends the stream, then we print */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGTERM, &ign, &old_term);
-	ret = contention_file(o, rpath);
+	/*
+	 * A recorder that failed before its first byte (no such process, an
+	 * event it cannot open) said why: no "not a perf.data stream" after it.
+	 */
+	ret = stream_empty(fds[0]) ? -1 : contention_file(o, rpath);
 	close(fds[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (ret < 0) /* the recorder wrote nothing: its status, never 0 */
+		return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1;
 	if (ret)
 		return ret;
 	if (WIFEXITED(st))

@@ -16,6 +16,7 @@
 #   lock-live-*       live mode (-b, or a command without -i): the table of
 #                     a run, its total contended in the range of a recorded
 #                     run's, and perf's test's `-a -b -E 1 -q` is one line;
+#                     a recorder that cannot start (no such pid): one line;
 #   lock-err-*        a missing file, a file without lock events (perf's
 #                     message), a file cut before its features (it says so),
 #                     an unknown key or field: one line, non-zero.
@@ -135,6 +136,15 @@ if "$PCL" lock con -b true >/dev/null 2>"$TMP/true.err"; then
 	ok "lock-live-true"
 else
 	not_ok "lock-live-true" "pcl lock con -b true failed" "$(show "$TMP/true.err")"
+fi
+# a recorder that fails before it writes (no such process): its one line,
+# not a "not a perf.data stream" about the empty pipe after it
+"$PCL" lock con -p 2147483647 >/dev/null 2>"$TMP/nopid.err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/nopid.err")" = 1 ]; then
+	ok "lock-live-no-pid"
+else
+	not_ok "lock-live-no-pid" "exit $rc, expected one line:" "$(show "$TMP/nopid.err")"
 fi
 
 # errors
