@@ -954,6 +954,11 @@ static int contention_file(const struct lock_opts *o, const char *path)
 		no_lock_events();
 		goto out;
 	}
+	if (!o->quiet && c->tp_found && c->end_id == UINT64_MAX)
+		/* perf prints the same table of 0 ns waits, and says nothing */
+		fprintf(stderr, "pcl: warning: '%s' has no lock:contention_end event: no wait "
+				"ends, its times are 0 (record both: pcl lock record)\n",
+			path);
 	if (!o->quiet && pcl_data_events__stats(in.events)->total_lost)
 		fprintf(stderr, "pcl: warning: %" PRIu64 " lock events were lost (the rings were "
 				"full): waits are missing from the table\n",

@@ -17,6 +17,8 @@
 #                     a run, its total contended in the range of a recorded
 #                     run's, and perf's test's `-a -b -E 1 -q` is one line;
 #                     a recorder that cannot start (no such pid): one line;
+#   lock-warn-no-end  a file of contention_begin alone: perf's table of 0 ns
+#                     waits, after one warning line that says why;
 #   lock-err-*        a missing file, a file without lock events (perf's
 #                     message), a file cut before its features (it says so),
 #                     an unknown key or field: one line, non-zero.
@@ -154,6 +156,19 @@ if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/e1.err")" = 1 ] && grep -q "missing.data" 
 	ok "lock-err-missing"
 else
 	not_ok "lock-err-missing" "exit $rc" "$(show "$TMP/e1.err")"
+fi
+# a file of contention_begin alone: perf's table (every wait 0 ns), and
+# one warning line before it that says why the times are 0
+perf record -q -o "$TMP/begin.data" -e lock:contention_begin -c 1 -g -- \
+	"$PCL" bench sched messaging -g 1 -l 20 >/dev/null 2>&1
+perf lock contention -i "$TMP/begin.data" >/dev/null 2>"$TMP/p.err"
+"$PCL" lock contention -i "$TMP/begin.data" >/dev/null 2>"$TMP/c.err"
+if [ "$(grep -c 'no lock:contention_end' "$TMP/c.err")" = 1 ] &&
+	grep -v 'no lock:contention_end' "$TMP/c.err" | cmp -s "$TMP/p.err" -; then
+	ok "lock-warn-no-end"
+else
+	not_ok "lock-warn-no-end" "perf's table then pcl's:" "$(show "$TMP/p.err")" \
+		"$(show "$TMP/c.err")"
 fi
 perf record -q -o "$TMP/nolock.data" -e cpu-clock -- true >/dev/null 2>&1
 perf lock contention -i "$TMP/nolock.data" >/dev/null 2>"$TMP/p.err"
