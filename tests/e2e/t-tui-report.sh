@@ -33,6 +33,7 @@
 #                     histogram (title and rows as --stdio's section of it)
 #   tui-pipe          `pcl report | cat` and `pcl report --tui | cat` print
 #                     --stdio's text, as perf report --tui into a pipe does
+#   tui-no-samples    a file without samples: exit 0, and stderr says so
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -351,4 +352,17 @@ if record_to tui pcl two -N -e cpu-clock -e task-clock -o "$TMP/two.data" -- "$H
 		not_ok tui-events "no browser on a two-event file" "$(screen | head -5)"
 	fi
 	keys q
+fi
+
+# --- a file without samples: said on stderr (perf's browser says so too) ----
+if "$PCL" record -N -q -e sched:sched_process_fork -o "$TMP/none.data" -- true >/dev/null 2>&1; then
+	start -i "$TMP/none.data"
+	for ((i = 0; i < 100; i++)); do [ -s "$TMP/exit" ] && break; sleep 0.1; done
+	if [ "$(cat "$TMP/exit" 2>/dev/null)" = 0 ] && grep -q 'has no samples' "$TMP/tui.err"; then
+		ok tui-no-samples
+	else
+		not_ok tui-no-samples "exit '$(cat "$TMP/exit" 2>/dev/null)', stderr:" "$(show "$TMP/tui.err")"
+	fi
+else
+	skip tui-no-samples "cannot record sched:sched_process_fork"
 fi
