@@ -1275,7 +1275,14 @@ static int parse_opts(int argc, char **argv, struct lock_opts *o, bool global)
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'f': o->force = true; break;
-		case OPT_KALLSYMS: o->sym.kallsyms = optarg; break;
+		case OPT_KALLSYMS:
+			/* not silent "Unknown" callers (perf's): a file that is not there is an error */
+			if (access(optarg, R_OK)) {
+				die_msg("cannot read '%s': %s", optarg, strerror(errno));
+				return -1;
+			}
+			o->sym.kallsyms = optarg;
+			break;
 		case 't': o->aggr = AGGR_TASK; o->info_threads = true; break;
 		case 'l': o->aggr = AGGR_ADDR; break;
 		case 'c': o->combine = true; break;

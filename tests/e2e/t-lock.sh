@@ -21,6 +21,7 @@
 #                     waits, after one warning line that says why;
 #   lock-err-*        a missing file, a file without lock events (perf's
 #                     message), a file cut before its features (it says so),
+#                     a --kallsyms file that is not there,
 #                     an unknown key or field: one line, non-zero.
 . "$(dirname "$0")/lib.sh"
 
@@ -222,4 +223,16 @@ for bad in "con -m" "report -l" "info" "-k wait_total con"; do
 	else
 		not_ok "$name" "exit $rc" "$(show "$TMP/e.err")"
 	fi
+done
+# a --kallsyms file that is not there: an error, not a table of "Unknown"
+# callers (perf's)
+for f in "${files[@]}"; do
+	"$PCL" lock con -i "$TMP/$f.data" --kallsyms "$TMP/nonexistent" >/dev/null 2>"$TMP/e.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/e.err")" = 1 ] && grep -q "cannot read" "$TMP/e.err"; then
+		ok "lock-err-kallsyms-$f"
+	else
+		not_ok "lock-err-kallsyms-$f" "exit $rc" "$(show "$TMP/e.err")"
+	fi
+	break
 done
