@@ -99,6 +99,14 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	$(call say,CC,$@)$(CC) -std=gnu11 -g -fPIC -fvisibility=hidden $(OPT) -I$(BUILD)/gen -c -o $@ $<
 
 $(BUILD)/obj/lib/output/pprof.o: $(BUILD)/gen/profile.pb-c.h
+# pcl trace's syscall names: the __NR_ macros of the kernel headers the
+# compiler sees (Debian's linux-libc-dev), not a hand-kept table.
+$(BUILD)/gen/syscalltbl.h: Makefile
+	@mkdir -p $(BUILD)/gen
+	$(call say,GEN,$@)echo '#include <asm/unistd.h>' | $(CC) -E -dM - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@.tmp && \
+		mv $@.tmp $@
+$(BUILD)/obj/cli/trace-syscalls.o: $(BUILD)/gen/syscalltbl.h
 $(BUILD)/obj/lib/output/html.o: lib/output/html/page.css lib/output/html/page.js
 
 $(BUILD)/libpcl.a: $(LIB_OBJS)
@@ -218,6 +226,7 @@ bench: all
 	@bench/srcline.sh $(BUILD)
 	@bench/unwind.sh $(BUILD)
 	@bench/fpleaf.sh $(BUILD)
+	@bench/trace.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
 
 install: all

@@ -37,6 +37,8 @@ int cmd_buildid_list(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

@@ -48,6 +48,7 @@ enum {
 	OPT_NO_COMPRESSION,
 	OPT_OVERWRITE,
 	OPT_BUILDID_ALL,
+	OPT_OFF_CPU,
 };
 
 /* x86_64 registers perf samples, by their bit in sample_regs_user/intr (asm/perf_regs.h) */
@@ -348,6 +349,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "no-compression-level", no_argument, NULL, OPT_NO_COMPRESSION },
 		{ "buildid-all", no_argument, NULL, OPT_BUILDID_ALL },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -389,6 +391,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_BUILDID_ALL:
 			o->buildid_all = true;
+			break;
+		case OPT_OFF_CPU:
+			o->off_cpu = true;
 			break;
 		case 'N':
 			o->no_buildid_cache = true;
@@ -519,6 +524,11 @@ static int validate(struct record_opts *o)
 	}
 	if (o->all_user && o->all_kernel) {
 		die_msg("give --all-user or --all-kernel, not both");
+		return -1;
+	}
+	if (o->off_cpu && o->overwrite) {
+		die_msg("--off-cpu and --overwrite do not go together (a flight recorder loses "
+			"the switches that pair up)");
 		return -1;
 	}
 	if (o->period && (o->freq || o->freq_max)) {

@@ -49,6 +49,7 @@ enum {
 	OPT_TASKS,
 	OPT_MMAPS,
 	OPT_STDIO_COLOR,
+	OPT_WALL,
 	/* issue 14 */
 	OPT_TUI,
 	OPT_NO_TUI,
@@ -85,6 +86,7 @@ struct report_opts {
 	bool tasks, mmaps;    /* --tasks, --mmaps: the task tree instead of a report */
 	const char *parent;   /* -p: the parent regex of -s parent */
 	int color;	      /* --stdio-color: 1 always, 0 never, -1 auto (a terminal) */
+	const char *field_sep; /* -t: perf's field separator */
 	/* issue 14: the browser (cli/tui.c) */
 	bool stdio, tui, no_tui;       /* --stdio, --tui, --no-tui */
 	bool browse;		       /* decided in report(): the browser, not text */
@@ -173,6 +175,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
+		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },
 		{ "inline", no_argument, NULL, OPT_INLINE },
@@ -185,6 +188,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "mmaps", no_argument, NULL, OPT_MMAPS },
 		{ "parent", required_argument, NULL, 'p' },
 		{ "stdio-color", required_argument, NULL, OPT_STDIO_COLOR },
+		{ "field-separator", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,7 +196,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:D", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:Dt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -324,6 +328,12 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_EVENT:
 			o->x.event = optarg;
+			break;
+		case 't':
+			o->field_sep = optarg;
+			break;
+		case OPT_WALL: /* on and off CPU per thread (docs/offcpu.md) */
+			o->x.wall = true;
 			break;
 		case 'I':
 			o->show_info = true;
@@ -1236,7 +1246,7 @@ out:
  * perf's choice of the interface: the browser by default when the output
  * is a terminal; --stdio (or --no-tui) for text; --tui into a pipe falls
  * back to text, as perf's does. What only text shows (-D, --header,
- * --header-only, --stats, --tasks, --mmaps, -T, --format) and a stream
+ * --header-only, --stats, --tasks, --mmaps, -T, --format, --wall, -t) and a stream
  * read from stdin ("-i -") are text too.
  */
 static bool use_browser(const struct report_opts *o)
@@ -1244,7 +1254,7 @@ static bool use_browser(const struct report_opts *o)
 	if (o->stdio || o->no_tui)
 		return false;
 	if (o->dump || o->header || o->header_only || o->stats || o->tasks || o->mmaps ||
-	    o->threads || o->format)
+	    o->threads || o->format || o->x.wall || o->field_sep)
 		return false;
 	if (o->input && !strcmp(o->input, "-"))
 		return false;
@@ -1449,6 +1459,19 @@ static int report(struct report_opts *o)
 		ret = report_tasks(&in, o->mmaps);
 		goto out;
 	}
+	if (o->x.wall && o->format && !strcmp(o->format, "json")) {
+		die_msg("--wall has no json form: the json report shows offcpu-time as its own "
+			"event");
+		goto out;
+	}
+	if (o->x.wall && (o->sort || o->fields || o->graph || o->show_nr_samples)) {
+		die_msg("--wall has its own columns: no -s, -F, -g or -n with it");
+		goto out;
+	}
+	if (o->x.wall && !o->format) {
+		ret = report_wall(&in, o->children > 0, o->percent_limit, export_passes, o);
+		goto out;
+	}
 	if (o->format && strcmp(o->format, "json")) {
 		o->x.format = o->format;
 		o->x.pass = export_passes;
@@ -1560,6 +1583,7 @@ static int report(struct report_opts *o)
 	unwind_print_header(stdout, &in);
 sections:
 	ro.quiet = o->quiet;
+	ro.field_sep = o->field_sep;
 	ro.color = cli_color(o->color);
 	for (int i = 0; i < nr; i++) {
 		if (!eh[i].nr_samples || (o->group && eh[i].leader != i))

@@ -83,9 +83,122 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 	return a->freq ? 0 : a->sample_period;
 }
 
+const struct pcl_symbol wall_offcpu_sym = { 0, 1, "[off-CPU]" };
+
+int wall_events(struct input *in, int *on, int *off)
+{
+	*on = *off = -1;
+	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
+		const struct pcl_data_attr *at = pcl_data_reader__attr(in->reader, i);
+
+		if (at->name && !strcmp(at->name, "offcpu-time"))
+			*off = *off < 0 ? i : *off;
+		else if (at->attr.type == PERF_TYPE_SOFTWARE &&
+			 (at->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+			  at->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+			*on = *on < 0 ? i : *on;
+	}
+	if (*off < 0) {
+		die_msg("--wall: '%s' has no offcpu-time event (record with --off-cpu)", in->path);
+		return -1;
+	}
+	if (*on < 0) {
+		die_msg("--wall: '%s' has no cpu-clock or task-clock event to time the on-CPU "
+			"part (record with -e cpu-clock)",
+			in->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --wall: an off-CPU sample's frames with "[off-CPU]" as their leaf, in
+ * @buf (grown as needed); the chain id is dropped, the frames differ.
+ */
+static int wall_offcpu(struct pcl_resolved *rs, struct pcl_frame **buf, size_t *cap)
+{
+	size_t n = rs->nr_chain ? rs->nr_chain : 1;
+
+	if (n + 1 > *cap) {
+		struct pcl_frame *b = realloc(*buf, (n + 1) * sizeof(*b));
+
+		if (!b)
+			return -1;
+		*buf = b;
+		*cap = n + 1;
+	}
+	memcpy(*buf + 1, rs->nr_chain ? rs->chain : &rs->ip, n * sizeof(**buf));
+	(*buf)[0] = (struct pcl_frame){ .sym = &wall_offcpu_sym, .level = '.' };
+	rs->ip = (*buf)[0];
+	rs->chain = *buf;
+	rs->nr_chain = n + 1;
+	rs->chain_id = 0;
+	return 0;
+}
+
+/*
+ * The intervals the offcpu-time samples were blocked ([time - period,
+ * time] of a thread), for the time-based formats' off-CPU markers when the
+ * file has no switch records of its own (pcl record --off-cpu writes them
+ * only with --switch-events).
+ */
+struct blocked {
+	struct {
+		const struct pcl_thread *t;
+		uint64_t from, to;
+	} *v;
+	size_t n, cap;
+	bool switches; /* the file has switch records: they make the markers */
+};
+
+static int blocked_note(struct blocked *b, const struct pcl_resolved *rs, uint64_t time,
+			uint64_t period)
+{
+	if (b->switches || !rs->thread || !time || period > time)
+		return 0;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		void *v = realloc(b->v, cap * sizeof(*b->v));
+
+		if (!v)
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n].t = rs->thread;
+	b->v[b->n].from = time - period;
+	b->v[b->n++].to = time;
+	return 0;
+}
+
+static int blocked_add(struct blocked *b, struct pcl_profile *p)
+{
+	for (size_t i = 0; i < b->n && !b->switches; i++)
+		if (pcl_profile__add_switch(p, b->v[i].t, b->v[i].from, true, false) ||
+		    pcl_profile__add_switch(p, b->v[i].t, b->v[i].to, false, false))
+			return -1;
+	return 0;
+}
+
+/* The offcpu-time event's index, or -1. */
+static int offcpu_index(struct input *in)
+{
+	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
+		const char *name = pcl_data_reader__attr(in->reader, i)->name;
+
+		if (name && !strcmp(name, "offcpu-time"))
+			return i;
+	}
+	return -1;
+}
+
 int export_read_profile(struct input *in, const struct export_req *x, bool timeline,
 			struct pcl_profile **out, const char **event_name)
 {
+	struct pcl_frame *wbuf = NULL;
+	struct blocked blk = { 0 };
+	size_t wcap = 0;
+	int won = -1, woff = -1;
 	struct pcl_profile_opts po = { .sz = sizeof(po), .timeline = timeline,
 				       .symbols = format_lines(x->format) ? in->symbols : NULL };
 	struct pcl_profile *p = pcl_profile__new(&po);
@@ -96,6 +209,10 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		die_msg("out of memory");
 		return -1;
 	}
+	if (x->wall && wall_events(in, &won, &woff))
+		goto fail;
+	if (!x->wall)
+		woff = offcpu_index(in);
 	while ((ret = input_next(in)) > 0) {
 		const struct pcl_data_event *ev = &in->ev;
 		const struct pcl_record *rec = &ev->rec;
@@ -109,6 +226,7 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			struct pcl_thread *t = pcl_machine__thread(in->machine, (int32_t)rec->id.pid,
 								   (int32_t)rec->id.tid);
 
+			blk.switches = true;
 			if (!t || pcl_profile__add_switch(p, t, rec->id.time,
 							  rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
 							  rec->misc &
@@ -118,6 +236,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		}
 		if (ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
+		if (x->wall)
+			want = ev->attr_idx == woff ? woff : won;
 		if (want < 0) {
 			/* a stream declares its events as it goes: decide at the first sample */
 			want = x->event || x->match ? pick_event(in, x) : ev->attr_idx;
@@ -133,6 +253,11 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		cpu = rec->sample.sample_type & PERF_SAMPLE_CPU ? rec->sample.cpu : UINT32_MAX;
 		if (x->pass && !x->pass(x->pass_ctx, &rs, cpu))
 			continue;
+		if (x->wall && ev->attr_idx == woff && wall_offcpu(&rs, &wbuf, &wcap))
+			goto oom;
+		if (timeline && ev->attr_idx == woff &&
+		    blocked_note(&blk, &rs, rec->sample.time, sample_period(in, ev)))
+			goto oom;
 		if (pcl_profile__add(p, &rs,
 				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
 				     cpu, sample_period(in, ev)))
@@ -147,7 +272,13 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		die_msg("'%s' has no event '%s'", in->path, x->event);
 		goto fail;
 	}
+	if (blocked_add(&blk, p))
+		goto oom;
 	pcl_profile__finish(p);
+	free(wbuf);
+	free(blk.v);
+	if (x->wall)
+		want = won;
 	/* no samples: still the event's name (the first), for the formats that carry it */
 	if (want < 0)
 		want = x->event || x->match ? pick_event(in, x) : 0;
@@ -160,6 +291,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 oom:
 	die_msg("out of memory");
 fail:
+	free(wbuf);
+	free(blk.v);
 	pcl_profile__free(p);
 	return -1;
 }
@@ -240,6 +373,12 @@ void export_opts_fill(struct pcl_export_opts *o, struct input *in, const char *e
 		o->period_is_ns = a->type == PERF_TYPE_SOFTWARE &&
 				  (a->config == PERF_COUNT_SW_CPU_CLOCK ||
 				   a->config == PERF_COUNT_SW_TASK_CLOCK);
+		/* off-CPU samples weigh the ns blocked: a count of them means nothing */
+		if (!strcmp(name, "offcpu-time")) {
+			o->period_is_ns = o->by_period = true;
+			o->interval = 0;
+			break;
+		}
 		/* -F: a rate; otherwise a fixed period */
 		if (a->freq && a->sample_freq)
 			o->interval = o->period_is_ns ? 1000000000ull / a->sample_freq : 0;
@@ -478,6 +617,39 @@ int export_write(const char *output, export_writer write, const struct pcl_profi
 	return ret ? -1 : 0;
 }
 
+/*
+ * --wall: a header fact with the time on and off CPU (the [off-CPU]
+ * leaves' periods are the time off), in the room export_opts_fill leaves.
+ */
+static void wall_fact(struct pcl_export_opts *o, const struct pcl_profile *p)
+{
+	const struct pcl_profile_stack *st;
+	const struct pcl_profile_node *nodes;
+	const struct pcl_profile_func *funcs;
+	size_t ns, nn, nf;
+	uint64_t on = 0, off = 0;
+	char *v;
+
+	st = pcl_profile__stacks(p, &ns);
+	nodes = pcl_profile__nodes(p, &nn);
+	funcs = pcl_profile__funcs(p, &nf);
+	for (size_t i = 0; i < ns; i++) {
+		uint32_t f = st[i].node < nn ? nodes[st[i].node].func : UINT32_MAX;
+		bool blocked = st[i].node && f < nf && !funcs[f].dso &&
+			       !strcmp(funcs[f].name, wall_offcpu_sym.name);
+
+		*(blocked ? &off : &on) += st[i].period;
+	}
+	if (!o->facts || o->nr_facts >= MAX_FACTS ||
+	    asprintf(&v, "%.3f ms: %.3f ms on CPU (%.1f%%), %.3f ms off CPU (%.1f%%)",
+		     (double)(on + off) / 1e6, (double)on / 1e6,
+		     on + off ? 100.0 * (double)on / (double)(on + off) : 0.0, (double)off / 1e6,
+		     on + off ? 100.0 * (double)off / (double)(on + off) : 0.0) < 0)
+		return;
+	((struct pcl_export_fact *)o->facts)[o->nr_facts++] =
+		(struct pcl_export_fact){ "wall time", v };
+}
+
 int report_export(struct input *in, const struct export_req *x)
 {
 	struct pcl_export_opts o = { .sz = sizeof(o), .icicle = x->icicle,
@@ -506,6 +678,12 @@ int report_export(struct input *in, const struct export_req *x)
 		o.symbols = in->symbols;
 	}
 	export_opts_fill(&o, in, event);
+	/* wall: on and off CPU both in ns, the on-CPU event's interval */
+	if (x->wall) {
+		o.by_period = o.period_is_ns = true;
+		o.event = "wall-clock";
+		wall_fact(&o, p);
+	}
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
 	export_opts_release(&o);

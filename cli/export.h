@@ -21,6 +21,12 @@ struct export_req {
 	const struct perf_event_attr *match;
 	bool icicle;
 	bool by_period;
+	/*
+	 * --wall (docs/offcpu.md): the on-CPU event (cpu-clock or task-clock)
+	 * and offcpu-time in one profile weighed in ns, each off-CPU sample
+	 * with a leaf frame "[off-CPU]" under its stack
+	 */
+	bool wall;
 	sample_filter pass; /* NULL: every sample */
 	const void *pass_ctx;
 	struct pcl_annotate *annotate; /* not NULL: the samples kept are also counted here */
@@ -61,6 +67,18 @@ typedef int (*export_writer)(FILE *fp, const struct pcl_profile *p,
 			     const struct pcl_export_opts *opts);
 int export_write(const char *output, export_writer write, const struct pcl_profile *p,
 		 const struct pcl_export_opts *opts);
+
+/*
+ * --wall: the file's on-CPU event (cpu-clock or task-clock: periods in ns)
+ * and its offcpu-time event, as attr indexes. 0, or -1 with the error printed.
+ */
+int wall_events(struct input *in, int *on, int *off);
+/* The "[off-CPU]" leaf of off-CPU samples in a wall profile. */
+extern const struct pcl_symbol wall_offcpu_sym;
+
+/* pcl report --wall (text): per thread on and off CPU, and the histogram. Exit status. */
+int report_wall(struct input *in, bool children, double percent_limit, sample_filter pass,
+		const void *pass_ctx);
 
 /* pcl report --format=NAME for an open input. Exit status. */
 int report_export(struct input *in, const struct export_req *x);

@@ -383,6 +383,23 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 	return ret;
 }
 
+/* --off-cpu: what could not be counted, once each, with its count */
+static void offcpu_summary(struct recorder *rc, const struct pcl_offcpu_stats *os)
+{
+	if (!rc->o->off_cpu)
+		return;
+	if (os->unmatched)
+		fprintf(stderr,
+			"pcl: warning: %llu off-CPU intervals dropped: a switch-out with no "
+			"switch-in (lost records; try a bigger buffer, -m)\n",
+			(unsigned long long)os->unmatched);
+	if (os->no_user && !rc->o->quiet)
+		fprintf(stderr,
+			"pcl: %llu off-CPU intervals without a user stack (kernel threads) not "
+			"counted, as perf does\n",
+			(unsigned long long)os->no_user);
+}
+
 static void summary(struct recorder *rc, const struct pcl_session_stats *st, const char *dumped)
 {
 	if (st->lost || st->lost_samples)
@@ -479,6 +496,7 @@ static int prepare(struct recorder *rc, struct run *r, int argc, char **argv)
 		.compression_level = o->compression_level,
 		.overwrite = o->overwrite,
 		.buildid_all = o->buildid_all,
+		.off_cpu = o->off_cpu,
 	};
 
 	rc->el = pcl_evlist__new();
@@ -541,7 +559,14 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	if (!ret && o->compression_level && !(ret = pcl_session__drain(rc.s)))
 		pcl_session__compression(rc.s, &rc.ztransferred, &rc.zcompressed);
 	if (!ret) {
-		ret = pcl_session__close(rc.s, &st);
+		struct pcl_offcpu_stats os;
+
+		if (o->off_cpu && !(ret = pcl_session__drain(rc.s)))
+			pcl_session__offcpu_stats(rc.s, &os);
+		else
+			memset(&os, 0, sizeof(os));
+		offcpu_summary(&rc, &os);
+		ret = ret ? ret : pcl_session__close(rc.s, &st);
 		rc.s = NULL;
 		if (!ret) {
 			bool renamed = o->timestamp_filename && rename_last(&rc, last);

@@ -43,6 +43,7 @@ struct record_opts {
 	int compression_level;		/* -z[N]: zstd level; 0: none */
 	bool overwrite;			/* --overwrite: a flight recorder, dumped at the end/switch */
 	bool buildid_all, no_buildid_cache; /* --buildid-all, -N */
+	bool off_cpu;			/* --off-cpu: offcpu-time samples (docs/offcpu.md) */
 };
 
 /* Record as @o says; @argc/@argv are pcl's own (for the cmdline feature). Exit code. */

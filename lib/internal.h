@@ -111,4 +111,24 @@ bool script_record_text(FILE *fp, const struct pcl_record *rec);
 /* output/script.c: perf's name of a branch's type ("COND", "CALL", ...; "" for none). */
 const char *script_branch_type(const struct perf_branch_entry *e);
 
+/* data/offcpu.c: offcpu-time samples from sched_switch samples and switch records */
+struct offcpu;
+typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *h);
+/* @sw: the sched_switch attr; @out: offcpu-time's, @out_id its id; prev_state's place in raw */
+struct offcpu *offcpu__new(const struct perf_event_attr *sw, const struct perf_event_attr *out,
+			   uint64_t out_id, uint32_t state_off, uint32_t state_size);
+void offcpu__free(struct offcpu *oc);
+/* Take a record: a sched_switch sample (@switch_sample), a switch record, an EXIT. 0 or -ENOMEM */
+int offcpu__add(struct offcpu *oc, const struct perf_event_header *h, const struct pcl_record *r,
+		bool switch_sample);
+/* Count the workload @pid's time only from its exec on (its COMM exec record). */
+void offcpu__set_workload(struct offcpu *oc, uint32_t pid);
+/* The time of any record read (for the cut, see offcpu.c). */
+void offcpu__time(struct offcpu *oc, uint64_t time);
+/* At a drain's end: pair, oldest first, what is old enough, writing samples through @fn. */
+int offcpu__flush(struct offcpu *oc, offcpu_emit_fn fn, void *ctx);
+/* flush, then the threads still off CPU, counted up to @end (or the newest time seen) */
+int offcpu__finish(struct offcpu *oc, uint64_t end, offcpu_emit_fn fn, void *ctx);
+void offcpu__stats(const struct offcpu *oc, struct pcl_offcpu_stats *st);
+
 #endif

@@ -50,6 +50,7 @@
 #include <pcl/data.h>
 #include <pcl/buildid.h>
 #include <pcl/session.h>
+#include <pcl/offcpu.h>
 #include <pcl/machine.h>
 #include <pcl/symbol.h>
 #include <pcl/analysis.h>

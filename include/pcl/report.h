@@ -74,6 +74,12 @@ struct pcl_report_opts {
 	 * and the call graphs'. For a terminal; the caller decides.
 	 */
 	bool color;
+	/*
+	 * perf report -t SEP: the columns joined by SEP, the keys unpadded
+	 * and any SEP in them made '.', no dotted line under the titles.
+	 * NULL: aligned columns.
+	 */
+	const char *field_sep;
 };
 
 /*

@@ -69,7 +69,19 @@ struct pcl_session_opts {
 	bool overwrite;
 	/* The BUILD_ID feature names every mapped file, not only those with samples. */
 	bool buildid_all;
+	/*
+	 * perf record --off-cpu without BPF (docs/offcpu.md): sched:sched_switch
+	 * is sampled on every switch with the call chain and context-switch
+	 * records say when a thread comes back; each time a thread was blocked
+	 * (state S or D) becomes an "offcpu-time" sample (an event added last,
+	 * in perf's layout): its user call chain at the switch-out, time = the
+	 * switch-in, period = the nanoseconds off CPU. The sched_switch samples
+	 * themselves are not written (nor the switch records, unless
+	 * switch_events). Not with overwrite. Its counts: pcl/offcpu.h.
+	 */
+	bool off_cpu;
 };
+
 
 struct pcl_session_stats {
 	uint64_t samples;

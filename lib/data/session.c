@@ -49,6 +49,9 @@ struct pcl_session {
 	int argc;
 	char *const *argv; /* borrowed: the caller's, as open() says */
 	pid_t wl_pid;
+	/* off_cpu: the sched_switch event, the offcpu-time one, and the pairing (offcpu.c) */
+	int sw_ev, oc_ev;
+	struct offcpu *oc;
 };
 
 static void set_rate(struct pcl_session *s, struct perf_event_attr *a)
@@ -123,8 +126,103 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->mmap_data = s->o.data_addr || dwarf;
-		a->context_switch = s->o.switch_events;
+		a->context_switch = s->o.switch_events || s->o.off_cpu;
 	}
+}
+
+/*
+ * --off-cpu: sched:sched_switch on every switch, and "offcpu-time" as perf
+ * makes it (a bpf-output software event that never fires by itself: its
+ * samples are written by offcpu.c), last in the list.
+ */
+static int add_offcpu_events(struct pcl_session *s, struct pcl_evlist *el)
+{
+	struct perf_event_attr oc = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.size = sizeof(oc),
+		.sample_period = 1,
+	};
+	struct pcl_parse_error err;
+
+	if (pcl_evlist__add(el, "sched:sched_switch", &err) < 0)
+		return pcl_err(ENOENT,
+			       "--off-cpu needs the sched:sched_switch tracepoint: %s (is tracefs "
+			       "mounted and readable?)",
+			       err.msg);
+	s->sw_ev = pcl_evlist__nr(el) - 1;
+	if (pcl_evlist__add_attr(el, &oc, "offcpu-time"))
+		return -ENOMEM;
+	s->oc_ev = pcl_evlist__nr(el) - 1;
+	return 0;
+}
+
+/* perf's OFFCPU_SAMPLE_TYPES, and the user registers and stack to unwind them later */
+#define OFFCPU_SAMPLE_TYPES                                                                        \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |           \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+/*
+ * The switch-out samples always carry the call chain (perf: "off-cpu
+ * analysis depends on stack trace"), with or without -g, and only its
+ * user part is kept: the kernel's is not asked for.
+ */
+static void setup_offcpu_attrs(struct perf_event_attr *sw, struct perf_event_attr *a)
+{
+	sw->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	sw->exclude_callchain_kernel = 1;
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->sample_type &= OFFCPU_SAMPLE_TYPES;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->mmap_data = 0;
+}
+
+/* Where prev_state sits in sched_switch's raw data (tracefs' format file). */
+static int prev_state_field(uint32_t *off, uint32_t *size)
+{
+	const char *tfs = pcl_tracefs(true);
+	char path[512], *text = NULL;
+	size_t len = 0;
+	struct pcl_tp_format *f;
+	FILE *fp;
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", tfs ? tfs : "");
+	fp = tfs ? fopen(path, "re") : NULL;
+	if (!fp)
+		return pcl_err(ENOENT, "--off-cpu: cannot read '%s'", path);
+	text = malloc(65536);
+	if (text)
+		len = fread(text, 1, 65535, fp);
+	fclose(fp);
+	f = text ? pcl_tp_format__parse("sched", text, len, 8) : NULL;
+	free(text);
+	for (int i = 0; f && i < f->nr_fields; i++) {
+		if (!strcmp(f->fields[i].name, "prev_state") && f->fields[i].size <= 8) {
+			*off = f->fields[i].offset;
+			*size = f->fields[i].size;
+			ret = 0;
+		}
+	}
+	pcl_tp_format__free(f);
+	return ret ? pcl_err(ENOENT, "--off-cpu: no prev_state in '%s'", path) : 0;
+}
+
+static int start_offcpu(struct pcl_session *s)
+{
+	uint32_t off = 0, size = 0;
+	int ret;
+
+	if (!s->o.off_cpu)
+		return 0;
+	ret = prev_state_field(&off, &size);
+	if (ret)
+		return ret;
+	s->oc = offcpu__new(&s->attrs[s->sw_ev].attr, &s->attrs[s->oc_ev].attr,
+			    s->attrs[s->oc_ev].nr_ids ? s->ids[s->oc_ev][0] : 0, off, size);
+	return s->oc ? 0 : pcl_err(ENOMEM, "pcl_session: out of memory");
 }
 
 /*
@@ -227,13 +325,57 @@ static const struct perf_event_attr *attr_of(struct pcl_session *s,
 	return &s->attrs[e ? e->ev : 0].attr;
 }
 
-/* Write one record and account for it (samples, times, maps for build ids). */
-static int sink(void *ctx, const struct perf_event_header *h)
+/* An offcpu-time sample from offcpu.c: written and counted as the rings' are. */
+static int write_synth(void *ctx, const struct perf_event_header *h)
 {
 	struct pcl_session *s = ctx;
 	struct pcl_record r;
 
-	if (pcl_record_decode(h, h->size, attr_of(s, h), &r) == 0) {
+	if (pcl_record_decode(h, h->size, &s->attrs[s->oc_ev].attr, &r) == 0) {
+		pcl_dso_hits__record(s->hits, &r);
+		s->st.samples++;
+		if (!s->first_time || r.sample.time < s->first_time)
+			s->first_time = r.sample.time;
+		if (r.sample.time > s->last_time)
+			s->last_time = r.sample.time;
+	}
+	return pcl_data_writer__write(s->w, h);
+}
+
+/*
+ * --off-cpu: the sched_switch samples and switch records go to offcpu.c;
+ * true when the record is not to be written (the samples, and the switch
+ * records unless they were asked for).
+ */
+static bool offcpu_take(struct pcl_session *s, const struct perf_event_header *h,
+			const struct pcl_record *r, const struct perf_event_attr *a, int *ret)
+{
+	bool sw = r->type == PERF_RECORD_SAMPLE && a == &s->attrs[s->sw_ev].attr;
+	bool sb = r->type == PERF_RECORD_EXIT || r->type == PERF_RECORD_COMM; /* written */
+
+	if (!sw && !sb && r->type != PERF_RECORD_SWITCH && r->type != PERF_RECORD_SWITCH_CPU_WIDE)
+		return false;
+	*ret = offcpu__add(s->oc, h, r, sw);
+	return sw || (!sb && !s->o.switch_events);
+}
+
+/* Write one record and account for it (samples, times, maps for build ids). */
+static int sink(void *ctx, const struct perf_event_header *h)
+{
+	struct pcl_session *s = ctx;
+	const struct perf_event_attr *a = attr_of(s, h);
+	struct pcl_record r;
+	int ret = 0;
+
+	if (pcl_record_decode(h, h->size, a, &r) == 0) {
+		if (s->oc)
+			offcpu__time(s->oc, r.type == PERF_RECORD_SAMPLE ? r.sample.time
+					    : r.has_id			 ? r.id.time
+									 : 0);
+		if (s->oc && offcpu_take(s, h, &r, a, &ret))
+			return ret;
+		if (ret)
+			return ret;
 		pcl_dso_hits__record(s->hits, &r);
 		if (r.type == PERF_RECORD_SAMPLE) {
 			s->st.samples++;
@@ -268,6 +410,8 @@ PCL_API int pcl_session__drain(struct pcl_session *s)
 			ret = sink(s, h);
 		pcl_ring__read_end(s->rings[c]);
 	}
+	if (!ret && s->oc)
+		ret = offcpu__flush(s->oc, write_synth, s);
 	if (!ret && pcl_data_writer__data_size(s->w) != before) {
 		s->st.wakeups++;
 		/*
@@ -451,6 +595,7 @@ static void free_session(struct pcl_session *s)
 	free(s->attrs);
 	free(s->path);
 	pcl_dso_hits__free(s->hits);
+	offcpu__free(s->oc);
 	free(s);
 }
 
@@ -514,6 +659,7 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 				       pcl_strerror(pcl_evlist__open_status(s->el, i)));
 	ret = map_rings(s);
 	ret = ret ? ret : build_index(s);
+	ret = ret ? ret : start_offcpu(s);
 	if (ret)
 		return ret;
 	s->path = strdup(path);
@@ -522,6 +668,9 @@ static int start(struct pcl_session *s, const struct pcl_target *target, struct 
 	s->argc = argc;
 	s->argv = argv;
 	s->wl_pid = wl ? pcl_workload__pid(wl) : 0;
+	/* --off-cpu: the workload counts from its exec on, as perf enables it then */
+	if (s->oc && s->wl_pid > 0)
+		offcpu__set_workload(s->oc, (uint32_t)s->wl_pid);
 	return open_file(s, false);
 }
 
@@ -545,6 +694,9 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 			EINVAL,
 			"pcl_session__open: needs an evlist with events, a target and a path");
 	/* the kernel's limits on sample_stack_user */
+	if (!ret && o.off_cpu && o.overwrite)
+		ret = pcl_err(EINVAL, "--off-cpu and --overwrite do not go together: a flight "
+				      "recorder loses the switches that pair up");
 	if (!ret && (o.leaf_stack_size % 8 || o.leaf_stack_size >= 65535))
 		ret = pcl_err(
 			EINVAL,
@@ -568,6 +720,11 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	if (!s->o.mmap_pages)
 		s->o.mmap_pages = DEFAULT_PAGES;
 	s->el = el;
+	if (o.off_cpu && (ret = add_offcpu_events(s, el))) {
+		free(s);
+		errno = -ret;
+		return NULL;
+	}
 	/* overwrite: the maps and names go through a forward ring of their own */
 	if (o.overwrite && pcl_evlist__add(el, "dummy:u", NULL) < 0) {
 		free(s);
@@ -584,6 +741,8 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	s->max_rate = caps.max_sample_rate;
 	for (int i = 0; i < s->nev; i++)
 		setup_attr(s, pcl_evlist__attr(el, i), i == (o.overwrite ? s->nev - 1 : 0));
+	if (o.off_cpu)
+		setup_offcpu_attrs(pcl_evlist__attr(el, s->sw_ev), pcl_evlist__attr(el, s->oc_ev));
 	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;
 	if (ret) {
 		pcl_session__abort(s);
@@ -631,6 +790,33 @@ PCL_API void pcl_session__stats(const struct pcl_session *s, struct pcl_session_
 	out->lost_samples -= s->lost_base.lost_samples;
 }
 
+/*
+ * Now, on the clock of the sample times: -k's clock; else perf's, from a
+ * ring's page (TSC to perf time) where the kernel gives its time_zero, or
+ * CLOCK_MONOTONIC, which perf's clock (local_clock) follows closely on
+ * Linux. 0 when nothing tells; the caller keeps the newest time seen.
+ */
+static uint64_t session_now(const struct pcl_session *s)
+{
+	struct timespec ts;
+	int clk = s->o.clockid >= 0 ? s->o.clockid : CLOCK_MONOTONIC;
+
+#if defined(__x86_64__) || defined(__i386__)
+	for (int c = 0; s->o.clockid < 0 && c < s->nfwd; c++) {
+		uint64_t t;
+
+		if (!s->rings[c])
+			continue;
+		t = pcl_mmap_page_tsc_to_time(pcl_ring__page(s->rings[c]), __builtin_ia32_rdtsc());
+		if (t)
+			return t;
+		break;
+	}
+#endif
+	return clock_gettime(clk, &ts) ? 0
+				       : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Drain and finish the current file: build ids, sample times, features. */
 static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, bool resume)
 {
@@ -639,6 +825,14 @@ static int finish_file(struct pcl_session *s, struct pcl_session_stats *stats, b
 
 	ret = pcl_session__drain(s);
 	ret = ret ? ret : dump_backward(s, resume);
+	/* the threads still off CPU at the end count up to it (not at a switch: they go on) */
+	if (!ret && s->oc && !resume) {
+		uint64_t now = session_now(s);
+
+		ret = offcpu__finish(s->oc, now > s->last_time ? now : s->last_time, write_synth,
+				     s);
+		ret = ret ? ret : pcl_data_writer__finish_round(s->w);
+	}
 	if (ret)
 		return ret;
 	if (!s->o.no_buildid)
@@ -692,6 +886,12 @@ PCL_API int pcl_session__switch_output(struct pcl_session *s, const char *rename
 	s->lost_base = base;
 	s->first_time = s->last_time = 0;
 	return open_file(s, true);
+}
+
+PCL_API void pcl_session__offcpu_stats(const struct pcl_session *s, struct pcl_offcpu_stats *out)
+{
+	if (out)
+		offcpu__stats(s ? s->oc : NULL, out);
 }
 
 PCL_API void pcl_session__abort(struct pcl_session *s)

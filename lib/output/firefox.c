@@ -46,9 +46,14 @@
  * - samples: [stack, time (ms since meta.startTime), eventDelay 0] in time
  *   order (the processor insists on an eventDelay or responsiveness
  *   column). A file without sample times gets one interval per sample.
+ *   Weighed samples (opts by_period with period_is_ns: off-CPU time and
+ *   pcl report --wall) become one sample per interval of their period,
+ *   spread back from their time, as the Gecko format has no weights; the
+ *   "[off-CPU]" leaf of the wall view is in its own category, Off-CPU.
  * - markers: per thread, an interval marker "Off-CPU" from each switch out
  *   to the thread's next switch in (data: type ContextSwitch, preempted and
- *   reason), when the recording has context switches. A switch out with no
+ *   reason), when the recording has context switches (or off-CPU
+ *   intervals, which pcl report gives as switches: docs/offcpu.md). A switch out with no
  *   switch in after it (the thread's exit) makes none.
  * - processes and pausedRanges are empty.
  *
@@ -66,7 +71,7 @@
 
 #define GECKO_PROFILE_VERSION 32
 
-enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
+enum { CAT_OTHER, CAT_USER, CAT_KERNEL, CAT_OFFCPU };
 
 struct ff {
 	FILE *fp;
@@ -196,6 +201,9 @@ static int func_category(const struct pcl_profile_func *fn)
 	/* kernel code as the flame graphs colour it (perf's level is the sample's) */
 	if (profile_func_kernel(fn))
 		return CAT_KERNEL;
+	/* the leaf pcl report --wall gives off-CPU samples (docs/offcpu.md) */
+	if (!fn->dso && fn->name && !strcmp(fn->name, "[off-CPU]"))
+		return CAT_OFFCPU;
 	return fn->level == '.' || fn->level == 'k' ? CAT_USER : CAT_OTHER;
 }
 
@@ -237,7 +245,8 @@ static void put_meta(struct ff *f, uint64_t end_ns)
 	fputs(",\n\"categories\":["
 	      "{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
 	      "{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
-	      "{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":[\"Other\"]}],\n",
+	      "{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":[\"Other\"]},"
+	      "{\"name\":\"Off-CPU\",\"color\":\"blue\",\"subcategories\":[\"Other\"]}],\n",
 	      fp);
 	fputs("\"markerSchema\":[{\"name\":\"ContextSwitch\","
 	      "\"tooltipLabel\":\"Off-CPU ({marker.data.reason})\","
@@ -386,23 +395,50 @@ static int64_t stack_of(struct ff *f, uint32_t node)
 	return f->node_stack[node] - 1;
 }
 
+/*
+ * How many samples of one interval sample @i stands for: with by_period
+ * (off-CPU time, the wall view) its period in ns over the interval, as
+ * the Gecko format has no weights (process-profile.ts sets weight null);
+ * 1 otherwise. Capped, so that a thread blocked for hours stays a file.
+ */
+static uint64_t sample_reps(const struct ff *f, size_t i)
+{
+	uint64_t n;
+
+	if (!f->opts->by_period || !f->opts->period_is_ns || !f->has_time || !f->step)
+		return 1;
+	n = (f->samples[i].period + f->step / 2) / f->step;
+	return n < 1 ? 1 : n > 100000 ? 100000 : n;
+}
+
 static void put_samples(struct ff *f, size_t t)
 {
 	FILE *fp = f->fp;
+	uint64_t last = 0;
+	bool first = true;
 
 	fputs("\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[", fp);
 	for (size_t k = f->s_start[t]; k < f->s_start[t + 1]; k++) {
 		size_t i = f->s_order[k];
 		int64_t st = stack_of(f, f->samples[i].node);
+		uint64_t n = sample_reps(f, i), end = sample_ns(f, i), p = f->samples[i].period;
 
-		fputs(k > f->s_start[t] ? ",\n[" : "\n[", fp);
-		if (st < 0)
-			fputs("null", fp);
-		else
-			put_u64(fp, (uint64_t)st);
-		fputc(',', fp);
-		put_ms(fp, sample_ns(f, i));
-		fputs(",0]", fp);
+		/* a weighed sample ends at its time and spreads back over its period */
+		for (uint64_t j = 0; j < n; j++) {
+			uint64_t at = n == 1 ? end : end - (p < end ? p : end) + (j + 1) * (p / n);
+
+			at = at < last ? last : at > end ? end : at;
+			last = at;
+			fputs(first ? "\n[" : ",\n[", fp);
+			first = false;
+			if (st < 0)
+				fputs("null", fp);
+			else
+				put_u64(fp, (uint64_t)st);
+			fputc(',', fp);
+			put_ms(fp, at);
+			fputs(",0]", fp);
+		}
 	}
 	fputs("]},\n", fp);
 }

@@ -19,8 +19,8 @@
  * - Colours are a hash of the name, so a function has the same colour in
  *   every graph and in the HTML page (pclColour in html/page.js computes
  *   the same): teal for kernel code (profile_func_kernel) and only it, grey
- *   for user code no symbol covers, FlameGraph's warm palette for the
- *   rest. Differential graphs (opts->base) colour by the change in a
+ *   for user code no symbol covers, blue for the "[off-CPU]" leaf of pcl
+ *   report --wall, FlameGraph's warm palette for the rest. Differential graphs (opts->base) colour by the change in a
  *   frame's share of the total instead: red grew, blue shrank, white
  *   unchanged, the deepest shade for the largest change drawn. Frames are
  *   matched between the two trees by their path of names; a frame that is
@@ -257,6 +257,9 @@ static void colour(const struct fg *g, const struct drawn *d, char *out, size_t 
 			 160 + v2 * 50 / 255);
 	} else if (!strcmp(n->name, "[unknown]")) {
 		snprintf(out, len, "rgb(200,200,200)");
+	} else if (!strcmp(n->name, "[off-CPU]")) {
+		/* pcl report --wall's leaf of the time blocked (docs/offcpu.md): blue */
+		snprintf(out, len, "rgb(110,150,230)");
 	} else {
 		/* user: warm, red to yellow */
 		snprintf(out, len, "rgb(%u,%u,%u)", 205 + v3 * 50 / 255, v1 * 230 / 255,

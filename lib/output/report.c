@@ -220,11 +220,15 @@ static void print_header(struct printer *p)
 	for (int i = 0; i < p->nr_cols; i++) {
 		const struct col *c = &p->cols[i];
 
-		fputs(i ? "  " : " ", fp);
+		fputs(i ? (p->o->field_sep ? p->o->field_sep : "  ") : " ", fp);
 		if (c->f.hpp == PCL_HPP_KEY)
 			fprintf(fp, "%-*s", c->width, c->title);
 		else
 			fprintf(fp, "%*s", c->width, c->title);
+	}
+	if (p->o->field_sep) {
+		fputc('\n', fp);
+		return;
 	}
 	fputs("\n#", fp);
 	for (int i = 0; i < p->nr_cols; i++) {
@@ -572,12 +576,21 @@ static void print_entry(struct printer *p, const struct pcl_hist_entry *e)
 		const char *s;
 		int cut;
 
-		fputs("  ", fp);
+		if (p->o->field_sep && i)
+			fputs(p->o->field_sep, fp);
+		else if (!p->o->field_sep)
+			fputs("  ", fp);
 		if (col->f.hpp != PCL_HPP_KEY) {
 			print_hpp(p, e, col->f.hpp);
 			continue;
 		}
 		s = cell(p, e, k);
+		if (p->o->field_sep) {
+			/* perf's -t: the separator inside a value becomes '.' */
+			for (; *s; s++)
+				fputc(*p->o->field_sep && *s == *p->o->field_sep ? '.' : *s, fp);
+			continue;
+		}
 		/* perf cuts a srcfile or srcline to the column's width (see srcpos_known) */
 		cut = k == PCL_SORT_SRCFILE || k == PCL_SORT_SRCLINE ? col->width : INT32_MAX;
 		if (i == p->nr_cols - 1 &&

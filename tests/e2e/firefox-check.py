@@ -13,7 +13,9 @@ stack a stack, sample times non-decreasing; a marker's name a string, its
 start <= end, its data type a schema in meta.markerSchema.
 
 On success prints one line of words "key=value": threads= samples= (all
-threads) markers= blocked= (markers with data.preempted false) and, with
+threads) markers= blocked= (markers with data.preempted false) offcpu=
+(samples whose leaf frame is in the category named Off-CPU: pcl report
+--wall's off-CPU time, one sample per sampling interval) and, with
 NAME, in= (the comma-separated names of the threads whose string table holds
 NAME as a function: "NAME", "NAME (in LIB)" or "NAME (FILE:LINE)"); then one line per thread,
 "thread<TAB>PID/TID<TAB>SAMPLES<TAB>NAME". On failure prints the problems
@@ -173,9 +175,14 @@ def check_thread(th, n, cats, schema_names, counts, hot):
             bad(f"{where}: stack {i}: prefix {p!r} is neither null nor an earlier stack")
         if not (is_int(s["frame"]) and 0 <= s["frame"] < len(frames)):
             bad(f"{where}: stack {i}: frame {s['frame']!r} is not in the frame table ({len(frames)})")
+    off = [i for i, c in enumerate(cats) if isinstance(c, dict) and c.get("name") == "Off-CPU"]
     last = None
     for i, s in enumerate(samples):
         st = s["stack"]
+        if (off and is_int(st) and 0 <= st < len(stacks) and is_int(stacks[st]["frame"])
+                and 0 <= stacks[st]["frame"] < len(frames)
+                and frames[stacks[st]["frame"]]["category"] in off):
+            counts["offcpu"] += 1
         if st is not None and not (is_int(st) and 0 <= st < len(stacks)):
             bad(f"{where}: sample {i}: stack {st!r} is not in the stack table ({len(stacks)})")
         t = s["time"]
@@ -231,12 +238,13 @@ def main():
     finish()
     cats, names = check_meta(doc["meta"], version)
     check_libs(doc["libs"])
-    counts = {"samples": 0, "markers": 0, "blocked": 0, "in": [], "threads": []}
+    counts = {"samples": 0, "markers": 0, "blocked": 0, "offcpu": 0, "in": [], "threads": []}
     for n, th in enumerate(doc["threads"]):
         check_thread(th, n, cats, names, counts, hot)
     finish()
     words = [f"threads={len(doc['threads'])}", f"samples={counts['samples']}",
-             f"markers={counts['markers']}", f"blocked={counts['blocked']}"]
+             f"markers={counts['markers']}", f"blocked={counts['blocked']}",
+             f"offcpu={counts['offcpu']}"]
     if hot:
         words.append("in=" + ",".join(counts["in"]))
     print(" ".join(words))

@@ -7,7 +7,7 @@
 # elf-symbols (ELF, kallsyms and perf-map symbol tables) and report (perf.data
 # through machine, resolver, hists and the report printer), header and
 # tracing (the TRACING_DATA section, pcl's and libtraceevent's parse and
-# print of it). All need clang and the libFuzzer runtime (Debian:
+# print of it), trace-args (pcl trace's mappings and argument decoding). All need clang and the libFuzzer runtime (Debian:
 # libclang-rt-14-dev). Without them each corpus is still replayed through
 # fuzz/replay.c built with $CC and ASan+UBSan, and the libFuzzer runs are
 # skipped. The committed corpora are never written: libFuzzer works on
@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-targets=(event-parse record-decode data-reader elf-symbols report header tracing unwind)
+targets=(event-parse record-decode data-reader elf-symbols report header tracing unwind trace-args probe-spec)
 
 # FUZZ_CC as in fuzz/Makefile; FUZZ_CC=none tests the fallback.
 FUZZ_CC=${FUZZ_CC:-clang}

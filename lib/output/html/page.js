@@ -26,6 +26,8 @@ function pclColour(name, kernel) {
 		rgb = [50 + q(v3, 60), 170 + q(v1, 50), 160 + q(v2, 50)];
 	else if (name === '[unknown]')
 		rgb = [200, 200, 200];
+	else if (name === '[off-CPU]')
+		rgb = [110, 150, 230]; /* pcl report --wall's time blocked */
 	else
 		rgb = [205 + q(v3, 50), q(v1, 230), q(v2, 55)];
 	return 'rgb(' + rgb.join(',') + ')';
