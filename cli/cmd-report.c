@@ -1551,6 +1551,9 @@ static int report(struct report_opts *o)
 		if (cli_pager_wanted)
 			setup_pager();
 	}
+	/* where perf's browser says so: not two comment lines and silence */
+	if (o->browse && !any)
+		fprintf(stderr, "pcl: '%s' has no samples: nothing to browse\n", in.path);
 	if (o->quiet)
 		goto sections;
 	if (!o->header)
