@@ -121,12 +121,26 @@ rc=$?
 live=$(awk 'NR > 2 { n += $1 } END { print n + 0 }' "$TMP/live.err")
 rec=$(perf lock contention -i "$TMP/perf.data" -q 2>&1 | awk '{ n += $1 } END { print n + 0 }')
 if [ $rc -eq 0 ] && head -1 "$TMP/live.err" | grep -q '^ contended   total wait' &&
-	grep -q 'Total time' "$TMP/live.out" && [ "$live" -gt 0 ] &&
-	[ "$live" -lt $((rec * 20 + 100)) ] && [ "$rec" -lt $((live * 20 + 100)) ]; then
-	ok "lock-live-command (contended: $live live, $rec recorded)"
+	grep -q 'Total time' "$TMP/live.out" && [ "$live" -gt 0 ]; then
+	ok "lock-live-command (contended: $live live, $rec in another, recorded run)"
 else
 	not_ok "lock-live-command" "exit $rc; contended $live live, $rec recorded" \
 		"$(show "$TMP/live.err")" "$(show "$TMP/live.out" 5)"
+fi
+# Live and recorded on the same waits: a system-wide live run around a
+# system-wide recording sees every wait the recording holds (its window
+# holds the recording's), so it counts at least as many; how much more
+# depends on the machine's load, so that is not bounded.
+"$PCL" lock con -a -q -- "$PCL" lock record -a -o "$TMP/nested.data" -- "${load[@]}" \
+	>/dev/null 2>"$TMP/nested-live.err"
+rc=$?
+live=$(awk '{ n += $1 } END { print n + 0 }' "$TMP/nested-live.err")
+rec=$("$PCL" lock con -i "$TMP/nested.data" -q 2>&1 | awk '{ n += $1 } END { print n + 0 }')
+if [ $rc -eq 0 ] && [ "$rec" -gt 0 ] && [ "$live" -ge "$rec" ]; then
+	ok "lock-live-covers-recording (contended: $live live, $rec recorded inside it)"
+else
+	not_ok "lock-live-covers-recording" "exit $rc; contended $live live < $rec recorded inside it" \
+		"$(show "$TMP/nested-live.err" 5)"
 fi
 "$PCL" lock con -a -b -E 1 -q -- "${load[@]}" >/dev/null 2>"$TMP/bpf.err"
 rc=$?
