@@ -124,6 +124,9 @@ static int parse_cpus(struct report_opts *o, const char *arg)
 	return 0;
 }
 
+/* what perf report's -g means without a value (perf's callchain_default_opt) */
+#define PERF_G_DEFAULT "graph,0.5,caller,function,percent"
+
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
@@ -208,6 +211,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->sort = optarg;
 			break;
 		case 'g':
+			/*
+			 * perf's -g takes the next word only when it is not an
+			 * option: "-g --stdio" is -g with perf's default, as is a
+			 * -g at the end (below, ':').
+			 */
+			if (optarg == argv[optind - 1] && optarg[0] == '-' && optarg[1]) {
+				optind--;
+				optarg = (char *)PERF_G_DEFAULT;
+			}
 			o->graph = optarg;
 			o->limit_after_graph = false;
 			break;
@@ -362,6 +374,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			print_usage("report", stdout);
 			exit(0);
 		default:
+			if (c == ':' && optopt == 'g') { /* a -g at the end: perf's default */
+				o->graph = PERF_G_DEFAULT;
+				o->limit_after_graph = false;
+				break;
+			}
 			return option_error("report", c, argv);
 		}
 	}
