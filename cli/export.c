@@ -85,6 +85,31 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 
 const struct pcl_symbol wall_offcpu_sym = { 0, 1, "[off-CPU]" };
 
+/*
+ * Firefox: a weighed sample (off-CPU, --wall) longer than
+ * PCL_FIREFOX_MAX_REPS intervals is cut there; said once, with a count.
+ */
+static void firefox_cut_warning(const struct pcl_profile *p, const struct pcl_export_opts *o)
+{
+	uint64_t step = o->interval ? o->interval : 1000000, cut = 0;
+	const struct pcl_profile_sample *s;
+	size_t n;
+
+	if (!o->by_period || !o->period_is_ns)
+		return;
+	s = pcl_profile__samples(p, &n);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].time && (s[i].period + step / 2) / step > PCL_FIREFOX_MAX_REPS)
+			cut++;
+	if (cut)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " off-CPU sample%s longer than %.3f s cut to it "
+			"in the Firefox export (no sample weights in its format: one sample per "
+			"%.3f ms interval, at most %u each)\n",
+			cut, cut == 1 ? "" : "s", (double)step * PCL_FIREFOX_MAX_REPS / 1e9,
+			(double)step / 1e6, PCL_FIREFOX_MAX_REPS);
+}
+
 int wall_events(struct input *in, int *on, int *off)
 {
 	*on = *off = -1;
@@ -686,6 +711,8 @@ int report_export(struct input *in, const struct export_req *x)
 	}
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
+	if (!ret && formats[fi].write == pcl_export_firefox)
+		firefox_cut_warning(p, &o);
 	export_opts_release(&o);
 	pcl_profile__free(p);
 	pcl_annotate__free(req.annotate);

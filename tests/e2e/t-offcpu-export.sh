@@ -127,3 +127,22 @@ done
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(",".join(str(e["event_count"]) for e in d["events"] if e["name"] == "offcpu-time"))' "$TMP/r.json" 2>&1)
 same offcpu-export-json "$got" "$OFF"
+
+# Firefox caps one weighed sample at 100000 intervals (a file of sane size):
+# a 1.5 s sleep with a 10 us on-CPU interval is cut to 1 s there, and that
+# must not be silent (the Off-CPU share would be wrong without a word)
+run_long reclong 60 "$PCL" record -N --off-cpu -g -e cpu-clock -c 10000 -o "$TMP/long.data" -- sleep 1.5
+if [ "$RC" -ne 0 ]; then
+	not_ok offcpu-export-firefox-cap "pcl record -c 10000 --off-cpu sleep 1.5: exit $RC" "$(show "$TMP/reclong.err")"
+else
+	"$PCL" report -i "$TMP/long.data" --wall --format=firefox -o "$TMP/long.ff" 2>"$TMP/long.ff.err"
+	lo=$("$PCL" script -i "$TMP/long.data" -F period,event 2>/dev/null |
+		awk '$2 == "offcpu-time:" { s += $1 } END { print s + 0 }')
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print("%.0f" % (sum(len(t["samples"]["data"]) for t in d["threads"]) * d["meta"]["interval"] * 1e6))' "$TMP/long.ff" 2>&1)
+	if [ "${got:-0}" -ge "$lo" ] 2>/dev/null || grep -q "1 off-CPU sample.*cut" "$TMP/long.ff.err"; then
+		ok offcpu-export-firefox-cap
+	else
+		not_ok offcpu-export-firefox-cap "Firefox samples stand for $got ns of $lo ns off CPU, and no warning" "$(show "$TMP/long.ff.err")"
+	fi
+fi
