@@ -228,6 +228,7 @@ bench: all
 	@bench/fpleaf.sh $(BUILD)
 	@bench/trace.sh $(BUILD)
 	@bench/srcline-report.sh $(BUILD)
+	@bench/top.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \

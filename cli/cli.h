@@ -37,6 +37,8 @@ int cmd_buildid_list(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -160,6 +162,8 @@ int stdout_finish(int ret);
 bool cli_use_color(void);
 /* --stdio-color's MODE (NULL: always, perf's default) into *@out: 0, or -1 with the error said. */
 int cli_color_mode(const char *arg, int *out);
+/* A percentage, 0 to 100, with or without '%' (--percent-limit); 0, or -1 after die_msg. */
+int cli_parse_percent(const char *arg, double *v);
 /* The colour decision for a mode from cli_color_mode (-1: auto). */
 bool cli_color(int mode);
 

@@ -42,6 +42,8 @@ static const struct cmd commands[] = {
 	{ "buildid-cache", cmd_buildid_cache, PAGED },
 	{ "inject", cmd_inject },
 	{ "archive", cmd_archive },
+	{ "probe", cmd_probe },
+	{ "top", cmd_top },
 	{ "trace", cmd_trace },
 	{ "lock", cmd_lock },
 	{ "bench", cmd_bench },

@@ -77,6 +77,10 @@ pkgs=(
 	# ncurses: the interactive browser of pcl report and pcl top
 	# (cli/tui.c); tmux drives it in the tests (t-tui-report.sh).
 	libncurses-dev tmux
+	# perf's record+probe_libc_inet_pton.sh (run by t-perf-shell.sh) probes
+	# libc's inet_pton under ping -6 and checks the call chain perf script
+	# prints; without ping its checks do not run.
+	iputils-ping
 	# The man pages (docs/man/*.scd) are written in scdoc's markup; make
 	# builds them into build/man with it, and make install installs them.
 	scdoc

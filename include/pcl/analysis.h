@@ -295,6 +295,37 @@ PCL_API uint64_t pcl_hists__total_period(const struct pcl_hists *h);
 PCL_API uint64_t pcl_hists__nr_samples(const struct pcl_hists *h);
 
 /*
+ * A live histogram (perf top): scale every entry's self period, sample
+ * count and mode periods, and every call chain's, by @num / @den (rounded
+ * down), and drop the entries and chains that reach 0. perf top decays by
+ * 7/8 at each refresh; 0/1 empties the histogram (perf top -z). The
+ * totals become the sums of what is left. It undoes pcl_hists__finish
+ * (children periods and call trees are freed, to be computed again): add
+ * more samples, then finish again before reading the entries. An entry
+ * dropped stays readable (its keys: comm, thread, frame, srcline; not its
+ * call tree) until the next decay or pcl_hists__free, for a live view that
+ * still holds what it showed. 0, -EINVAL (@den 0, @num > @den), -ENOMEM.
+ */
+PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den);
+
+/*
+ * Hide every entry of @h (finished) after its first @n visible ones, as
+ * perf top shows and sizes its columns for the rows that fit: the printer
+ * skips them. Entries a filter hid stay hidden and do not count. A later
+ * call, or pcl_hists__decay, shows them again. NULL-safe.
+ */
+PCL_API void pcl_hists__hide_after(struct pcl_hists *h, size_t n);
+
+/*
+ * Every thread and map (struct pcl_thread *, struct pcl_map *) that @h's
+ * entries (those the last decay dropped too), call trees and kept chains
+ * point at, sorted by address and
+ * unique, in a malloc'd array *@out of *@nr pointers (the caller frees
+ * it): what pcl_machine__prune must keep. 0, or -ENOMEM.
+ */
+PCL_API int pcl_hists__refs(const struct pcl_hists *h, const void ***out, size_t *nr);
+
+/*
  * What the frame-pointer leaf repair did (docs/fpleaf.md) over the samples
  * a resolver resolved: those of pcl record -g files, which carry a small
  * user stack copy to put back the caller of a function without a frame.

@@ -10,6 +10,10 @@
  *   tool/duration_time/, duration_time   user-space sources by PMU or bare name
  *   sched:sched_switch, sched:*          tracepoints, with shell globs
  *   mem:ADDR[/LEN][:rwx], mem:ADDR[:rwx][/LEN]  hardware breakpoints
+ *   u:BIN:FUNC[+OFF][%return]            a uprobe through the uprobe PMU (config1 is a
+ *                                        pointer to the path, which lives as long as
+ *                                        the process; config2 the file offset)
+ *   sys:name/terms/                      a tracepoint with terms (max-stack=3 ...)
  *   {a,b,c}:mods                         groups; group modifiers apply to every member
  *   name:mods                            modifiers u k h G H p pp ppp P S D I W e
  */

@@ -141,6 +141,20 @@ PCL_API struct pcl_dso *pcl_machine__find_dso(struct pcl_machine *m, const char 
 PCL_API int pcl_machine__nr_dsos(const struct pcl_machine *m);
 PCL_API struct pcl_dso *pcl_machine__dso(const struct pcl_machine *m, int i);
 
+/*
+ * Bound a live machine's memory (pcl top, over hours): drop the threads
+ * that exited (an EXIT record) at least one prune ago, with their map set
+ * when it was their process's last thread, and free every map object that
+ * no remaining map set holds (maps cut by later ones included). @keep
+ * names (sorted by address, as pcl_hists__refs gives them) the threads and
+ * maps something still points at: those stay (an exited thread kept loses
+ * its map set, which it no longer needs). DSOs and interned strings stay
+ * (equal names share them). Pointers to what was dropped are invalid
+ * after; a resolver's caches are invalidated (the generation moves).
+ * Returns the number of threads dropped, or -EINVAL.
+ */
+PCL_API int pcl_machine__prune(struct pcl_machine *m, const void *const *keep, size_t nr_keep);
+
 /* Intern @s: the same pointer for equal strings, valid as long as @m. NULL on ENOMEM. */
 PCL_API const char *pcl_machine__intern(struct pcl_machine *m, const char *s);
 

@@ -43,6 +43,7 @@ struct hentry {
 	uint32_t on_path; /* its frames among the nodes above the one being walked */
 	struct pcl_callnode *chains_root; /* every chain of this self entry, as a tree */
 	size_t sources;			  /* its tree's sources (struct links) */
+	bool cut; /* hidden by pcl_hists__hide_after, not by a filter */
 };
 
 struct uchain {
@@ -84,6 +85,9 @@ struct pcl_hists {
 	regex_t parent_re;	     /* with the parent key */
 	bool has_parent_re;
 	const struct pcl_symbol *cur_parent; /* the parent of the sample whose entries are made */
+	/* entries the last pcl_hists__decay dropped: readable until the next one */
+	struct hentry **grave;
+	int nr_grave, alloc_grave;
 };
 
 PCL_API struct pcl_hists *pcl_hists__new(const struct pcl_hist_opts *opts)
@@ -197,6 +201,11 @@ PCL_API void pcl_hists__free(struct pcl_hists *h)
 		free(h->entries[i]->e.member_self);
 		free(h->entries[i]);
 	}
+	for (int i = 0; i < h->nr_grave; i++) {
+		free(h->grave[i]->e.member_self);
+		free(h->grave[i]);
+	}
+	free(h->grave);
 	for (size_t i = 0; i < h->cap_chains; i++)
 		free(h->chains[i]);
 	free(h->chains);
@@ -1452,4 +1461,201 @@ PCL_API int pcl_sort_keys_parse(const char *s, enum pcl_sort_key *keys, int max)
 			s++;
 	}
 	return n ? n : pcl_err(EINVAL, "no sort key given");
+}
+
+/* ---- live histograms (pcl top): decay and the pointers entries hold ---- */
+
+static uint64_t scale(uint64_t v, uint64_t num, uint64_t den)
+{
+	/* v * num / den without overflow for any period a histogram sums */
+	return (uint64_t)(((unsigned __int128)v * num) / den);
+}
+
+static void entry_scale(struct pcl_hists *h, struct hentry *e, uint64_t num, uint64_t den)
+{
+	struct pcl_hist_entry *x = &e->e;
+
+	x->self = scale(x->self, num, den);
+	x->nr_samples = scale(x->nr_samples, num, den);
+	x->period_sys = scale(x->period_sys, num, den);
+	x->period_us = scale(x->period_us, num, den);
+	for (int m = 0; x->member_self && m < h->opts.nr_members; m++) {
+		x->member_self[m] = scale(x->member_self[m], num, den);
+		x->member_samples[m] = scale(x->member_samples[m], num, den);
+		x->member_sys[m] = scale(x->member_sys[m], num, den);
+		x->member_us[m] = scale(x->member_us[m], num, den);
+	}
+	/* what finish computes is computed again from what is left */
+	x->children = 0;
+	x->root = NULL;
+	x->max_depth = 0;
+	e->stamp = 0;
+	e->on_path = 0;
+	e->sources = 0;
+	e->chains_root = NULL;
+	if (e->cut)
+		x->hidden = e->cut = false;
+}
+
+/* Keep the unique chains that still weigh something and whose entry stays. */
+static void chains_decay(struct pcl_hists *h, uint64_t num, uint64_t den)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->nr_chains; i++) {
+		struct uchain *u = h->order[i];
+
+		u->period = scale(u->period, num, den);
+		u->count = scale(u->count, num, den);
+		if (!u->period || !u->self->e.self) {
+			free(u);
+			continue;
+		}
+		h->order[kept++] = u;
+	}
+	h->nr_chains = kept;
+	if (!h->chains)
+		return; /* no chain was ever added */
+	memset(h->chains, 0, h->cap_chains * sizeof(*h->chains));
+	for (size_t i = 0; i < kept; i++) {
+		size_t j = h->order[i]->hash & (h->cap_chains - 1);
+
+		while (h->chains[j])
+			j = (j + 1) & (h->cap_chains - 1);
+		h->chains[j] = h->order[i];
+	}
+	/* the chain-id shortcut may name a chain just freed */
+	if (h->ids)
+		memset(h->ids, 0, (1u << IDS_BITS) * sizeof(*h->ids));
+}
+
+PCL_API int pcl_hists__decay(struct pcl_hists *h, uint64_t num, uint64_t den)
+{
+	int kept = 0;
+
+	if (!h || !den || num > den)
+		return pcl_err(EINVAL, "pcl_hists__decay: invalid argument");
+	for (int i = 0; i < h->nr_grave; i++) {
+		free(h->grave[i]->e.member_self);
+		free(h->grave[i]);
+	}
+	h->nr_grave = 0;
+	/* the most the dropped ones can be: every entry */
+	if (h->nr && grow_array((void **)&h->grave, &h->alloc_grave, h->nr, sizeof(*h->grave)))
+		return pcl_err(ENOMEM, "pcl_hists__decay: out of memory");
+	chunks_free(&h->node_chunks);
+	h->total_period = h->nr_samples = 0;
+	for (int i = 0; i < h->nr; i++)
+		entry_scale(h, h->entries[i], num, den);
+	/* before the entries go: a chain is dropped with its entry */
+	chains_decay(h, num, den);
+	for (int i = 0; i < h->nr; i++) {
+		struct hentry *e = h->entries[i];
+
+		if (!e->e.self) {
+			/* a live view may still read what it showed, until the next decay */
+			h->grave[h->nr_grave++] = e;
+			continue;
+		}
+		h->total_period += e->e.self;
+		h->nr_samples += e->e.nr_samples;
+		h->entries[kept++] = e;
+	}
+	h->nr = kept;
+	if (h->table) {
+		memset(h->table, 0, h->cap * sizeof(*h->table));
+		for (int i = 0; i < h->nr; i++) {
+			size_t j = h->entries[i]->hash & (h->cap - 1);
+
+			while (h->table[j])
+				j = (j + 1) & (h->cap - 1);
+			h->table[j] = h->entries[i];
+		}
+	}
+	return 0;
+}
+
+static int refs_push(const void ***v, size_t *n, size_t *alloc, const void *p)
+{
+	if (!p)
+		return 0;
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 256;
+		const void **nv = realloc(*v, na * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*alloc = na;
+	}
+	(*v)[(*n)++] = p;
+	return 0;
+}
+
+static int node_refs(const struct pcl_callnode *n, const void ***v, size_t *nr, size_t *alloc)
+{
+	for (const struct pcl_callnode *c = n->first; c; c = c->next)
+		if (refs_push(v, nr, alloc, c->frame.map) || node_refs(c, v, nr, alloc))
+			return -ENOMEM;
+	return 0;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+PCL_API int pcl_hists__refs(const struct pcl_hists *h, const void ***out, size_t *nr)
+{
+	const void **v = NULL;
+	size_t n = 0, alloc = 0, k = 0;
+	int ret = 0;
+
+	if (!h || !out || !nr)
+		return pcl_err(EINVAL, "pcl_hists__refs: invalid argument");
+	for (int i = 0; i < h->nr && !ret; i++) {
+		const struct pcl_hist_entry *e = &h->entries[i]->e;
+
+		ret = refs_push(&v, &n, &alloc, e->thread);
+		ret = ret ? ret : refs_push(&v, &n, &alloc, e->frame.map);
+		if (!ret && e->root)
+			ret = node_refs(e->root, &v, &n, &alloc);
+	}
+	for (int i = 0; i < h->nr_grave && !ret; i++) {
+		ret = refs_push(&v, &n, &alloc, h->grave[i]->e.thread);
+		ret = ret ? ret : refs_push(&v, &n, &alloc, h->grave[i]->e.frame.map);
+	}
+	for (size_t i = 0; i < h->nr_chains && !ret; i++)
+		for (uint32_t f = 0; f < h->order[i]->n && !ret; f++)
+			ret = refs_push(&v, &n, &alloc, h->order[i]->frames[f].map);
+	if (ret) {
+		free(v);
+		return pcl_err(ENOMEM, "pcl_hists__refs: out of memory");
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_ptr);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	*out = v;
+	*nr = k;
+	return 0;
+}
+
+PCL_API void pcl_hists__hide_after(struct pcl_hists *h, size_t n)
+{
+	size_t seen = 0;
+
+	for (int i = 0; h && i < h->nr; i++) {
+		struct hentry *e = h->entries[i];
+
+		if (e->cut)
+			e->e.hidden = e->cut = false;
+		if (e->e.hidden)
+			continue;
+		if (seen++ >= n)
+			e->e.hidden = e->cut = true;
+	}
 }

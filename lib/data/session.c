@@ -81,8 +81,9 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	if (s->nev > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	/* tracepoints carry their fields as raw data, as perf records them */
+	/* (and the CPU: perf records it with every tracepoint, and perf script prints it) */
 	if (a->type == PERF_TYPE_TRACEPOINT)
-		a->sample_type |= PERF_SAMPLE_RAW;
+		a->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
 	if (s->o.sample_cpu || s->cpu_target)
 		a->sample_type |= PERF_SAMPLE_CPU;
 	/* perf samples data sources with -d, and both for DWARF unwinding */
@@ -93,14 +94,20 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	if (dwarf) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = DWARF_REGS_MASK;
-		a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
+		/* an event's own stack-size= term stands */
+		if (!a->sample_stack_user)
+			a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
 		a->exclude_callchain_user = 1;
 	}
 	/* the stack alone, not the registers: perf would then unwind it on top of the chain */
-	if (s->o.call_graph == PCL_CALLCHAIN_FP && s->o.leaf_stack_size) {
+	if (s->o.call_graph == PCL_CALLCHAIN_FP && s->o.leaf_stack_size &&
+	    !(a->sample_type & PERF_SAMPLE_REGS_USER)) { /* not an event's own call-graph=dwarf */
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = s->o.leaf_stack_size;
 	}
+	/* an event's own call-graph=dwarf without stack-size= */
+	if ((a->sample_type & PERF_SAMPLE_STACK_USER) && !a->sample_stack_user)
+		a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
 	if (s->o.sample_regs_user) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user |= s->o.sample_regs_user;

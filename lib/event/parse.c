@@ -25,6 +25,7 @@
 #include "event/metrics.h"
 #include "event/names.h"
 #include "event/pfm.h"
+#include "probe/probe.h"
 
 struct parser {
 	const char *spec;
@@ -339,6 +340,41 @@ static int parse_u64(const char *s, size_t len, uint64_t *v)
 static int apply_terms(struct parser *p, struct pcl_event *ev, const char *terms, size_t tlen,
 		       bool from_alias);
 
+/* perf's largest user stack copy (a sample's size is 16 bits) */
+#define STACK_SIZE_MAX 65528U
+/* the user registers a DWARF unwinder needs (x86-64: all but the segments) */
+#define DWARF_REGS_USER 0xff0fffULL
+
+/*
+ * "call-graph=fp" or "call-graph=dwarf": this
+ * event's call chains, whatever record's -g says for the others (the
+ * session adds its own bits to these, it never takes them away).
+ */
+static int apply_call_graph(struct parser *p, struct perf_event_attr *a, const char *t, size_t len,
+			    const char *val, size_t vlen)
+{
+	if (vlen == 2 && !memcmp(val, "fp", 2)) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		return 0;
+	}
+	if (vlen == 5 && !memcmp(val, "dwarf", 5)) {
+		/* the user stack's size: the stack-size= term, else record's */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user |= DWARF_REGS_USER;
+		a->exclude_callchain_user = 1;
+		return 0;
+	}
+	if (vlen == 3 && !memcmp(val, "lbr", 3))
+		return perr(p, EOPNOTSUPP, t, len,
+			    "term 'call-graph=lbr' is not supported by pcl (no LBR on this path)");
+	if ((vlen == 2 && !memcmp(val, "no", 2)) || (vlen == 4 && !memcmp(val, "none", 4)))
+		return perr(p, EOPNOTSUPP, t, len,
+			    "term 'call-graph=no' is not supported by pcl: leave -g off instead");
+	return perr(p, EINVAL, t, len, "bad value '%.*s' for term 'call-graph' (fp or dwarf)",
+		    (int)vlen, val);
+}
+
 static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, size_t len,
 		      bool from_alias)
 {
@@ -351,11 +387,12 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 	uint64_t v = 1;
 	const struct pcl_pmu_format *f;
 	const struct pcl_pmu_alias *alias;
-	static const char *const ignored[] = {
-		"time",	       "call-graph",	"stack-size",	   "max-stack",
-		"inherit",     "no-inherit",	"overwrite",	   "no-overwrite",
-		"percore",     "aux-output",	"aux-sample-size", "metric-id",
-		"branch_type", "driver-config",
+	/* perf's terms that change nothing a counter or a sample holds */
+	static const char *const ignored[] = { "metric-id" };
+	/* perf's terms pcl does not apply per event: refused, never ignored */
+	static const char *const refused[] = {
+		"inherit",  "no-inherit", "overwrite",	     "no-overwrite",  "percore",
+		"aux-output", "aux-sample-size", "branch_type", "driver-config",
 	};
 
 	if (!klen || klen >= sizeof(key))
@@ -371,6 +408,19 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
 		if (!strcmp(key, ignored[i]))
 			return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		if (!strcmp(key, refused[i]))
+			return perr(p, EOPNOTSUPP, t, len, "term '%s' is not supported by pcl", key);
+	if (!strcmp(key, "call-graph"))
+		return apply_call_graph(p, a, t, len, val, vlen);
+	if (!strcmp(key, "time")) {
+		if (eq && (parse_u64(val, vlen, &v) || v > 1))
+			return perr(p, EINVAL, t, len, "bad value for term 'time' (0 or 1)");
+		if (!v)
+			return perr(p, EOPNOTSUPP, t, len,
+				    "term 'time=0' is not supported by pcl: samples always carry the time");
+		return 0;
+	}
 	if (eq && parse_u64(val, vlen, &v))
 		return perr(p, EINVAL, val, vlen, "bad value '%.*s' for term '%s'", (int)vlen, val,
 			    key);
@@ -386,6 +436,18 @@ static int apply_term(struct parser *p, struct pcl_event *ev, const char *t, siz
 #endif
 	else if (!strcmp(key, "period"))
 		a->sample_period = v;
+	else if (!strcmp(key, "max-stack")) {
+		/* as in perf, a frame limit asks for the call chain too */
+		if (!eq || v > UINT16_MAX)
+			return perr(p, EINVAL, t, len, "bad value for term 'max-stack' (0..65535)");
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = (uint16_t)v;
+	} else if (!strcmp(key, "stack-size")) {
+		if (!eq || !v || v > STACK_SIZE_MAX)
+			return perr(p, EINVAL, t, len, "bad value for term 'stack-size' (1..%u)",
+				    STACK_SIZE_MAX);
+		a->sample_stack_user = (uint32_t)((v + 7) & ~7ULL);
+	}
 	else if (!strcmp(key, "freq")) {
 		a->sample_freq = v;
 		a->freq = 1;
@@ -463,6 +525,14 @@ static const char *closest_pmu(const char *name)
 }
 
 /* "pmu/terms/" with the slashes at s[plen] and s[close]. */
+/* A generic ("cpu-clock") or cache ("L1-dcache-loads") event's name. */
+static bool is_legacy_name(const char *name)
+{
+	uint64_t config;
+
+	return generic_event_lookup(name) || cache_event_parse(name, &config) == 0;
+}
+
 static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t close,
 			   struct pcl_event *ev)
 {
@@ -475,6 +545,11 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t plen, size_t 
 	memcpy(pname, s, plen);
 	pname[plen] = '\0';
 	pmu = pcl_pmu__find(pname);
+	if (!pmu && is_legacy_name(pname)) {
+		/* perf's "cpu-clock/period=1000/": a generic or cache event with terms */
+		ret = resolve_name(p, ev, s, plen);
+		return ret ? ret : apply_terms(p, ev, s + plen + 1, close - plen - 1, false);
+	}
 	if (!pmu) {
 		const char *hint = closest_pmu(pname);
 
@@ -699,6 +774,87 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * u:BIN:FUNC[+OFF][%return][:mods]: the uprobe PMU opened directly, as
+ * perf_event_open(2) describes (config1 the path, config2 the file offset,
+ * the retprobe format bit for %return): no tracefs event is made, so
+ * nothing is left to clean up. BIN is resolved as pcl probe -x does.
+ */
+static int parse_uprobe(struct parser *p, const char *s, size_t len)
+{
+	char spec[1024], bin[4096], *func, *mods = NULL, *pct, *plus, *last;
+	const struct pcl_pmu_format *fmt;
+	struct pcl_pmu *pmu;
+	struct pcl_event *ev;
+	uint64_t off, add = 0;
+	const char *path;
+	bool ret = false;
+
+	if (len >= sizeof(spec))
+		return perr(p, EINVAL, s, len, "uprobe '%.*s' is too long", (int)len, s);
+	snprintf(spec, sizeof(spec), "%.*s", (int)len - 2, s + 2);
+	func = strchr(spec, ':');
+	if (!func || func == spec || !func[1])
+		return perr(p, EINVAL, s, len, "bad uprobe '%.*s' (u:BIN:FUNC[%%return])", (int)len, s);
+	*func++ = '\0';
+	last = strrchr(func, ':');
+	if (last && last > func && last[-1] != ':' && is_mod_string(last + 1, strlen(last + 1))) {
+		*last = '\0';
+		mods = last + 1;
+	}
+	pct = strchr(func, '%');
+	if (pct) {
+		if (strcmp(pct, "%return"))
+			return perr(p, EINVAL, s, len, "bad uprobe '%.*s': only %%return may follow FUNC",
+				    (int)len, s);
+		*pct = '\0';
+		ret = true;
+	}
+	plus = strchr(func, '+');
+	if (plus) {
+		if (parse_u64(plus + 1, strlen(plus + 1), &add))
+			return perr(p, EINVAL, s, len, "bad uprobe offset '%s'", plus + 1);
+		*plus = '\0';
+	}
+	if (!*func)
+		return perr(p, EINVAL, s, len, "bad uprobe '%.*s': no function", (int)len, s);
+	pmu = pcl_pmu__find("uprobe");
+	if (!pmu)
+		return perr(p, ENOENT, s, len,
+			    "uprobe '%.*s': this kernel has no uprobe PMU "
+			    "(/sys/bus/event_source/devices/uprobe)",
+			    (int)len, s);
+	if (probe_resolve_bin(spec, bin, sizeof(bin)))
+		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
+	if (probe_func_offset(bin, func, &off))
+		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
+	path = probe_intern(bin);
+	if (!path)
+		return -ENOMEM;
+	ev = new_event(p);
+	if (!ev)
+		return -ENOMEM;
+	ev->attr.type = pcl_pmu__type(pmu);
+	ev->attr.config1 = (uint64_t)(uintptr_t)path;
+	ev->attr.config2 = off + add;
+	ev->attr.sample_period = 1;
+	ev->pmu = pmu;
+	if (ret) {
+		uint64_t cfg = 0;
+
+		fmt = pcl_pmu__find_format(pmu, "retprobe");
+		if (fmt && fmt->config == 0 && !pcl_pmu_format_encode(fmt->mask, 1, &cfg))
+			ev->attr.config |= cfg;
+		else
+			return perr(p, ENOTSUP, s, len,
+				    "uprobe '%.*s': the uprobe PMU has no retprobe format bit",
+				    (int)len, s);
+	}
+	set_name(ev, s, len);
+	apply_mods(ev, mods, mods ? strlen(mods) : 0);
+	return 0;
+}
+
 /* Find the slash that closes "pmu/" at s[open], or 0. */
 static size_t closing_slash(const char *s, size_t len, size_t open)
 {
@@ -759,6 +915,37 @@ static int resolve_alias(struct parser *p, struct pcl_event *ev, const char *s, 
 	return ret;
 }
 
+/*
+ * "sys:name/terms/[:mods]" (perf's -e probe_libc:inet_pton/max-stack=3/):
+ * the tracepoint, then the terms applied to each event it matched.
+ */
+static int parse_tracepoint_terms(struct parser *p, const char *s, size_t len, const char *colon,
+				  const char *slash)
+{
+	const char *close = memchr(slash + 1, '/', len - (size_t)(slash + 1 - s));
+	const char *mods = close ? close + 1 : NULL;
+	size_t mlen = close ? len - (size_t)(mods - s) : 0;
+	size_t slen = (size_t)(colon - s), nlen = (size_t)(slash - colon - 1);
+	char sys[128], name[256];
+	int first = p->out->nr, ret;
+
+	if (!close || !slen || !nlen || slen >= sizeof(sys) || nlen >= sizeof(name) ||
+	    memchr(colon + 1, ':', nlen))
+		return perr(p, EINVAL, s, len, "bad tracepoint '%.*s'", (int)len, s);
+	if (mlen && *mods == ':') {
+		mods++;
+		mlen--;
+	}
+	if (mlen && !is_mod_string(mods, mlen))
+		return perr(p, EINVAL, mods, mlen, "bad modifier '%.*s'", (int)mlen, mods);
+	snprintf(sys, sizeof(sys), "%.*s", (int)slen, s);
+	snprintf(name, sizeof(name), "%.*s", (int)nlen, colon + 1);
+	ret = parse_tracepoint(p, s, len, sys, name, mlen ? mods : NULL, mlen);
+	for (int i = first; !ret && i < p->out->nr; i++)
+		ret = apply_terms(p, &p->out->ev[i], slash + 1, (size_t)(close - slash - 1), false);
+	return ret;
+}
+
 /* "sys:name[:mods]" with the first colon at @colon. */
 static int parse_tracepoint_item(struct parser *p, const char *s, size_t len, const char *colon)
 {
@@ -789,6 +976,8 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 		return perr(p, EINVAL, s, 0, "empty event");
 	if (len > 4 && !strncmp(s, "mem:", 4))
 		return parse_breakpoint(p, s, len);
+	if (len > 2 && !strncmp(s, "u:", 2))
+		return parse_uprobe(p, s, len);
 	if (id < len && s[id] == '/' && (close = closing_slash(s, len, id)))
 		return parse_pmu_item(p, s, len, id, close);
 	colon = memchr(s, ':', len);
@@ -810,6 +999,9 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 	if (ret != -ENOENT)
 		return ret;
 	p->out->nr--; /* not a name: drop the event we reserved */
+	if (colon && memchr(colon, '/', len - nlen))
+		return parse_tracepoint_terms(p, s, len, colon,
+					      memchr(colon, '/', len - nlen));
 	if (colon)
 		return parse_tracepoint_item(p, s, len, colon);
 	return unknown_event(p, s, len);
@@ -838,8 +1030,14 @@ static size_t item_len(const char *s, size_t len)
 
 			while (start && s[start - 1] != ',' && s[start - 1] != '{')
 				start--;
-			if (strncmp(s + start, "mem:", 4) &&
-			    ident_len(s + start, i - start) == i - start)
+			size_t il = ident_len(s + start, i - start);
+
+			/* ... as does one after a tracepoint's "sys:name" */
+			if (il < i - start && s[start + il] == ':' && il &&
+			    ident_len(s + start + il + 1, i - start - il - 1) == i - start - il - 1)
+				il = i - start;
+			if (strncmp(s + start, "mem:", 4) && strncmp(s + start, "u:", 2) &&
+			    il == i - start)
 				slash = true;
 		} else if (c == ',' && depth == 0) {
 			break;

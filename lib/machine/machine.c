@@ -464,19 +464,30 @@ static int thread_insert(struct pcl_machine *m, struct pcl_thread *t)
 	return 0;
 }
 
+/*
+ * A thread as the machine keeps it: what pcl_machine__prune needs beside
+ * the public part (which comes first: a thread's address is its mthread's).
+ */
+struct mthread {
+	struct pcl_thread t;
+	uint32_t exited_prunes; /* prunes it has been seen exited at */
+};
+
+/* @comm: the thread's (interned) name; NULL: perf's ":TID" (or swapper). */
 static struct pcl_thread *thread_new(struct pcl_machine *m, int32_t pid, int32_t tid,
-				     struct pcl_maps *maps)
+				     struct pcl_maps *maps, const char *comm)
 {
-	struct pcl_thread *t = calloc(1, sizeof(*t));
+	struct mthread *mt = calloc(1, sizeof(*mt));
+	struct pcl_thread *t = &mt->t;
 	char name[32];
 
-	if (!t)
+	if (!mt)
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
 	/* perf names the idle task swapper */
 	snprintf(name, sizeof(name), tid ? ":%d" : "swapper", tid);
-	t->comm = pcl_machine__intern(m, name);
+	t->comm = comm ? comm : pcl_machine__intern(m, name);
 	t->maps = maps;
 	t->ppid = -1;
 	if (!t->comm || !maps || thread_insert(m, t)) {
@@ -511,7 +522,7 @@ PCL_API struct pcl_thread *pcl_machine__thread(struct pcl_machine *m, int32_t pi
 		if (maps)
 			maps->generation = m->generation;
 	}
-	t = thread_new(m, pid, tid, maps);
+	t = thread_new(m, pid, tid, maps, NULL);
 	if (!t)
 		maps_put(maps);
 	return t;
@@ -549,7 +560,10 @@ static int process_fork(struct pcl_machine *m, const struct pcl_record *rec)
 		child->maps = maps;
 		child->pid = pid;
 		child->exited = false;
-	} else if (!(child = thread_new(m, pid, tid, maps))) {
+		((struct mthread *)child)->exited_prunes = 0;
+	} else if (!(child = thread_new(m, pid, tid, maps,
+					/* no ":TID" string per child of a named parent */
+					parent->comm_set ? parent->comm : NULL))) {
 		maps_put(maps);
 		return -ENOMEM;
 	}
@@ -811,4 +825,133 @@ PCL_API int pcl_machine__set_build_ids(struct pcl_machine *m, const void *data, 
 		p += h.size;
 	}
 	return 0;
+}
+
+/* ---- pruning (pcl top): what exited processes leave behind ---- */
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool in_set(const void *const *v, size_t n, const void *p)
+{
+	return n && bsearch(&p, v, n, sizeof(*v), cmp_ptr);
+}
+
+/* Drop the exited threads that @keep does not name; returns how many. */
+static size_t prune_threads(struct pcl_machine *m, const void *const *keep, size_t nr_keep)
+{
+	size_t dropped = 0, k = 0;
+	struct pcl_thread **live;
+
+	if (!m->nr_threads)
+		return 0;
+	live = malloc(m->nr_threads * sizeof(*live));
+	if (!live)
+		return 0; /* nothing dropped: the next prune tries again */
+	for (size_t i = 0; i < m->cap_threads; i++) {
+		struct pcl_thread *t = m->threads[i];
+		struct mthread *mt = (struct mthread *)t;
+
+		if (!t)
+			continue;
+		/*
+		 * Gone at the second prune that sees it exited: a sample of it
+		 * may still sit in another CPU's ring after its EXIT record.
+		 */
+		if (t->exited && ++mt->exited_prunes >= 2) {
+			if (!in_set(keep, nr_keep, t)) {
+				maps_put(t->maps);
+				free(mt);
+				dropped++;
+				continue;
+			}
+			/*
+			 * kept for what it is (pid, tid, comm), not for its
+			 * address space: an empty one (a reused tid can still
+			 * get maps), so that its maps can go
+			 */
+			if (t->maps && t->maps->n) {
+				struct pcl_maps *empty = maps_new();
+
+				if (empty) {
+					maps_put(t->maps);
+					t->maps = empty;
+					empty->generation = m->code_generation = ++m->generation;
+				}
+			}
+		}
+		live[k++] = t;
+	}
+	/* the table again, from the threads left (open addressing has no simple delete) */
+	memset(m->threads, 0, m->cap_threads * sizeof(*m->threads));
+	m->nr_threads = 0;
+	for (size_t i = 0; i < k; i++) {
+		size_t j = hash_int((uint32_t)live[i]->tid) & (m->cap_threads - 1);
+
+		while (m->threads[j])
+			j = (j + 1) & (m->cap_threads - 1);
+		m->threads[j] = live[i];
+		m->nr_threads++;
+	}
+	free(live);
+	return dropped;
+}
+
+/* Free the maps no map set holds and @keep does not name; returns how many. */
+static size_t prune_maps(struct pcl_machine *m, const void *const *keep, size_t nr_keep)
+{
+	const void **held = NULL;
+	size_t nh = 0, cap = (size_t)m->kmaps.n, freed = 0;
+	int kept = 0;
+
+	for (size_t i = 0; i < m->cap_threads; i++)
+		if (m->threads[i] && m->threads[i]->maps)
+			cap += (size_t)m->threads[i]->maps->n;
+	held = malloc((cap ? cap : 1) * sizeof(*held));
+	if (!held)
+		return 0;
+	for (int i = 0; i < m->kmaps.n; i++)
+		held[nh++] = m->kmaps.v[i];
+	for (size_t i = 0; i < m->cap_threads; i++) {
+		const struct pcl_maps *ms = m->threads[i] ? m->threads[i]->maps : NULL;
+
+		for (int j = 0; ms && j < ms->n; j++)
+			held[nh++] = ms->v[j];
+	}
+	if (nh)
+		qsort(held, nh, sizeof(*held), cmp_ptr);
+	for (int i = 0; i < m->nr_all_maps; i++) {
+		struct pcl_map *map = m->all_maps[i];
+
+		if (in_set(held, nh, map) || in_set(keep, nr_keep, map)) {
+			m->all_maps[kept++] = map;
+			continue;
+		}
+		free(map);
+		freed++;
+	}
+	m->nr_all_maps = kept;
+	free(held);
+	return freed;
+}
+
+PCL_API int pcl_machine__prune(struct pcl_machine *m, const void *const *keep, size_t nr_keep)
+{
+	size_t threads, maps;
+
+	if (!m || (nr_keep && !keep))
+		return pcl_err(EINVAL, "pcl_machine__prune: invalid argument");
+	threads = prune_threads(m, keep, nr_keep);
+	maps = prune_maps(m, keep, nr_keep);
+	/*
+	 * Map sets and maps were freed: their addresses may come back for new
+	 * ones, so whatever was cached by them (the resolver's frames) must go.
+	 */
+	if (threads || maps)
+		m->code_generation = ++m->generation;
+	return threads > INT32_MAX ? INT32_MAX : (int)threads;
 }

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 
-targets=(event-parse record-decode data-reader elf-symbols report header tracing unwind trace-args)
+targets=(event-parse record-decode data-reader elf-symbols report header tracing unwind trace-args probe-spec)
 
 # FUZZ_CC as in fuzz/Makefile; FUZZ_CC=none tests the fallback.
 FUZZ_CC=${FUZZ_CC:-clang}

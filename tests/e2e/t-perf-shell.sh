@@ -28,10 +28,6 @@ realperf=$(command -v perf)
 
 # What the next issue builds; until then these tests wait for it.
 declare -A waiting=(
-	[record+probe_libc_inet_pton.sh]="perf probe and perf trace"
-	[test_uprobe_from_different_cu.sh]="perf probe"
-	[probe_vfs_getname.sh]="perf probe"
-	[record+script_probe_vfs_getname.sh]="perf probe"
 	[trace+probe_vfs_getname.sh]="perf probe of kernel functions (kprobes; pcl trace reads paths without them)"
 )
 

@@ -33,6 +33,7 @@
 #                     histogram (title and rows as --stdio's section of it)
 #   tui-pipe          `pcl report | cat` and `pcl report --tui | cat` print
 #                     --stdio's text, as perf report --tui into a pipe does
+#   tui-no-samples    a file without samples: exit 0, and stderr says so
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -44,6 +45,8 @@ if ! has_record; then
 	exit 0
 fi
 HOT=$(workload hot) || { not_ok tui-workload "cannot build the hot workload"; exit 0; }
+# its comm and DSO: "hot" from the build's workloads, "wl-hot" when built here
+WL=$(basename "$HOT")
 F=$TMP/hot.data
 record_to tui pcl hot -N -g -o "$F" -- "$HOT" 400 || exit 0
 
@@ -202,11 +205,11 @@ keys Escape / h o t _ l e a f Enter
 drop() { awk -v n="$1" '{ s = ""; for (i = 1; i <= NF; i++) if (i != n) s = s (s == "" ? "" : " ") $i; print s }'; }
 keys d Escape # zoom into hot_leaf's DSO, then drop the search
 rows | drop 0 >"$TMP/zrows.txt"
-stdio_rows "$TMP/stdio.txt" | awk '$4 == "hot"' | drop 4 | head -"$(wc -l <"$TMP/zrows.txt")" >"$TMP/zwant.txt"
+stdio_rows "$TMP/stdio.txt" | awk -v wl="$WL" '$4 == wl' | drop 4 | head -"$(wc -l <"$TMP/zrows.txt")" >"$TMP/zwant.txt"
 hdr=$(screen | sed -n 2p)
 # perf elides the DSO column while zoomed into one
 if [ -s "$TMP/zwant.txt" ] && diff -u "$TMP/zwant.txt" "$TMP/zrows.txt" >"$TMP/d" &&
-	screen | head -1 | grep -q ', DSO: hot$' && [[ $hdr != *"Shared Object"* ]]; then
+	screen | head -1 | grep -q ", DSO: $WL\$" && [[ $hdr != *"Shared Object"* ]]; then
 	keys Escape
 	if screen | head -1 | grep -q 'DSO:' || ! screen | sed -n 2p | grep -q 'Shared Object'; then
 		not_ok tui-zoom-dso "ESC did not zoom out: $(screen | head -2)"
@@ -219,7 +222,7 @@ else
 fi
 keys t
 title=$(screen | head -1)
-if [[ $title == *", Thread: hot" ]] && [ "$(rows | awk '{ print $3 }' | sort -u)" = hot ]; then
+if [[ $title == *", Thread: $WL" ]] && [ "$(rows | awk '{ print $3 }' | sort -u)" = "$WL" ]; then
 	ok tui-zoom-thread
 else
 	not_ok tui-zoom-thread "title: $title"
@@ -272,10 +275,10 @@ if wait_for '^Samples: '; then
 	"$PCL" report -i "$F" --stdio -s pid,dso,sym >"$TMP/stdio-pid.txt" 2>/dev/null
 	keys t
 	title=$(screen | head -1)
-	tid=$(sed -n 's/.*, Thread: hot(\([0-9]*\))$/\1/p' <<<"$title")
+	tid=$(sed -n "s/.*, Thread: $WL(\([0-9]*\))\$/\1/p" <<<"$title")
 	rows | drop 0 >"$TMP/trows.txt"
 	# (as many as the screen holds)
-	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:hot" '$3 == t' | drop 3 |
+	stdio_rows "$TMP/stdio-pid.txt" | awk -v t="$tid:$WL" '$3 == t' | drop 3 |
 		head -"$(wc -l <"$TMP/trows.txt")" >"$TMP/twant.txt"
 	if [ -n "$tid" ] && [ -s "$TMP/twant.txt" ] && diff -u "$TMP/twant.txt" "$TMP/trows.txt" >"$TMP/d"; then
 		ok tui-zoom-pid
@@ -349,4 +352,17 @@ if record_to tui pcl two -N -e cpu-clock -e task-clock -o "$TMP/two.data" -- "$H
 		not_ok tui-events "no browser on a two-event file" "$(screen | head -5)"
 	fi
 	keys q
+fi
+
+# --- a file without samples: said on stderr (perf's browser says so too) ----
+if "$PCL" record -N -q -e sched:sched_process_fork -o "$TMP/none.data" -- true >/dev/null 2>&1; then
+	start -i "$TMP/none.data"
+	for ((i = 0; i < 100; i++)); do [ -s "$TMP/exit" ] && break; sleep 0.1; done
+	if [ "$(cat "$TMP/exit" 2>/dev/null)" = 0 ] && grep -q 'has no samples' "$TMP/tui.err"; then
+		ok tui-no-samples
+	else
+		not_ok tui-no-samples "exit '$(cat "$TMP/exit" 2>/dev/null)', stderr:" "$(show "$TMP/tui.err")"
+	fi
+else
+	skip tui-no-samples "cannot record sched:sched_process_fork"
 fi

@@ -631,6 +631,54 @@ static void test_pmu_period_freq(void **state)
 	pcl_events__clear(&l);
 }
 
+/* perf's call-chain terms act on the event; those pcl cannot apply are refused, never ignored. */
+static void test_callchain_terms(void **state)
+{
+	static const char *const refused[] = {
+		"cpu-clock/call-graph=no/", "cpu-clock/call-graph=lbr/", "cpu-clock/inherit=0/",
+		"cpu-clock/no-inherit/",    "cpu-clock/overwrite/",	 "cpu-clock/time=0/",
+		"cpu-clock/percore/",	    "cpu-clock/aux-output/",
+	};
+	struct pcl_parse_error err;
+	struct pcl_events l;
+
+	(void)state;
+	assert_int_equal(parse_ok(&l, "cpu-clock/max-stack=3/", 1), 0);
+	assert_true(l.ev[0].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	assert_int_equal(l.ev[0].attr.sample_max_stack, 3);
+	assert_int_equal(l.ev[0].attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(l.ev[0].attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_string_equal(l.ev[0].name, "cpu-clock/max-stack=3/");
+	pcl_events__clear(&l);
+	assert_int_equal(parse_ok(&l, "cpu-clock/call-graph=fp,period=1000/u", 1), 0);
+	assert_true(l.ev[0].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	assert_false(l.ev[0].attr.sample_type & PERF_SAMPLE_STACK_USER);
+	assert_int_equal(l.ev[0].attr.sample_period, 1000);
+	assert_true(l.ev[0].attr.exclude_kernel);
+	pcl_events__clear(&l);
+	assert_int_equal(parse_ok(&l, "task-clock/call-graph=dwarf,stack-size=4000/", 1), 0);
+	assert_true(l.ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER);
+	assert_true(l.ev[0].attr.sample_type & PERF_SAMPLE_STACK_USER);
+	assert_int_equal(l.ev[0].attr.sample_stack_user, 4000);
+	assert_true(l.ev[0].attr.sample_regs_user != 0);
+	pcl_events__clear(&l);
+	assert_int_equal(parse_ok(&l, "cpu-clock/metric-id=x/", 1), 0);
+	pcl_events__clear(&l);
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		int ret = parse(&l, refused[i], &err);
+
+		if (ret != -EOPNOTSUPP)
+			print_message("'%s': %d, want -EOPNOTSUPP\n", refused[i], ret);
+		assert_int_equal(ret, -EOPNOTSUPP);
+		assert_non_null(strstr(err.msg, "not supported by pcl"));
+		pcl_events__clear(&l);
+	}
+	assert_int_equal(parse(&l, "cpu-clock/max-stack=70000/", &err), -EINVAL);
+	pcl_events__clear(&l);
+	assert_int_equal(parse(&l, "cpu-clock/call-graph=xyz/", &err), -EINVAL);
+	pcl_events__clear(&l);
+}
+
 static void test_tool_alias_unit(void **state)
 {
 	static const char *const specs[] = { "duration_time", "tool/duration_time/" };
@@ -1357,6 +1405,7 @@ int main(void)
 		UNIT_TEST(test_modifiers_invalid),
 		UNIT_TEST(test_pmu_terms),
 		UNIT_TEST(test_pmu_period_freq),
+		UNIT_TEST(test_callchain_terms),
 		UNIT_TEST(test_tool_alias_unit),
 		UNIT_TEST(test_pmu_terms_invalid),
 		UNIT_TEST(test_tracepoint_single),

@@ -1795,6 +1795,116 @@ static void test_children_unresolved(void **state)
 	assert_int_equal(zero_level, '.');
 }
 
+/* ---- live histograms (pcl top): decay, zero, the pointers they hold ---- */
+
+static char *report_text(void)
+{
+	struct pcl_report_opts ro = { .sz = sizeof(ro),
+				      .graph = PCL_GRAPH_ABS,
+				      .children = true,
+				      .graph_min_percent = 0.5 };
+
+	print_report(&ro);
+	return strdup(fx.out);
+}
+
+static bool has_ref(const void **v, size_t n, const void *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == p)
+			return true;
+	return false;
+}
+
+static void test_decay(void **state)
+{
+	char *before, *after;
+	const void **refs = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	add_chains(true, true, false);
+	before = report_text();
+	/* 1/1 changes nothing, and a second finish gives the same report */
+	assert_int_equal(pcl_hists__decay(fx.h, 1, 1), 0);
+	pcl_hists__finish(fx.h);
+	after = report_text();
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+
+	/* perf top's 7/8: bar 110 -> 96, foo 50 -> 43; chains 100, 50, 10 -> 87, 43, 8 */
+	assert_int_equal(pcl_hists__decay(fx.h, 7, 8), 0);
+	assert_int_equal(pcl_hists__total_period(fx.h), 96 + 43);
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), 3);
+	assert_int_equal(entry_of("bar")->self, 96);
+	assert_int_equal(entry_of("bar")->nr_samples, 1);
+	assert_int_equal(entry_of("foo")->self, 43);
+	assert_int_equal(entry_of("main")->self, 0);
+	/* children from the decayed chains, computed once (not added to the old) */
+	assert_int_equal(entry_of("main")->children, 87 + 43 + 8);
+	assert_int_equal(entry_of("bar")->children, 87 + 8);
+	assert_non_null(entry_of("main")->root);
+
+	/* perf top's rows: only the first n entries are shown, until the next decay */
+	pcl_hists__hide_after(fx.h, 1);
+	assert_false(pcl_hists__entry(fx.h, 0)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 1)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 2)->hidden);
+	pcl_hists__hide_after(fx.h, 2);
+	assert_false(pcl_hists__entry(fx.h, 1)->hidden);
+	assert_true(pcl_hists__entry(fx.h, 2)->hidden);
+	pcl_hists__hide_after(fx.h, 1);
+
+	/* what the entries point at, for the machine's pruning */
+	assert_int_equal(pcl_hists__refs(fx.h, &refs, &nr), 0);
+	assert_true(nr >= 2);
+	for (size_t i = 1; i < nr; i++)
+		assert_true((uintptr_t)refs[i - 1] < (uintptr_t)refs[i]);
+	assert_true(has_ref(refs, nr, entry_of("bar")->thread));
+	assert_true(has_ref(refs, nr, entry_of("bar")->frame.map));
+	free(refs);
+
+	/* a decay shows every entry again; main (no self period) is dropped but readable */
+	{
+		const struct pcl_hist_entry *gone = entry_of("main");
+
+		assert_int_equal(pcl_hists__decay(fx.h, 1, 1), 0);
+		assert_string_equal(gone->frame.sym->name, "main");
+		assert_string_equal(gone->comm, "hot");
+		assert_int_equal(pcl_hists__refs(fx.h, &refs, &nr), 0);
+		assert_true(has_ref(refs, nr, gone->frame.map));
+		free(refs);
+	}
+	pcl_hists__finish(fx.h);
+	for (size_t i = 0; i < pcl_hists__nr_entries(fx.h); i++)
+		assert_false(pcl_hists__entry(fx.h, i)->hidden);
+
+	/* entries decay away: foo's 43 reaches 0 after enough refreshes */
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(pcl_hists__decay(fx.h, 7, 8), 0);
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), 0);
+	assert_int_equal(pcl_hists__total_period(fx.h), 0);
+
+	/* zeroing (perf top -z), then the histogram takes samples again */
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x10, chain1, 4, 100);
+	assert_int_equal(pcl_hists__decay(fx.h, 0, 1), 0);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), 0);
+	assert_int_equal(pcl_hists__nr_samples(fx.h), 0);
+	add(PERF_RECORD_MISC_USER, 100, 100, 0, BAR + 0x10, chain1, 4, 100);
+	pcl_hists__finish(fx.h);
+	assert_int_equal(pcl_hists__nr_entries(fx.h), 3);
+	assert_int_equal(entry_of("main")->children, 100);
+	assert_int_equal(pcl_hists__refs(fx.h, &refs, &nr), 0);
+	free(refs);
+
+	assert_int_equal(pcl_hists__decay(fx.h, 2, 1), -EINVAL);
+	assert_int_equal(pcl_hists__decay(fx.h, 0, 0), -EINVAL);
+	assert_int_equal(pcl_hists__decay(NULL, 7, 8), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1835,6 +1945,7 @@ int main(void)
 		UNIT_TEST(test_children_unresolved),
 		/* last: under UBSan it stops the run while report.c passes qsort a NULL */
 		UNIT_TEST(test_report_folded_hidden_leaves),
+			UNIT_TEST(test_decay),
 	};
 	int ret;
 

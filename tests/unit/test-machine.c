@@ -793,6 +793,67 @@ static void test_code_generation(void **state)
 	pcl_machine__free(m);
 }
 
+/* ---- pruning (pcl top) ---- */
+
+static void test_prune(void **state)
+{
+	struct pcl_machine *m = new_machine();
+	struct pcl_thread *keep_t, *t;
+	const struct pcl_map *keep_map;
+	const void *keep[2];
+	uint64_t gen;
+
+	(void)state;
+	comm(m, 100, 100, "shell", true);
+	mmap2(m, 100, 0x400000, 0x1000, 0, RX, "/bin/sh");
+	/* 1000 short-lived children, each exec'ing and mapping its program */
+	for (uint32_t pid = 1000; pid < 2000; pid++) {
+		fork_(m, pid, 100, pid, 100);
+		comm(m, pid, pid, "true", true);
+		mmap2(m, pid, 0x500000, 0x1000, 0, RX, "/bin/true");
+		task(m, PERF_RECORD_EXIT, pid, 100, pid, 100);
+	}
+	assert_int_equal(pcl_machine__nr_threads(m), 1001);
+	keep_t = thread(m, 1500, 1500);
+	keep_map = umap(m, keep_t, 0x500000);
+	assert_non_null(keep_map);
+	keep[0] = (uintptr_t)keep_t < (uintptr_t)keep_map ? (const void *)keep_t : keep_map;
+	keep[1] = keep[0] == keep_t ? (const void *)keep_map : keep_t;
+	/* the first prune that sees them exited keeps them: their samples may follow */
+	assert_int_equal(pcl_machine__prune(m, keep, 2), 0);
+	assert_int_equal(pcl_machine__nr_threads(m), 1001);
+	gen = pcl_machine__generation(m);
+	assert_int_equal(pcl_machine__prune(m, keep, 2), 999);
+	assert_true(pcl_machine__generation(m) != gen);
+	assert_int_equal(pcl_machine__nr_threads(m), 2);
+	/* what was kept is intact and found by its tid, without its address space */
+	assert_ptr_equal(thread(m, 1500, 1500), keep_t);
+	assert_string_equal(keep_t->comm, "true");
+	assert_int_equal(pcl_thread__nr_maps(keep_t), 0);
+	assert_null(umap(m, keep_t, 0x500000));
+	assert_string_equal(keep_map->dso->name, "/bin/true");
+	assert_int_equal(keep_map->start, 0x500000);
+	/* the live process is untouched */
+	t = thread(m, 100, 100);
+	assert_false(t->exited);
+	assert_non_null(umap(m, t, 0x400000));
+	/* the DSOs stay: one per file, not per process */
+	assert_int_equal(pcl_machine__nr_dsos(m), 2);
+	/* unpinned, the last exited one goes too */
+	assert_int_equal(pcl_machine__prune(m, NULL, 0), 1);
+	assert_int_equal(pcl_machine__nr_threads(m), 1);
+	assert_int_equal(pcl_machine__prune(m, NULL, 0), 0);
+	/* a tid reused after the prune is a new thread */
+	fork_(m, 1500, 100, 1500, 100);
+	t = thread(m, 1500, 1500);
+	assert_false(t->exited);
+	assert_string_equal(t->comm, "shell");
+	assert_int_equal(pcl_machine__prune(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(pcl_machine__prune(m, NULL, 3), -EINVAL);
+	pcl_machine__free(m);
+	mach = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -815,6 +876,7 @@ int main(void)
 		UNIT_TEST(test_intern),
 		UNIT_TEST(test_other_records),
 		UNIT_TEST(test_code_generation),
+		UNIT_TEST(test_prune),
 	};
 
 	unit_cleanup = cleanup;

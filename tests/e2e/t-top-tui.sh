@@ -1,0 +1,90 @@
+#!/bin/bash
+# pcl top on a terminal: the live histogram in the browser (cli/tui.c),
+# driven in a detached tmux session: the title and rows come and refresh,
+# Enter opens an entry's callers (-g), 'a' annotates, 'z' toggles zeroing (the title says
+# [z]), 'q' quits with status 0, and the terminal is given back.
+. "$(dirname "$0")/lib.sh"
+
+if ! has_cmd top; then
+	skip top-tui "this pcl has no top command"
+	exit 0
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+	skip top-tui "tmux is not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+HOT=$(workload_fp hot 2>/dev/null || workload hot)
+"$HOT" 60000 &
+WPID=$!
+SOCK=pcl-top-tui-$$
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+cleanup() {
+	tm kill-server 2>/dev/null
+	kill "$WPID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+tm new-session -d -x 160 -y 40 -s t \
+	"env TERM=xterm-256color $PCL top -e cpu-clock -d 1 -g -p $WPID 2>$TMP/tui.err; echo \$? >$TMP/exit; exec sleep 300"
+tm set-option -t t status off >/dev/null
+screen() { tm capture-pane -p -t t | sed 's/[[:space:]]*$//'; }
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-20} * 10; i++)); do
+		screen | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys() { tm send-keys -t t "$@"; sleep 0.4; }
+
+if ! wait_for "^[-+ ] +[0-9.]+% +[0-9.]+% +$(basename "$HOT") +\[\.\] hot_leaf" 20; then
+	not_ok top-tui-rows "no hot_leaf row within 20 s" "$(screen | head -12)" "$(head -5 "$TMP/tui.err")"
+	exit 0
+fi
+t1=$(screen | head -1)
+if [[ "$t1" =~ ^Samples:\ .*\ of\ event\ \'cpu-clock\',\ 4000\ Hz,\ Event\ count\ \(approx.\):\ [0-9]+\ lost:\ [0-9]+/[0-9]+\ drop:\ 0/0$ ]] &&
+	screen | sed -n 2p | grep -qE '^ +Children +Self +Shared Object +Symbol$'; then
+	ok top-tui-rows
+else
+	not_ok top-tui-rows "title or column titles not perf top's:" "$(screen | head -3)"
+fi
+sleep 2.2
+t2=$(screen | head -1)
+if [ "$t1" != "$t2" ]; then
+	ok top-tui-refresh
+else
+	not_ok top-tui-refresh "the title did not change in 2 s at -d 1: $t2"
+fi
+# only hot_leaf's row (entries of equal weight swap places between refreshes), open it
+keys / h o t _ l e a f Enter
+keys Home
+keys Enter
+if wait_for '^ +\|--[0-9.]+%--.*main' 3 || screen | grep -qE -- '--[0-9.]+%--(__libc_start_call_main|main)'; then
+	ok top-tui-callers
+else
+	not_ok top-tui-callers "Enter on hot_leaf showed no callers:" "$(screen | head -20)"
+fi
+# 'a': the function's instructions with their share of the last interval's samples
+keys Home
+keys a
+if wait_for '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+:' 4 && screen | grep -q 'Percent'; then
+	ok top-tui-annotate
+else
+	not_ok top-tui-annotate "no annotation of hot_leaf after 'a':" "$(screen | head -12)"
+fi
+keys q
+keys z
+if wait_for '^Samples: .* \[z\]' 4; then
+	ok top-tui-zero-key
+else
+	not_ok top-tui-zero-key "no [z] in the title after 'z'" "$(screen | head -2)"
+fi
+keys q
+for ((i = 0; i < 50; i++)); do [ -s "$TMP/exit" ] && break; sleep 0.1; done
+if [ "$(cat "$TMP/exit" 2>/dev/null)" = 0 ] && ! crashed "$TMP/tui.err" 0; then
+	ok top-tui-quit
+else
+	not_ok top-tui-quit "exit '$(cat "$TMP/exit" 2>/dev/null)' (want 0)" "$(head -20 "$TMP/tui.err")"
+fi

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# -e u:BIN:FUNC[%return]: the uprobe PMU opened directly (perf_event_open(2):
+# config1 the path, config2 the offset). Counts are the exact calls the
+# workload makes, record and script see one sample per call, perf reads the
+# file, and tracefs's uprobe_events is left exactly as it was.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip uprobe-pmu "this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe)"
+	exit 0
+fi
+bin=$WORKLOADS/probed
+if [ ! -x "$bin" ]; then
+	skip uprobe-pmu "workload $bin not built (make tests)"
+	exit 0
+fi
+tfs=/sys/kernel/tracing
+[ -e $tfs/uprobe_events ] || tfs=/sys/kernel/debug/tracing
+before=$(cat $tfs/uprobe_events 2>/dev/null)
+
+# ---- stat: exact counts, entry and return ----
+run stat "$PCL" stat -x, -e "u:$bin:probed_add,u:$bin:probed_add%return" -e "u:$bin:probed_name" \
+	-- "$bin" 13
+a=$(csv_count "$TMP/stat.err" "u:$bin:probed_add")
+r=$(csv_count "$TMP/stat.err" "u:$bin:probed_add%return")
+n=$(csv_count "$TMP/stat.err" "u:$bin:probed_name")
+if [ $RC = 0 ] && [ "$a" = 13 ] && [ "$r" = 13 ] && [ "$n" = 14 ]; then
+	ok uprobe-stat-counts
+else
+	not_ok uprobe-stat-counts "rc=$RC; want 13 13 14, got '$a' '$r' '$n'" "$(show "$TMP/stat.err")"
+fi
+# the plain output names the event as written
+run plain "$PCL" stat -e "u:$bin:probed_add%return" -- "$bin" 2
+if grep -qE "^ +2 +u:$bin:probed_add%return " "$TMP/plain.err"; then
+	ok uprobe-stat-name
+else
+	not_ok uprobe-stat-name "$(show "$TMP/plain.err")"
+fi
+# a relative path and modifiers
+(cd "$(dirname "$bin")" && "$PCL" stat -x, -e "u:./probed:probed_name:u" -- ./probed 3 \
+	>/dev/null 2>"$TMP/rel.err")
+if [ "$(csv_count "$TMP/rel.err" "u:./probed:probed_name:u")" = 4 ]; then
+	ok uprobe-relative-path-mods
+else
+	not_ok uprobe-relative-path-mods "$(show "$TMP/rel.err")"
+fi
+# a library by name, as perf probe -x takes it: libc's getpid... through the workload's printf
+run lib "$PCL" stat -x, -e "u:libc:printf" -- "$bin" 1
+if [ "$(csv_count "$TMP/lib.err" "u:libc:printf")" = 1 ]; then
+	ok uprobe-library-by-name
+else
+	not_ok uprobe-library-by-name "rc=$RC" "$(show "$TMP/lib.err")"
+fi
+
+# ---- record and script: one sample per call; perf reads the file ----
+"$PCL" record -N -q -o "$TMP/u.data" -e "u:$bin:probed_name" -e "u:$bin:probed_add%return" \
+	-- "$bin" 6 >/dev/null 2>"$TMP/rec.err"
+"$PCL" script -i "$TMP/u.data" >"$TMP/script.out" 2>&1
+n=$(grep -c "u:$bin:probed_name:" "$TMP/script.out")
+r=$(grep -c "u:$bin:probed_add%return:" "$TMP/script.out")
+if [ "$n" = 7 ] && [ "$r" = 6 ]; then
+	ok uprobe-record-script
+else
+	not_ok uprobe-record-script "want 7 probed_name and 6 returns, got $n $r" \
+		"$(show "$TMP/rec.err")" "$(show "$TMP/script.out")"
+fi
+if grep -q "probed_name+0x0 ($bin)" "$TMP/script.out"; then
+	ok uprobe-record-ip
+else
+	not_ok uprobe-record-ip "samples are not at probed_name's entry" "$(show "$TMP/script.out")"
+fi
+if have_perf; then
+	perf script -i "$TMP/u.data" >"$TMP/perf.out" 2>"$TMP/perf.err"
+	pn=$(grep -c "u:$bin:probed_name:" "$TMP/perf.out")
+	perf report -i "$TMP/u.data" --stdio >"$TMP/report.out" 2>&1
+	if [ "$pn" = 7 ] && grep -q "of event 'u:$bin:probed_add%return'" "$TMP/report.out"; then
+		ok uprobe-perf-reads
+	else
+		not_ok uprobe-perf-reads "perf script: $pn samples" "$(show "$TMP/perf.err")" \
+			"$(show "$TMP/report.out")"
+	fi
+else
+	skip uprobe-perf-reads "perf is not installed"
+fi
+
+# ---- nothing left behind ----
+if [ "$before" = "$(cat $tfs/uprobe_events 2>/dev/null)" ]; then
+	ok uprobe-nothing-left
+else
+	not_ok uprobe-nothing-left "uprobe_events changed:" "$(cat $tfs/uprobe_events)"
+fi
+
+# ---- bad input: one line, non-zero ----
+for bad in "u:$bin:nosuch" "u:/nonexistent/x:main" "u:$bin:probed_add%entry" "u:$bin:" "u::main" \
+	"u:$bin:probed_add+zz"; do
+	run bad "$PCL" stat -e "$bad" -- true
+	if [ $RC -ne 0 ] && ! crashed "$TMP/bad.err" $RC && [ "$(grep -c . "$TMP/bad.err")" -le 2 ] &&
+		grep -q "^pcl: .*u" "$TMP/bad.err"; then
+		ok "uprobe-bad '$bad'"
+	else
+		not_ok "uprobe-bad '$bad'" "rc=$RC" "$(show "$TMP/bad.err")"
+	fi
+done
