@@ -1462,6 +1462,13 @@ static int report(struct report_opts *o)
 		ret = report_tasks(&in, o->mmaps);
 		goto out;
 	}
+	/* before --wall and the exports too: else --cpu quietly leaves them empty */
+	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
+	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
+		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
+			in.path);
+		goto out;
+	}
 	if (o->x.wall && o->format && !strcmp(o->format, "json")) {
 		die_msg("--wall has no json form: the json report shows offcpu-time as its own "
 			"event");
@@ -1526,12 +1533,6 @@ static int report(struct report_opts *o)
 	 */
 	if (ro.graph != PCL_GRAPH_REL && !o->relative)
 		ho.tree_min_percent = ro.graph_min_percent;
-	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
-	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
-		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
-			in.path);
-		goto out;
-	}
 	if (o->group < 0) {
 		size_t glen = 0;
 
