@@ -125,20 +125,6 @@ static int parse_cpus(struct report_opts *o, const char *arg)
 	return 0;
 }
 
-static int parse_percent(const char *arg, double *v)
-{
-	char *end;
-
-	*v = strtod(arg, &end);
-	if (*end == '%')
-		end++;
-	if (*end || end == arg || *v < 0 || *v > 100) {
-		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
@@ -230,7 +216,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->inverted = true;
 			break;
 		case OPT_PERCENT_LIMIT:
-			if (parse_percent(optarg, &o->percent_limit))
+			if (cli_parse_percent(optarg, &o->percent_limit))
 				return -1;
 			o->has_percent_limit = o->limit_after_graph = true;
 			break;
@@ -1567,6 +1553,9 @@ static int report(struct report_opts *o)
 		if (cli_pager_wanted)
 			setup_pager();
 	}
+	/* where perf's browser says so: not two comment lines and silence */
+	if (o->browse && !any)
+		fprintf(stderr, "pcl: '%s' has no samples: nothing to browse\n", in.path);
 	if (o->quiet)
 		goto sections;
 	if (!o->header)
