@@ -60,6 +60,7 @@ struct report_opts {
 	int children; /* -1: as the file says (children when it has call chains) */
 	const char *sort;
 	const char *graph; /* -g's argument */
+	bool inverted;	   /* -G: caller order, whatever -g says (as perf applies it last) */
 	bool graph_off;
 	double percent_limit;
 	/*
@@ -224,8 +225,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->limit_after_graph = false;
 			break;
 		case 'G':
-			o->graph = "caller";
-			o->limit_after_graph = false;
+			o->inverted = true;
 			break;
 		case OPT_PERCENT_LIMIT:
 			if (cli_parse_percent(optarg, &o->percent_limit))
@@ -1474,7 +1474,7 @@ static int report(struct report_opts *o)
 			"event");
 		goto out;
 	}
-	if (o->x.wall && (o->sort || o->fields || o->graph || o->show_nr_samples)) {
+	if (o->x.wall && (o->sort || o->fields || o->graph || o->inverted || o->show_nr_samples)) {
 		die_msg("--wall has its own columns: no -s, -F, -g or -n with it");
 		goto out;
 	}
@@ -1502,6 +1502,8 @@ static int report(struct report_opts *o)
 		ro.graph_min_percent = o->percent_limit; /* a -g after it may name its own */
 	if (o->graph && parse_graph(o->graph, &ro, &ho, &graph_off))
 		goto out;
+	if (o->inverted)
+		ho.caller_order = true;
 	if (o->has_percent_limit && o->limit_after_graph)
 		ro.graph_min_percent = o->percent_limit;
 	if (setup_keys(o, o->children && chains, &ho, &ro))
