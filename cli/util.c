@@ -119,3 +119,17 @@ void note_probe_no_inherit(const struct pcl_evlist *el, bool no_inherit)
 			ev->name, pn);
 	}
 }
+
+int cli_parse_percent(const char *arg, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (*end == '%')
+		end++;
+	if (*end || end == arg || *v < 0 || *v > 100) {
+		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
+		return -1;
+	}
+	return 0;
+}
