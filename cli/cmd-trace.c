@@ -367,11 +367,7 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	}
 	th->nr_events++;
 	t->nr_events++;
-	/*
-	 * rt_sigreturn's exit: restoring the signal frame set orig_ax to -1,
-	 * so the tracepoint says id -1 and the interrupted call's result. perf
-	 * skips it; rt_sigreturn's entry stays pending and is printed "...".
-	 */
+	/* (any other negative id names no syscall) */
 	if (nr < 0)
 		return;
 	sc = trace_sc((long)nr);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # rt_sigreturn's sys_exit says syscall id -1 (restoring the signal frame
-# sets orig_ax to -1) with the interrupted call's result. perf trace skips
-# that exit, so rt_sigreturn's entry is printed as "rt_sigreturn() ...";
-# pcl printed "... [continued]: ?()) = PID" instead and lost the entry.
+# sets orig_ax to -1) with the interrupted call's result. pcl pairs it with
+# the thread's rt_sigreturn entry and prints that call's line; it once
+# printed "... [continued]: ?()) = PID" instead and lost the entry.
 # sh catches SIGCHLD while it waits for each sleep. Also: wait4's options
 # are named (NOHANG), as perf's waitid_options beautifier does.
 . "$(dirname "$0")/lib.sh"
