@@ -1119,6 +1119,10 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 			ret = add_loc(&d, sp, true, sp->offset ? NULL : inl, at + sp->offset,
 				      dw_to_vaddr(&d, at) + sp->offset, locs, n, &alloc);
 		}
+	} else if (sp->file) {
+		/* FUNC@SRC names a function of SRC: the symbol table knows no sources */
+		ret = pcl_err(ENOENT, "function '%s' of '%s' not found in '%s'", sp->func, sp->file,
+			      bin);
 	} else {
 		uint64_t v[16];
 		int nv = elf_find_syms(&d, sp->func, v, 16);

@@ -277,3 +277,20 @@ else
 		not_ok probe-kprobe "count '$cnt'" "$(show "$TMP/k.out")" "$(show "$TMP/kl.out")"
 	fi
 fi
+
+# ---- FUNC@SRC: only SRC's FUNC; a SRC that has no FUNC is an error (as perf) ----
+printf 'static int f(int x){return x+1;}\nint g1(int x){return f(x);}\n' >"$TMP/s1.c"
+printf 'static int f(int x){return x*2;}\nint g2(int x){return f(x);}\nint g1(int);\nint main(int c,char**v){(void)v;return g1(c)+g2(c);}\n' >"$TMP/s2.c"
+if cc -O0 -g -o "$TMP/twof" "$TMP/s1.c" "$TMP/s2.c" 2>/dev/null; then
+	n1=$("$PCL" probe -x "$TMP/twof" -D 'f@s1.c' 2>/dev/null | grep -c '^p:')
+	"$PCL" probe -x "$TMP/twof" -D 'f@nosuch.c' >"$TMP/src.out" 2>&1
+	rc=$?
+	if [ "$n1" = 1 ] && [ $rc -ne 0 ] && ! grep -q '^p:' "$TMP/src.out"; then
+		ok probe-func-at-src
+	else
+		not_ok probe-func-at-src "f@s1.c: $n1 points (want 1); f@nosuch.c rc=$rc (want non-zero, no point)" \
+			"$(show "$TMP/src.out")"
+	fi
+else
+	skip probe-func-at-src "no C compiler"
+fi
