@@ -70,6 +70,7 @@ struct probe_loc {
 	uint64_t inl;	 /* the DIE offset of the inlined copy probed, or 0 */
 	char *args;	 /* the fetch args, " name=%di:s64 ...", or NULL */
 	char *argnames;	 /* the names of the args, " a b", or NULL */
+	bool ifunc;	 /* on a GNU indirect function's symbol (its resolver) */
 };
 
 /* Resolve @sp in @bin (a path). On success *locs has *n >= 1 entries (probe_locs_free). */

@@ -95,6 +95,21 @@ if have_perf && [ -n "$libc" ]; then
 		"$PCL" probe -x libc -D "$d" >"$TMP/D.pcl" 2>&1
 		diff_or_ok "probe-D-libc '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
 	done
+	# memcpy: an IFUNC beside a hidden memcpy@GLIBC_2.2.5 that perf does not
+	# probe; both warn that the probe hits the resolver
+	for d in memcpy strlen; do
+		perf probe -x "$libc" -D "$d" >"$TMP/D.perf" 2>/dev/null
+		"$PCL" probe -x libc -D "$d" >"$TMP/D.pcl" 2>"$TMP/D.err"
+		if ! diff -q "$TMP/D.perf" "$TMP/D.pcl" >/dev/null; then
+			diff_or_ok "probe-D-libc-ifunc '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
+		elif grep -q 'GNU indirect function' "$TMP/D.perf" "$TMP/D.err" 2>/dev/null ||
+			! perf probe -x "$libc" -D "$d" 2>&1 | grep -q 'GNU indirect function'; then
+			ok "probe-D-libc-ifunc '$d'"
+		else
+			not_ok "probe-D-libc-ifunc '$d'" "perf warns that $d is a GNU indirect function, pcl does not" \
+				"$(show "$TMP/D.err")"
+		fi
+	done
 fi
 
 # ---- the messages perf probe prints when adding (perf's shell tests parse them) ----
