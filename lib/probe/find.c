@@ -328,7 +328,7 @@ static const char *elf_sym_at(struct dbg *d, uint64_t v, uint64_t *off)
 	return name;
 }
 
-int probe_func_offset(const char *bin, const char *func, uint64_t *offset)
+int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset)
 {
 	struct func_search s = { .name = func };
 	struct dbg d;
@@ -348,11 +348,11 @@ int probe_func_offset(const char *bin, const char *func, uint64_t *offset)
 			      "probe -F -x %s lists the functions)",
 			      func, bin, bin);
 	} else if (n > 0) {
-		ret = vaddr_to_offset(&d, v[0], offset);
+		ret = vaddr_to_offset(&d, v[0] + add, offset);
 	} else {
 		ret = dwarf_find_funcs(&d, &s);
 		if (!ret && s.n)
-			ret = vaddr_to_offset(&d, dw_to_vaddr(&d, s.hits[0].entry), offset);
+			ret = vaddr_to_offset(&d, dw_to_vaddr(&d, s.hits[0].entry) + add, offset);
 		else if (!ret)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", func, bin);
 	}
