@@ -328,6 +328,23 @@ static const char *elf_sym_at(struct dbg *d, uint64_t v, uint64_t *off)
 	return name;
 }
 
+/*
+ * perf's check of FUNC+OFF: an offset past the end of the function's symbol
+ * (st_size) would probe the next function under FUNC's name. @v: the
+ * function's entry as a symbol value. Unknown sizes pass.
+ */
+static int check_offset(struct dbg *d, const char *func, uint64_t v, uint64_t off)
+{
+	GElf_Sym sym;
+	GElf_Off o = 0;
+
+	if (!off || !dwfl_module_addrinfo(d->mod, v + d->elf_bias, &o, &sym, NULL, NULL, NULL) ||
+	    o || !sym.st_size || off <= sym.st_size)
+		return 0;
+	return pcl_err(ERANGE, "offset %" PRIu64 " is bigger than the size of %s (%" PRIu64 ")",
+		       off, func, (uint64_t)sym.st_size);
+}
+
 int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset)
 {
 	struct func_search s = { .name = func };
@@ -348,7 +365,9 @@ int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t 
 			      "probe -F -x %s lists the functions)",
 			      func, bin, bin);
 	} else if (n > 0) {
-		ret = vaddr_to_offset(&d, v[0] + add, offset);
+		ret = check_offset(&d, func, v[0], add);
+		if (!ret)
+			ret = vaddr_to_offset(&d, v[0] + add, offset);
 	} else {
 		ret = dwarf_find_funcs(&d, &s);
 		if (!ret && s.n)
@@ -1172,6 +1191,10 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		for (int i = 0; !ret && i < s.n; i++) {
 			Dwarf_Addr at = skip_prologue(&d, sp, &s.hits[i].die, s.hits[i].entry);
 
+			ret = check_offset(&d, sp->func, dw_to_vaddr(&d, s.hits[i].entry), sp->offset);
+			if (ret)
+				break;
+
 			Dwarf_Die *inl = dwarf_tag(&s.hits[i].die) == DW_TAG_inlined_subroutine
 						 ? &s.hits[i].die
 						 : NULL;
@@ -1191,7 +1214,9 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		if (!nv)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", sp->func, bin);
 		for (int i = 0; !ret && i < nv; i++) {
-			ret = add_loc(&d, sp, false, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
+			ret = check_offset(&d, sp->func, v[i], sp->offset);
+			if (!ret)
+				ret = add_loc(&d, sp, false, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
 				      v[i] + sp->offset, locs, n, &alloc);
 			if (!ret)
 				(*locs)[*n - 1].ifunc = ifunc;

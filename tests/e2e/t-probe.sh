@@ -293,6 +293,24 @@ else
 	fi
 fi
 
+# ---- FUNC+OFF past the function's end: refused (as perf), not a probe in the next function ----
+size=$(nm -S "$bin" 2>/dev/null | awk '$4 == "probed_add" { print $2 }')
+size=$((16#${size:-0}))
+if [ -n "$size" ] && [ "$size" -gt 0 ] 2>/dev/null; then
+	"$PCL" probe -x "$bin" -D "probed_add+$size" >"$TMP/off1.out" 2>&1
+	rc1=$?
+	"$PCL" probe -x "$bin" -D "probed_add+$((size + 1))" >"$TMP/off2.out" 2>&1
+	rc2=$?
+	if [ $rc1 -eq 0 ] && [ $rc2 -ne 0 ] && ! grep -q '^p:' "$TMP/off2.out"; then
+		ok probe-offset-past-end
+	else
+		not_ok probe-offset-past-end "size $size: +size rc=$rc1 (want 0), +size+1 rc=$rc2 (want non-zero)" \
+			"$(show "$TMP/off2.out")"
+	fi
+else
+	skip probe-offset-past-end "no size for probed_add in nm -S"
+fi
+
 # ---- FUNC@SRC: only SRC's FUNC; a SRC that has no FUNC is an error (as perf) ----
 printf 'static int f(int x){return x+1;}\nint g1(int x){return f(x);}\n' >"$TMP/s1.c"
 printf 'static int f(int x){return x*2;}\nint g2(int x){return f(x);}\nint g1(int);\nint main(int c,char**v){(void)v;return g1(c)+g2(c);}\n' >"$TMP/s2.c"
