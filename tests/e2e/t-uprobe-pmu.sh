@@ -53,7 +53,7 @@ else
 fi
 # FUNC+OFF past the end of the loaded file: an error, not a '<not supported>' count
 run faroff "$PCL" stat -x, -e "u:$bin:probed_name+99999999" -- "$bin" 1
-if [ "$RC" -ne 0 ] && grep -q 'no loadable segment' "$TMP/faroff.err"; then
+if [ "$RC" -ne 0 ] && grep -qE 'no loadable segment|bigger than the size' "$TMP/faroff.err"; then
 	ok uprobe-offset-out-of-file
 else
 	not_ok uprobe-offset-out-of-file "rc=$RC (want non-zero and why)" "$(show "$TMP/faroff.err")"
