@@ -362,8 +362,8 @@ int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t 
 		ret = pcl_err(ENOTSUP,
 			      "'%s' is a GNU indirect function in '%s': a probe on it counts its "
 			      "resolver, not the calls; probe the implementation it picks (pcl "
-			      "probe -F -x %s lists the functions)",
-			      func, bin, bin);
+			      "probe -x %s -F '*%s*' lists the candidates)",
+			      func, bin, bin, func);
 	} else if (n > 0) {
 		ret = check_offset(&d, func, v[0], add);
 		if (!ret)
