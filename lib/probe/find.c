@@ -360,10 +360,9 @@ int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t 
 	if (n > 0 && ifunc) {
 		/* its resolver runs once per process: counting it is no count of calls */
 		ret = pcl_err(ENOTSUP,
-			      "'%s' is a GNU indirect function in '%s': a probe on it counts its "
-			      "resolver, not the calls; probe the implementation it picks (pcl "
-			      "probe -x %s -F '*%s*' lists the candidates)",
-			      func, bin, bin, func);
+			      "'%s' is a GNU indirect function: a probe counts its resolver, not "
+			      "the calls (probe what it picks: pcl probe -x BIN -F '*%s*')",
+			      func, func);
 	} else if (n > 0) {
 		ret = check_offset(&d, func, v[0], add);
 		if (!ret)
