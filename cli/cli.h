@@ -162,6 +162,8 @@ int stdout_finish(int ret);
 bool cli_use_color(void);
 /* --stdio-color's MODE (NULL: always, perf's default) into *@out: 0, or -1 with the error said. */
 int cli_color_mode(const char *arg, int *out);
+/* A percentage, 0 to 100, with or without '%' (--percent-limit); 0, or -1 after die_msg. */
+int cli_parse_percent(const char *arg, double *v);
 /* The colour decision for a mode from cli_color_mode (-1: auto). */
 bool cli_color(int mode);
 

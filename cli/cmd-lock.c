@@ -37,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pcl/pcl.h>
@@ -926,7 +928,12 @@ static int contention_file(const struct lock_opts *o, const char *path)
 	if (!pcl_data_reader__is_pipe(in.reader)) {
 		c->tp_tried = true;
 		if (!find_tracepoints(c)) {
-			no_lock_events();
+			if (pcl_data_reader__truncated(in.reader))
+				/* not "did you record?": the formats were in the lost tail */
+				die_msg("'%s' is cut short (the recorder did not finish it) and has "
+					"lost the lock events' formats", path);
+			else
+				no_lock_events();
 			goto out;
 		}
 	}
@@ -947,6 +954,11 @@ static int contention_file(const struct lock_opts *o, const char *path)
 		no_lock_events();
 		goto out;
 	}
+	if (!o->quiet && c->tp_found && c->end_id == UINT64_MAX)
+		/* perf prints the same table of 0 ns waits, and says nothing */
+		fprintf(stderr, "pcl: warning: '%s' has no lock:contention_end event: no wait "
+				"ends, its times are 0 (record both: pcl lock record)\n",
+			path);
 	if (!o->quiet && pcl_data_events__stats(in.events)->total_lost)
 		fprintf(stderr, "pcl: warning: %" PRIu64 " lock events were lost (the rings were "
 				"full): waits are missing from the table\n",
@@ -1029,6 +1041,18 @@ static int live_args(const struct lock_opts *o, const char *wpath, const char **
 	return n;
 }
 
+/* Whether pipe @fd was closed by its writer with nothing in it (waits for either). */
+static bool stream_empty(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int avail = 0;
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return false;
+	return (p.revents & POLLHUP) && !ioctl(fd, FIONREAD, &avail) && avail == 0;
+}
+
 /*
  * Live mode: pcl record writes the target's events as a stream into a pipe
  * (a child process), and we read them as they come, so that nothing but
@@ -1069,12 +1093,18 @@ static int contention_live(const struct lock_opts *o)
 	/* Ctrl-C is the recorder's to handle: it ends the stream, then we print */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGTERM, &ign, &old_term);
-	ret = contention_file(o, rpath);
+	/*
+	 * A recorder that failed before its first byte (no such process, an
+	 * event it cannot open) said why: no "not a perf.data stream" after it.
+	 */
+	ret = stream_empty(fds[0]) ? -1 : contention_file(o, rpath);
 	close(fds[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (ret < 0) /* the recorder wrote nothing: its status, never 0 */
+		return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1;
 	if (ret)
 		return ret;
 	if (WIFEXITED(st))
@@ -1128,6 +1158,12 @@ static int parse_fields(struct lock_opts *o, const char *arg)
 			dup |= o->fields[i] == k;
 		if (!dup)
 			o->fields[o->nr_fields++] = k;
+	}
+	if (!ret && !o->nr_fields) {
+		/* perf: "Unknown output field"; not the sort key's column alone */
+		die_msg("no output field in '%s' (%scontended, wait_total, wait_max, wait_min or "
+			"avg_wait)", arg, o->mode == M_REPORT ? "acquired, " : "");
+		ret = -1;
 	}
 	free(copy);
 	return ret;
@@ -1239,7 +1275,14 @@ static int parse_opts(int argc, char **argv, struct lock_opts *o, bool global)
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'f': o->force = true; break;
-		case OPT_KALLSYMS: o->sym.kallsyms = optarg; break;
+		case OPT_KALLSYMS:
+			/* not silent "Unknown" callers (perf's): a file that is not there is an error */
+			if (access(optarg, R_OK)) {
+				die_msg("cannot read '%s': %s", optarg, strerror(errno));
+				return -1;
+			}
+			o->sym.kallsyms = optarg;
+			break;
 		case 't': o->aggr = AGGR_TASK; o->info_threads = true; break;
 		case 'l': o->aggr = AGGR_ADDR; break;
 		case 'c': o->combine = true; break;

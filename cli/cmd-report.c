@@ -60,6 +60,7 @@ struct report_opts {
 	int children; /* -1: as the file says (children when it has call chains) */
 	const char *sort;
 	const char *graph; /* -g's argument */
+	bool inverted;	   /* -G: caller order, whatever -g says (as perf applies it last) */
 	bool graph_off;
 	double percent_limit;
 	/*
@@ -124,19 +125,8 @@ static int parse_cpus(struct report_opts *o, const char *arg)
 	return 0;
 }
 
-static int parse_percent(const char *arg, double *v)
-{
-	char *end;
-
-	*v = strtod(arg, &end);
-	if (*end == '%')
-		end++;
-	if (*end || end == arg || *v < 0 || *v > 100) {
-		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
-		return -1;
-	}
-	return 0;
-}
+/* what perf report's -g means without a value (perf's callchain_default_opt) */
+#define PERF_G_DEFAULT "graph,0.5,caller,function,percent"
 
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
@@ -222,15 +212,23 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			o->sort = optarg;
 			break;
 		case 'g':
+			/*
+			 * perf's -g takes the next word only when it is not an
+			 * option: "-g --stdio" is -g with perf's default, as is a
+			 * -g at the end (below, ':').
+			 */
+			if (optarg == argv[optind - 1] && optarg[0] == '-' && optarg[1]) {
+				optind--;
+				optarg = (char *)PERF_G_DEFAULT;
+			}
 			o->graph = optarg;
 			o->limit_after_graph = false;
 			break;
 		case 'G':
-			o->graph = "caller";
-			o->limit_after_graph = false;
+			o->inverted = true;
 			break;
 		case OPT_PERCENT_LIMIT:
-			if (parse_percent(optarg, &o->percent_limit))
+			if (cli_parse_percent(optarg, &o->percent_limit))
 				return -1;
 			o->has_percent_limit = o->limit_after_graph = true;
 			break;
@@ -376,6 +374,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			print_usage("report", stdout);
 			exit(0);
 		default:
+			if (c == ':' && optopt == 'g') { /* a -g at the end: perf's default */
+				o->graph = PERF_G_DEFAULT;
+				o->limit_after_graph = false;
+				break;
+			}
 			return option_error("report", c, argv);
 		}
 	}
@@ -1459,12 +1462,19 @@ static int report(struct report_opts *o)
 		ret = report_tasks(&in, o->mmaps);
 		goto out;
 	}
+	/* before --wall and the exports too: else --cpu quietly leaves them empty */
+	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
+	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
+		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
+			in.path);
+		goto out;
+	}
 	if (o->x.wall && o->format && !strcmp(o->format, "json")) {
 		die_msg("--wall has no json form: the json report shows offcpu-time as its own "
 			"event");
 		goto out;
 	}
-	if (o->x.wall && (o->sort || o->fields || o->graph || o->show_nr_samples)) {
+	if (o->x.wall && (o->sort || o->fields || o->graph || o->inverted || o->show_nr_samples)) {
 		die_msg("--wall has its own columns: no -s, -F, -g or -n with it");
 		goto out;
 	}
@@ -1492,6 +1502,8 @@ static int report(struct report_opts *o)
 		ro.graph_min_percent = o->percent_limit; /* a -g after it may name its own */
 	if (o->graph && parse_graph(o->graph, &ro, &ho, &graph_off))
 		goto out;
+	if (o->inverted)
+		ho.caller_order = true;
 	if (o->has_percent_limit && o->limit_after_graph)
 		ro.graph_min_percent = o->percent_limit;
 	if (setup_keys(o, o->children && chains, &ho, &ro))
@@ -1523,12 +1535,6 @@ static int report(struct report_opts *o)
 	 */
 	if (ro.graph != PCL_GRAPH_REL && !o->relative)
 		ho.tree_min_percent = ro.graph_min_percent;
-	if (o->has_cpu_filter && pcl_data_reader__nr_attrs(in.reader) > 0 &&
-	    !(pcl_data_reader__attr(in.reader, 0)->attr.sample_type & PERF_SAMPLE_CPU)) {
-		die_msg("'%s' has no CPU numbers for --cpu (record with -a, -C or --sample-cpu)",
-			in.path);
-		goto out;
-	}
 	if (o->group < 0) {
 		size_t glen = 0;
 
@@ -1565,6 +1571,9 @@ static int report(struct report_opts *o)
 		if (cli_pager_wanted)
 			setup_pager();
 	}
+	/* where perf's browser says so: not two comment lines and silence */
+	if (o->browse && !any)
+		fprintf(stderr, "pcl: '%s' has no samples: nothing to browse\n", in.path);
 	if (o->quiet)
 		goto sections;
 	if (!o->header)

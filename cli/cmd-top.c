@@ -123,20 +123,6 @@ static int parse_int_opt(const char *opt, const char *arg, int min, int *out)
 	return 0;
 }
 
-static int parse_percent(const char *arg, double *v)
-{
-	char *end;
-
-	*v = strtod(arg, &end);
-	if (*end == '%')
-		end++;
-	if (*end || end == arg || *v < 0 || *v > 100) {
-		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * --call-graph: perf's "record_mode[,record_size],print_type,threshold
  * [,print_limit],order,sort_key[,branch]", its words in any order. Only
@@ -274,7 +260,7 @@ static int parse_one(struct top_opts *o, int c, char **argv, const struct option
 		o->ui = TOP_UI_TUI;
 		return 0;
 	case OPT_PERCENT_LIMIT:
-		return parse_percent(optarg, &o->percent_limit);
+		return cli_parse_percent(optarg, &o->percent_limit);
 	case 'k':
 		o->so.vmlinux = optarg;
 		return 0;

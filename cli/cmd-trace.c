@@ -66,7 +66,8 @@ struct trace_opts {
 };
 
 struct sc_stats {
-	uint64_t n, errors, min, max;
+	uint64_t calls, errors;
+	uint64_t n, min, max; /* of the n calls with a duration */
 	double mean, m2;
 };
 
@@ -182,10 +183,9 @@ static bool printing_lines(const struct trace_opts *o)
 	return !(o->duration_ms > 0 || o->summary_only || o->failure_only);
 }
 
-/* The entry of the thread that made the last call, cut short by another's call. */
-static void print_interrupted(struct tracer *t)
+/* The entry of the thread @th, cut short by another's call or by its end. */
+static void print_entry_only(struct tracer *t, struct thr *th)
 {
-	struct thr *th = t->current;
 	int len;
 
 	if (!th || !th->entry_pending)
@@ -198,9 +198,34 @@ static void print_interrupted(struct tracer *t)
 	th->entry_pending = false;
 }
 
+/* The entry of the thread that made the last call, cut short by another's call. */
+static void print_interrupted(struct tracer *t)
+{
+	print_entry_only(t, t->current);
+}
+
+/*
+ * The kernel's own errnos (include/linux/errno.h): never seen by a program,
+ * but at sys_exit a call interrupted by a signal returns one of them before
+ * it is restarted or turned into EINTR. strace's names and texts.
+ */
+static const char *const kernel_errno[][2] = {
+	{ "ERESTARTSYS", "To be restarted if SA_RESTART is set" },
+	{ "ERESTARTNOINTR", "To be restarted" },
+	{ "ERESTARTNOHAND", "To be restarted if no handler" },
+	{ "ENOIOCTLCMD", "No ioctl command" },
+	{ "ERESTART_RESTARTBLOCK", "Interrupted by signal" },
+	{ "EPROBE_DEFER", "Driver requests probe retry" },
+	{ "EOPENSTALE", "Open found a stale dentry" },
+	{ "ENOPARAM", "Parameter not supported" },
+};
+
 static void print_ret(struct tracer *t, const struct trace_sc *sc, long ret)
 {
-	if (ret < 0 && ret >= -4095) {
+	if (ret <= -512 && ret > -512 - (long)(sizeof(kernel_errno) / sizeof(kernel_errno[0]))) {
+		fprintf(t->out, "-1 %s (%s)", kernel_errno[-ret - 512][0],
+			kernel_errno[-ret - 512][1]);
+	} else if (ret < 0 && ret >= -4095) {
 		const char *name = strerrorname_np((int)-ret);
 
 		if (name)
@@ -225,7 +250,13 @@ static void print_ret(struct tracer *t, const struct trace_sc *sc, long ret)
 
 /* ---- the stats of -s ---- */
 
-static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, uint64_t duration)
+/*
+ * A call whose entry was not seen (made before the trace began: the
+ * command's execve, a call blocked at -p; or lost) is counted, but has no
+ * duration: not a 0 in total, min, avg and max.
+ */
+static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, bool timed,
+			 uint64_t duration)
 {
 	struct sc_stats *s;
 	double delta;
@@ -236,6 +267,11 @@ static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, ui
 		return;
 	(void)t;
 	s = &th->stats[nr];
+	s->calls++;
+	if (ret < 0)
+		s->errors++;
+	if (!timed)
+		return;
 	/* Welford, as perf's update_stats */
 	s->n++;
 	delta = (double)duration - s->mean;
@@ -245,8 +281,6 @@ static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, ui
 		s->min = duration;
 	if (duration > s->max)
 		s->max = duration;
-	if (ret < 0)
-		s->errors++;
 }
 
 /* ---- sys_enter / sys_exit ---- */
@@ -321,6 +355,16 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	th = thread_get(t, (pid_t)s->pid, (pid_t)s->tid);
 	if (!th)
 		return;
+	/*
+	 * rt_sigreturn restores the registers of the interrupted code, the
+	 * syscall nr among them as -1: its exit says -1. It is the exit of
+	 * the thread's last entry; without one it cannot be named.
+	 */
+	if (nr == -1) {
+		if (!th->entry_time)
+			return;
+		nr = th->entry_nr;
+	}
 	th->nr_events++;
 	t->nr_events++;
 	sc = trace_sc((long)nr);
@@ -330,7 +374,7 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 		calculated = true;
 	}
 	if (o->summary)
-		stats_update(t, th, (long)nr, (long)ret, duration);
+		stats_update(t, th, (long)nr, (long)ret, calculated, duration);
 	if (o->summary_only)
 		goto out;
 	if (o->duration_ms > 0 && (!calculated || (double)duration < o->duration_ms * 1e6))
@@ -410,8 +454,43 @@ static void process(struct tracer *t, struct pending *p)
 			trace_mem__fork(t->mem, (pid_t)r.task.ppid, (pid_t)r.task.pid);
 		break;
 	}
+	case PERF_RECORD_EXIT: {
+		/*
+		 * A thread ended: its entry buffer goes (-a sees many threads
+		 * come and go); a process ended: its memory's file descriptor
+		 * and mappings go too (else one fd per process is kept, until
+		 * open fails and paths print as pointers).
+		 */
+		struct thr *th = thread_get(t, (pid_t)r.task.pid, (pid_t)r.task.tid);
+
+		if (th) {
+			if (th->entry_pending && printing_lines(t->o))
+				print_entry_only(t, th);
+			th->entry_pending = false;
+			free(th->entry_str);
+			th->entry_str = NULL;
+		}
+		if (r.task.pid == r.task.tid)
+			trace_mem__exit(t->mem, (pid_t)r.task.pid);
+		break;
+	}
 	case PERF_RECORD_LOST:
+		/*
+		 * Records were dropped before this one: a thread's next exit may
+		 * not be its entry's (that exit and the next entry of the same
+		 * call lost), so no entry seen so far is paired with an exit;
+		 * those calls count untimed. Which threads lost records the
+		 * kernel does not say.
+		 */
 		t->lost += r.lost.lost;
+		for (int b = 0; b < 4096; b++) {
+			for (struct thr *th = t->threads[b]; th; th = th->next) {
+				if (th->entry_pending && printing_lines(t->o))
+					print_entry_only(t, th);
+				th->entry_pending = false;
+				th->entry_time = 0;
+			}
+		}
 		break;
 	}
 }
@@ -513,6 +592,12 @@ static int select_syscalls(struct tracer *t)
 		memset(t->selected, 1, (size_t)max);
 		tok++;
 	}
+	if (!tok[strspn(tok, ", ")]) {
+		/* no name: nothing (or everything) would be traced without a word */
+		die_msg("-e wants syscall names, not '%s'; %s", t->o->events, trace_usage_hint);
+		free(list);
+		return -1;
+	}
 	for (tok = strtok_r(tok, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool any = false;
 
@@ -533,7 +618,7 @@ static int select_syscalls(struct tracer *t)
 }
 
 /* A tracepoint filter "id == a || ..." (or "id != x && ...", the shorter) for @want. */
-static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), pid_t self)
+static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), bool minus1, pid_t self)
 {
 	int max = trace_sc_max(), yes = 0;
 	size_t cap = 64 + (size_t)max * 16, len = 0;
@@ -560,6 +645,8 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), pid
 		}
 		if (!yes)
 			len += (size_t)snprintf(f + len, cap - len, "id == -1");
+		else if (eq && minus1) /* rt_sigreturn's exit (on_exit_) */
+			len += (size_t)snprintf(f + len, cap - len, " || id == -1");
 		len += (size_t)snprintf(f + len, cap - len, ")");
 	}
 	if (self)
@@ -742,7 +829,8 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 	    (any_path && add_event(t, EV_ENTER_PATH, "raw_syscalls:sys_enter", ring_bytes)))
 		return -1;
 	tg.per_cpu = !cpu_target;
-	pcl_evlist__set_read_format(t->el, PERF_FORMAT_ID);
+	/* LOST: the samples dropped, readable at the end (lost_samples) */
+	pcl_evlist__set_read_format(t->el, PERF_FORMAT_ID | PERF_FORMAT_LOST);
 	ret = pcl_evlist__open(t->el, &tg, wl);
 	if (ret) {
 		die_msg("%s", pcl_last_error());
@@ -764,7 +852,9 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 				    : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
 			return -1;
 		}
-		f = id_filter(t, want, self);
+		int sr = trace_sc_lookup("rt_sigreturn");
+
+		f = id_filter(t, want, ev == EV_EXIT && sr >= 0 && t->selected[sr], self);
 		if (!f)
 			return -1;
 		if (f[0] && (ret = pcl_evlist__set_filter(t->el, t->evidx[ev], f))) {
@@ -808,6 +898,7 @@ static int cmp_row(const void *a, const void *b)
 
 static void print_thread_stats(struct tracer *t, struct thr *th, struct row *rows)
 {
+	uint64_t untimed = 0;
 	int n = 0;
 
 	fprintf(t->out, " %s (%d), %llu events, %.1f%%\n", thread_comm(th), (int)th->tid,
@@ -821,7 +912,7 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 	fprintf(t->out, "   --------------- --------  ------ -------- --------- --------- ---------"
 			"     ------\n");
 	for (int i = 0; i < trace_sc_max(); i++)
-		if (th->stats[i].n)
+		if (th->stats[i].calls)
 			rows[n++] =
 				(struct row){ i, (double)th->stats[i].n * th->stats[i].mean / 1e6 };
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_row);
@@ -832,11 +923,22 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 		double pct = s->mean ? 100.0 * sd / s->mean : 0.0;
 
 		fprintf(t->out, "   %-15s", sc ? sc->name : "?");
-		fprintf(t->out, " %8llu %6llu %9.3f %9.3f %9.3f", (unsigned long long)s->n,
-			(unsigned long long)s->errors, rows[i].msecs, (double)s->min / 1e6,
+		fprintf(t->out, " %8llu %6llu", (unsigned long long)s->calls,
+			(unsigned long long)s->errors);
+		untimed += s->calls - s->n;
+		if (!s->n) { /* no duration known */
+			fprintf(t->out, " %9s %9s %9s %9s %10s\n", "?", "?", "?", "?", "?");
+			continue;
+		}
+		fprintf(t->out, " %9.3f %9.3f %9.3f", rows[i].msecs, (double)s->min / 1e6,
 			s->mean / 1e6);
 		fprintf(t->out, " %9.3f %9.2f%%\n", (double)s->max / 1e6, pct);
 	}
+	if (untimed)
+		fprintf(t->out,
+			"\n   %llu call%s without a duration (entered before the trace began, or "
+			"the entry missing): counted, not timed\n",
+			(unsigned long long)untimed, untimed == 1 ? "" : "s");
 	fprintf(t->out, "\n\n");
 }
 
@@ -900,6 +1002,50 @@ static void trace_loop(struct tracer *t, struct run *r, const sigset_t *waitmask
 		if (output_reader_gone())
 			break;
 	}
+}
+
+/*
+ * The samples the kernel dropped, by the events' own count. A LOST record
+ * is written only once the ring has room again and something is written
+ * after it: records dropped at the end of a run (the program made its last
+ * calls while pcl was slow) are in no record, only in this count (kernels
+ * from 6.0; 0 before, or for the threads of inherited events).
+ */
+static uint64_t read_lost_samples(struct tracer *t)
+{
+	int ncpu = pcl_evlist__nr_cpus(t->el), nthr = pcl_evlist__nr_threads(t->el);
+	uint64_t total = 0;
+
+	for (int ev = 0; ev < NR_EV; ev++) {
+		const struct perf_event_attr *a;
+
+		if (t->evidx[ev] < 0)
+			continue;
+		a = pcl_evlist__attr(t->el, t->evidx[ev]);
+		if (!(a->read_format & PERF_FORMAT_LOST) || (a->read_format & PERF_FORMAT_GROUP))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			for (int th = 0; th < nthr; th++) {
+				int fd = pcl_evlist__fd(t->el, t->evidx[ev], c, th);
+				uint64_t v[8];
+				ssize_t n;
+				int i = 1;
+
+				if (fd < 0)
+					continue;
+				n = read(fd, v, sizeof(v));
+				if (a->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+					i++;
+				if (a->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+					i++;
+				if (a->read_format & PERF_FORMAT_ID)
+					i++;
+				if (n >= (ssize_t)((i + 1) * sizeof(uint64_t)))
+					total += v[i];
+			}
+		}
+	}
+	return total;
 }
 
 static void free_tracer(struct tracer *t)
@@ -1065,6 +1211,17 @@ int cmd_trace(int argc, char **argv)
 	if (r.wl && !r.exited)
 		reap(&r, 0);
 	drain(&t, UINT64_MAX);
+	/* calls still in progress (-p, -a: the trace ends, they go on): their entries */
+	if (printing_lines(&o))
+		for (int b = 0; b < 4096; b++)
+			for (struct thr *th = t.threads[b]; th; th = th->next)
+				print_entry_only(&t, th);
+	{
+		uint64_t dropped = read_lost_samples(&t);
+
+		if (dropped > t.lost)
+			t.lost = dropped;
+	}
 	if (o.summary)
 		print_summary(&t);
 	if (t.lost)

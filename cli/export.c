@@ -85,6 +85,31 @@ static uint64_t sample_period(struct input *in, const struct pcl_data_event *ev)
 
 const struct pcl_symbol wall_offcpu_sym = { 0, 1, "[off-CPU]" };
 
+/*
+ * Firefox: a weighed sample (off-CPU, --wall) longer than
+ * PCL_FIREFOX_MAX_REPS intervals is cut there; said once, with a count.
+ */
+static void firefox_cut_warning(const struct pcl_profile *p, const struct pcl_export_opts *o)
+{
+	uint64_t step = o->interval ? o->interval : 1000000, cut = 0;
+	const struct pcl_profile_sample *s;
+	size_t n;
+
+	if (!o->by_period || !o->period_is_ns)
+		return;
+	s = pcl_profile__samples(p, &n);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].time && (s[i].period + step / 2) / step > PCL_FIREFOX_MAX_REPS)
+			cut++;
+	if (cut)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " off-CPU sample%s longer than %.3f s cut to it "
+			"in the Firefox export (no sample weights in its format: one sample per "
+			"%.3f ms interval, at most %u each)\n",
+			cut, cut == 1 ? "" : "s", (double)step * PCL_FIREFOX_MAX_REPS / 1e9,
+			(double)step / 1e6, PCL_FIREFOX_MAX_REPS);
+}
+
 int wall_events(struct input *in, int *on, int *off)
 {
 	*on = *off = -1;
@@ -181,6 +206,9 @@ static int blocked_add(struct blocked *b, struct pcl_profile *p)
 }
 
 /* The offcpu-time event's index, or -1. */
+/* the first time perf's off_cpu_write gives its samples (~0ull << 32) */
+#define OFFCPU_DUMMY_TIME 0xffffffff00000000ull
+
 static int offcpu_index(struct input *in)
 {
 	for (int i = 0; i < pcl_data_reader__nr_attrs(in->reader); i++) {
@@ -203,6 +231,8 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 				       .symbols = format_lines(x->format) ? in->symbols : NULL };
 	struct pcl_profile *p = pcl_profile__new(&po);
 	int want = -1, ret;
+	uint64_t time, last_real = 0;
+	bool dummy;
 
 	*out = NULL;
 	if (!p) {
@@ -236,6 +266,17 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 		}
 		if (ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
+		/*
+		 * perf's offcpu-time samples (BPF) have dummy times, ~0 << 32 and up,
+		 * so that they sort last: among timed samples they go at the end of
+		 * the recording (the newest real time), without a blocked marker
+		 */
+		time = rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0;
+		dummy = ev->attr_idx == woff && time >= OFFCPU_DUMMY_TIME;
+		if (dummy && last_real)
+			time = last_real;
+		else if (!dummy && time > last_real)
+			last_real = time;
 		if (x->wall)
 			want = ev->attr_idx == woff ? woff : won;
 		if (want < 0) {
@@ -255,12 +296,10 @@ int export_read_profile(struct input *in, const struct export_req *x, bool timel
 			continue;
 		if (x->wall && ev->attr_idx == woff && wall_offcpu(&rs, &wbuf, &wcap))
 			goto oom;
-		if (timeline && ev->attr_idx == woff &&
-		    blocked_note(&blk, &rs, rec->sample.time, sample_period(in, ev)))
+		if (timeline && ev->attr_idx == woff && !dummy &&
+		    blocked_note(&blk, &rs, time, sample_period(in, ev)))
 			goto oom;
-		if (pcl_profile__add(p, &rs,
-				     rec->sample.sample_type & PERF_SAMPLE_TIME ? rec->sample.time : 0,
-				     cpu, sample_period(in, ev)))
+		if (pcl_profile__add(p, &rs, time, cpu, sample_period(in, ev)))
 			goto oom;
 		if (x->annotate && pcl_annotate__add(x->annotate, 0, &rs.ip, sample_period(in, ev)))
 			goto oom;
@@ -686,6 +725,8 @@ int report_export(struct input *in, const struct export_req *x)
 	}
 	export_opts_clock(&o, in, p);
 	ret = export_write(x->output, formats[fi].write, p, &o) ? 1 : 0;
+	if (!ret && formats[fi].write == pcl_export_firefox)
+		firefox_cut_warning(p, &o);
 	export_opts_release(&o);
 	pcl_profile__free(p);
 	pcl_annotate__free(req.annotate);

@@ -256,6 +256,13 @@ int report_wall(struct input *in, bool children, double percent_limit, sample_fi
 	if (ret < 0)
 		goto fail;
 	input_finish(in);
+	/* what the rings lost is missing from both sides: said once, with a count */
+	if (pcl_data_events__stats(in->events)->total_lost)
+		fprintf(stderr,
+			"pcl: warning: %" PRIu64 " records were lost in the recording (the rings "
+			"were full): on- and off-CPU time is missing from this view; record with "
+			"a bigger buffer (-m)\n",
+			pcl_data_events__stats(in->events)->total_lost);
 	print(&w, pcl_data_reader__attr(in->reader, on)->name, children, percent_limit);
 	free(w.e);
 	free(w.t);

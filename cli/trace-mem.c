@@ -234,6 +234,11 @@ void trace_mem__exec(struct trace_mem *m, pid_t pid)
 	p->mem_fd = -1;
 }
 
+void trace_mem__exit(struct trace_mem *m, pid_t pid)
+{
+	trace_mem__exec(m, pid);
+}
+
 void trace_mem__fork(struct trace_mem *m, pid_t parent, pid_t child)
 {
 	struct proc *pp = find_proc(m, parent, false), *c;

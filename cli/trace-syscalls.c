@@ -237,14 +237,19 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 	static const char *const paths[] = { "filename", "pathname",	"path",	   "oldname",
 					     "newname",	 "specialfile", "library", "dev_name",
 					     "dir_name", NULL };
-	static const char *const ints[] = { "int",     "pid_t", "clockid_t", "key_serial_t",
-					    "timer_t", "mqd_t", NULL };
-	static const char *const uints[] = { "unsigned int", "uid_t", "gid_t",	  "umode_t",
-					     "u32",	     "qid_t", "unsigned", NULL };
+	static const char *const ints[] = { "int",   "pid_t", "clockid_t", "key_serial_t", "timer_t",
+					    "mqd_t", "key_t", "__s32",	   "rwf_t",	   NULL };
+	static const char *const uints[] = { "unsigned int", "uid_t", "gid_t",	  "umode_t", "u32",
+					     "__u32",	     "qid_t", "unsigned", NULL };
+	/* 64-bit signed types: tracefs says signed:0 of every syscall argument */
+	static const char *const longs[] = { "long", "off_t", "loff_t", NULL };
 	const char *t = f->type;
 
-	a->kind = (f->flags & PCL_TP_SIGNED) ? TA_LONG : TA_ULONG;
+	if (!strncmp(t, "const ", 6) && !strchr(t, '*'))
+		t += 6;
 	a->is_int = name_in(t, ints) || name_in(t, uints);
+	a->kind = (f->flags & PCL_TP_SIGNED) || name_in(t, ints) || name_in(t, longs) ? TA_LONG
+										       : TA_ULONG;
 	if (!strcmp(t, "const char *") && name_in(f->name, paths))
 		a->kind = TA_PATH;
 	else if (f->flags & PCL_TP_POINTER)
@@ -258,8 +263,6 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 	a->kind = special_kind(sc, f->name, a->kind);
 	if (a->kind == TA_STRARRAY)
 		a->names = special_names(sc, f->name);
-	if (a->kind == TA_LONG && !a->is_int && strcmp(t, "long"))
-		a->kind = TA_ULONG;
 }
 
 static void load(struct trace_sc *sc, const char *name)

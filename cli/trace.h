@@ -90,6 +90,8 @@ void trace_mem__map(struct trace_mem *m, pid_t pid, uint64_t start, uint64_t len
 		    uint32_t prot, uint32_t maj, uint32_t min, uint64_t ino, const char *path);
 /* @pid exec'ed: its old mappings are gone. */
 void trace_mem__exec(struct trace_mem *m, pid_t pid);
+/* Process @pid ended: its mappings and /proc/PID/mem descriptor go. */
+void trace_mem__exit(struct trace_mem *m, pid_t pid);
 /* Process @child was forked from @parent: a copy of its mappings. */
 void trace_mem__fork(struct trace_mem *m, pid_t parent, pid_t child);
 /* The mappings of a process that runs already, from /proc/PID/maps. */

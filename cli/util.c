@@ -89,3 +89,17 @@ bool cli_color(int mode)
 {
 	return mode < 0 ? cli_use_color() : mode > 0;
 }
+
+int cli_parse_percent(const char *arg, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (*end == '%')
+		end++;
+	if (*end || end == arg || *v < 0 || *v > 100) {
+		die_msg("bad percentage '%s' (expected 0 to 100)", arg);
+		return -1;
+	}
+	return 0;
+}

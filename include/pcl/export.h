@@ -78,7 +78,13 @@ PCL_API int pcl_export_html(FILE *fp, const struct pcl_profile *p,
 /* pprof: a gzipped perftools.profiles.Profile message. */
 PCL_API int pcl_export_pprof(FILE *fp, const struct pcl_profile *p,
 			     const struct pcl_export_opts *opts);
-/* The Firefox Profiler's Gecko profile JSON (needs a profile built with opts.timeline). */
+/*
+ * The Firefox Profiler's Gecko profile JSON (needs a profile built with
+ * opts.timeline). The format has no weights: with by_period and
+ * period_is_ns a sample becomes one per interval of its period, at most
+ * PCL_FIREFOX_MAX_REPS of them (longer ones are cut: the caller says so).
+ */
+#define PCL_FIREFOX_MAX_REPS 100000u
 PCL_API int pcl_export_firefox(FILE *fp, const struct pcl_profile *p,
 			       const struct pcl_export_opts *opts);
 /* speedscope's file format: one sampled profile per thread (needs opts.timeline). */

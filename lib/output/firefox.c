@@ -408,7 +408,7 @@ static uint64_t sample_reps(const struct ff *f, size_t i)
 	if (!f->opts->by_period || !f->opts->period_is_ns || !f->has_time || !f->step)
 		return 1;
 	n = (f->samples[i].period + f->step / 2) / f->step;
-	return n < 1 ? 1 : n > 100000 ? 100000 : n;
+	return n < 1 ? 1 : n > PCL_FIREFOX_MAX_REPS ? PCL_FIREFOX_MAX_REPS : n;
 }
 
 static void put_samples(struct ff *f, size_t t)

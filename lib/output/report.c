@@ -434,16 +434,81 @@ static void print_graph(struct printer *p, const struct pcl_hist_entry *e)
 		fputc('\n', p->fp);
 }
 
-/* Every node with chains ending in it, heaviest first: flat and folded output. */
+/*
+ * Every node with chains ending in it, heaviest first: flat and folded
+ * output. perf (sort_chain_flat) visits its call tree depth first, a node
+ * after its children, the children in the order of its rb-tree of them
+ * (rb_root_in: the greatest frame key first, see child_key_cmp), and
+ * inserts each node with hits into a tree by those hits where an equal one
+ * goes after: the heaviest first, equal ones in that visiting order. The
+ * tree's children here are heaviest first (for graphs), so a flat chain of
+ * equal hits would come in another order: walk them in perf's instead.
+ */
 struct leaf {
 	const struct pcl_callnode *n;
+	size_t seq; /* the visiting order */
 };
+
+/* perf's match_chain (function key) order of two sibling frames: < 0 if @a's key is less. */
+static int child_key_cmp(const struct pcl_frame *a, const struct pcl_frame *b)
+{
+	const struct pcl_dso *da = a->map ? a->map->dso : NULL, *db = b->map ? b->map->dso : NULL;
+	uint64_t ka, kb;
+
+	/* perf compares the DSOs' addresses: pcl's creation order stands for that */
+	if (da != db) {
+		int64_t ra = da ? (int64_t)da->seq : -1, rb = db ? (int64_t)db->seq : -1;
+
+		return ra < rb ? -1 : 1;
+	}
+	if (a->sym && b->sym) {
+		if (a->inlined || b->inlined) {
+			int c = strcmp(a->sym->name, b->sym->name);
+
+			return c < 0 ? -1 : c > 0;
+		}
+		ka = a->sym->start;
+		kb = b->sym->start;
+	} else {
+		ka = a->ip; /* no symbol on one side: perf compares the ips */
+		kb = b->ip;
+	}
+	return ka < kb ? -1 : ka > kb;
+}
+
+static int child_qcmp(const void *pa, const void *pb)
+{
+	const struct pcl_callnode *a = *(const struct pcl_callnode *const *)pa,
+				  *b = *(const struct pcl_callnode *const *)pb;
+
+	return -child_key_cmp(&a->frame, &b->frame); /* the greatest first */
+}
 
 static void collect_leaves(const struct pcl_callnode *n, uint64_t min_hit, struct leaf **v,
 			   size_t *nr, size_t *alloc)
 {
+	const struct pcl_callnode *one[8], **kids = one;
+	size_t k = 0;
+
 	for (const struct pcl_callnode *c = n->first; c; c = c->next)
-		collect_leaves(c, min_hit, v, nr, alloc);
+		k++;
+	if (k > 8 && !(kids = malloc(k * sizeof(*kids)))) {
+		/* no memory: every chain still, in the tree's order */
+		for (const struct pcl_callnode *c = n->first; c; c = c->next)
+			collect_leaves(c, min_hit, v, nr, alloc);
+		k = 0;
+		kids = one;
+	} else {
+		k = 0;
+		for (const struct pcl_callnode *c = n->first; c; c = c->next)
+			kids[k++] = c;
+	}
+	if (k > 1)
+		qsort(kids, k, sizeof(*kids), child_qcmp);
+	for (size_t i = 0; i < k; i++)
+		collect_leaves(kids[i], min_hit, v, nr, alloc);
+	if (kids != one)
+		free(kids);
 	if (!n->parent || !n->self || n->self < min_hit)
 		return;
 	if (*nr == *alloc) {
@@ -455,14 +520,19 @@ static void collect_leaves(const struct pcl_callnode *n, uint64_t min_hit, struc
 		*v = nv;
 		*alloc = na;
 	}
-	(*v)[(*nr)++].n = n;
+	(*v)[*nr].n = n;
+	(*v)[*nr].seq = *nr;
+	(*nr)++;
 }
 
+/* heaviest first; equal ones in the order visited (qsort alone is not stable) */
 static int leaf_cmp(const void *a, const void *b)
 {
 	const struct leaf *x = a, *y = b;
 
-	return x->n->self < y->n->self ? 1 : x->n->self > y->n->self ? -1 : 0;
+	if (x->n->self != y->n->self)
+		return x->n->self < y->n->self ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void print_path(struct printer *p, const struct pcl_callnode *n, bool folded, bool *first)

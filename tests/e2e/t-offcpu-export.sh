@@ -127,3 +127,42 @@ done
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(",".join(str(e["event_count"]) for e in d["events"] if e["name"] == "offcpu-time"))' "$TMP/r.json" 2>&1)
 same offcpu-export-json "$got" "$OFF"
+
+# Firefox caps one weighed sample at 100000 intervals (a file of sane size):
+# a 1.5 s sleep with a 10 us on-CPU interval is cut to 1 s there, and that
+# must not be silent (the Off-CPU share would be wrong without a word)
+run_long reclong 60 "$PCL" record -N --off-cpu -g -e cpu-clock -c 10000 -o "$TMP/long.data" -- sleep 1.5
+if [ "$RC" -ne 0 ]; then
+	not_ok offcpu-export-firefox-cap "pcl record -c 10000 --off-cpu sleep 1.5: exit $RC" "$(show "$TMP/reclong.err")"
+else
+	"$PCL" report -i "$TMP/long.data" --wall --format=firefox -o "$TMP/long.ff" 2>"$TMP/long.ff.err"
+	lo=$("$PCL" script -i "$TMP/long.data" -F period,event 2>/dev/null |
+		awk '$2 == "offcpu-time:" { s += $1 } END { print s + 0 }')
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print("%.0f" % (sum(len(t["samples"]["data"]) for t in d["threads"]) * d["meta"]["interval"] * 1e6))' "$TMP/long.ff" 2>&1)
+	if [ "${got:-0}" -ge "$lo" ] 2>/dev/null || grep -q "1 off-CPU sample.*cut" "$TMP/long.ff.err"; then
+		ok offcpu-export-firefox-cap
+	else
+		not_ok offcpu-export-firefox-cap "Firefox samples stand for $got ns of $lo ns off CPU, and no warning" "$(show "$TMP/long.ff.err")"
+	fi
+fi
+
+# perf's own offcpu-time samples (BPF) have dummy times, ~0 << 32 and up:
+# they weigh as any, but have no place on a timeline; the Firefox export
+# must not put them (nor markers) 584 years after the recording
+n=$(python3 "$here/offcpu-dummy-time.py" "$F" "$TMP/dummy.data" 2>&1)
+if [ "${n:-0}" -ge 1 ] 2>/dev/null; then
+	"$PCL" report -i "$TMP/dummy.data" --wall --format=firefox -o "$TMP/dummy.ff" 2>"$TMP/dummy.ff.err"
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+m = 0
+for t in d["threads"]:
+    m = max([m] + [s[1] for s in t["samples"]["data"]] + [x[2] or 0 for x in t["markers"]["data"]])
+print("%.0f" % m)' "$TMP/dummy.ff" 2>&1)
+	if [ "${got:-x}" -lt 600000 ] 2>/dev/null; then
+		ok offcpu-export-firefox-perf-times
+	else
+		not_ok offcpu-export-firefox-perf-times "perf-style offcpu-time times: the profile's last time is $got ms (want < 600 s)" "$(show "$TMP/dummy.ff.err")"
+	fi
+else
+	not_ok offcpu-export-firefox-perf-times "offcpu-dummy-time.py: $n"
+fi

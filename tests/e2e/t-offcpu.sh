@@ -229,6 +229,33 @@ else
 	not_ok offcpu-overwrite-refused "pcl record --off-cpu --overwrite: exit $RC (want != 0, one line)" "$(show "$TMP/ow.err")"
 fi
 
+# --cpu on a file without CPU numbers (no -a): refused, as report's table
+# is, not an empty --wall or export
+for a in "--wall" "--wall --format=folded"; do
+	name=offcpu-wall-cpu-refused; [ "$a" = --wall ] || name=offcpu-export-cpu-refused
+	"$PCL" report -i "$F" $a --cpu 0 >"$TMP/wcpu.out" 2>"$TMP/wcpu.err"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "no CPU numbers" "$TMP/wcpu.err"; then
+		ok "$name"
+	else
+		not_ok "$name" "pcl report $a --cpu 0 (no CPU in the file): exit $rc" "$(show "$TMP/wcpu.err")" "$(show "$TMP/wcpu.out" 3)"
+	fi
+done
+
+# lost records: off-CPU intervals (and on-CPU samples) are missing from
+# --wall, which must say so (one ring page, every switch of the machine)
+run_long lost 60 "$PCL" record -N --off-cpu -g -m 1 -a -o "$TMP/lost.data" -- "$wl" 5 20 2
+if ! grep -q "lost [0-9]* samples in [0-9]* chunks" "$TMP/lost.err"; then
+	skip offcpu-wall-lost "no record was lost with -m 1 -a this time"
+else
+	"$PCL" report -i "$TMP/lost.data" --wall >/dev/null 2>"$TMP/lostw.err"
+	if grep -q "warning: [0-9]* records were lost" "$TMP/lostw.err"; then
+		ok offcpu-wall-lost
+	else
+		not_ok offcpu-wall-lost "pcl report --wall on a file with LOST records: no warning" "$(show "$TMP/lostw.err")"
+	fi
+fi
+
 # perf's own test, with pcl as perf (t-perf-shell.sh does not run it: perf
 # 6.1 skips it here, without BPF); its second case runs perf bench
 st=/usr/lib/perf-core/tests/shell/record_offcpu.sh

@@ -161,6 +161,9 @@ for by in perf pcl; do
 		opt "fp-$by-fractal-percent-limit" "$F" "rows text" --children -g fractal --percent-limit 30
 		opt "fp-$by-percent-limit-g-caller" "$F" "rows text" --percent-limit 30 --children -g caller
 		opt "fp-$by-percent-limit-g-min" "$F" "rows text" --percent-limit 30 --children -g graph,0.5
+		# a bare -g (before another option, or last) is perf's default graph
+		opt "fp-$by-g-bare" "$F" "rows text" -g --no-children
+		opt "fp-$by-g-last" "$F" "rows text" --no-children -g
 	fi
 	if record $by "thrg-$by" -g -F 4000 -o "$TMP/thrg-$by.data" -- "$threads" 2 300; then
 		F=$TMP/thrg-$by.data

@@ -40,7 +40,9 @@ sub ret_of {
 	return $r;
 }
 
-sub flags { my ($f, $pre) = @_; $f =~ s/\b$pre//g; return $f eq '0' ? '' : $f; }
+# a flag set in a canonical order: strace and perf (pcl) name the bits in different orders
+sub sorted { my ($f) = @_; return join '|', sort split /\|/, ($f // ''); }
+sub flags { my ($f, $pre) = @_; $f =~ s/\b$pre//g; return $f eq '0' ? '' : sorted($f); }
 
 sub strace_calls {
 	my ($file) = @_;
@@ -85,16 +87,16 @@ sub pcl_calls {
 		my $path = $a{filename} // '';
 		$path = '?' if $path !~ /^".*"$/;   # late ("..."?) or a pointer
 		if ($name eq 'openat') {
-			%c = (%c, dfd => $a{dfd} // 0, path => $path, flags => $a{flags} // '');
+			%c = (%c, dfd => $a{dfd} // 0, path => $path, flags => sorted($a{flags}));
 		} elsif ($name eq 'read' || $name eq 'write') {
 			%c = (%c, fd => $a{fd} // 0, count => $a{count} // 0);
 		} elsif ($name eq 'close') {
 			%c = (%c, fd => $a{fd} // 0);
 		} elsif ($name eq 'mmap') {
-			%c = (%c, len => $a{len} // 0, prot => $a{prot}, flags => $a{flags});
+			%c = (%c, len => $a{len} // 0, prot => sorted($a{prot}), flags => sorted($a{flags}));
 			$c{fd} = $a{fd} // 0 unless $a{flags} =~ /ANONYMOUS/;
 		} elsif ($name eq 'newfstatat') {
-			%c = (%c, dfd => $a{dfd} // 0, path => $path, flags => $a{flag} // '');
+			%c = (%c, dfd => $a{dfd} // 0, path => $path, flags => sorted($a{flag}));
 		} else { next; }
 		push @calls, \%c;
 	}
