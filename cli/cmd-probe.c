@@ -257,6 +257,16 @@ static int add_one(struct probe_opts *o, const char *def, int *nadded, char *las
 		die_msg("probe: %s", pcl_last_error());
 		goto out;
 	}
+	/* perf's warning: a probe on an IFUNC symbol hits its resolver, not the calls */
+	for (int i = 0; i < n && !o->quiet; i++)
+		if (locs[i].ifunc) {
+			fprintf(stderr,
+				"Warning: The probe function (%s) is a GNU indirect function.\n"
+				"Consider identifying the final function used at run time and set "
+				"the probe directly on that.\n",
+				sp.func);
+			break;
+		}
 	if (sp.group)
 		snprintf(group, sizeof(group), "%s", sp.group);
 	else

@@ -826,7 +826,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 			    (int)len, s);
 	if (probe_resolve_bin(spec, bin, sizeof(bin)))
 		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
-	if (probe_func_offset(bin, func, &off))
+	if (probe_func_offset(bin, func, add, &off))
 		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
 	path = probe_intern(bin);
 	if (!path)
@@ -836,7 +836,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 		return -ENOMEM;
 	ev->attr.type = pcl_pmu__type(pmu);
 	ev->attr.config1 = (uint64_t)(uintptr_t)path;
-	ev->attr.config2 = off + add;
+	ev->attr.config2 = off;
 	ev->attr.sample_period = 1;
 	ev->pmu = pmu;
 	if (ret) {

@@ -239,11 +239,58 @@ static int dwarf_find_funcs(struct dbg *d, struct func_search *s)
 	return s->err;
 }
 
-/* ELF symbols named @name (a "name@VERSION" matches too): their values into @v. */
-static int elf_find_syms(struct dbg *d, const char *name, uint64_t *v, int max)
+/*
+ * True when every .dynsym entry @name of value @value has a hidden version
+ * (memcpy@GLIBC_2.2.5, kept for old binaries, beside memcpy@@GLIBC_2.14):
+ * the dynamic linker binds no new program to it, perf probes only the default.
+ */
+static bool dynsym_hidden(Elf *elf, const char *name, GElf_Addr value)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *ver = NULL;
+	GElf_Shdr sh, dsh = { 0 };
+	Elf_Data *dd, *vd;
+	bool seen = false;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh)) {
+			if (sh.sh_type == SHT_DYNSYM) {
+				dyn = scn;
+				dsh = sh;
+			} else if (sh.sh_type == SHT_GNU_versym) {
+				ver = scn;
+			}
+		}
+	if (!dyn || !ver || !dsh.sh_entsize || !(dd = elf_getdata(dyn, NULL)) ||
+	    !(vd = elf_getdata(ver, NULL)))
+		return false;
+	for (size_t i = 1; i < dsh.sh_size / dsh.sh_entsize; i++) {
+		GElf_Sym sym;
+		GElf_Versym vs;
+		const char *sn;
+
+		if (!gelf_getsym(dd, (int)i, &sym) || sym.st_value != value ||
+		    !(sn = elf_strptr(elf, dsh.sh_link, sym.st_name)) || strcmp(sn, name) ||
+		    !gelf_getversym(vd, (int)i, &vs))
+			continue;
+		if (!(vs & 0x8000)) /* VERSYM_HIDDEN */
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
+/*
+ * ELF symbols named @name (a "name@@VERSION" matches too; a hidden
+ * "name@VERSION" does not, as in perf): their values into @v. *@ifunc is set
+ * when one of them is a GNU indirect function.
+ */
+static int elf_find_syms(struct dbg *d, const char *name, uint64_t *v, int max, bool *ifunc)
 {
 	int nsym = dwfl_module_getsymtab(d->mod), n = 0;
 	size_t len = strlen(name);
+
+	if (ifunc)
+		*ifunc = false;
 
 	for (int i = 1; i < nsym && n < max; i++) {
 		GElf_Sym sym;
@@ -253,13 +300,18 @@ static int elf_find_syms(struct dbg *d, const char *name, uint64_t *v, int max)
 		bool dup = false;
 
 		if (!sn || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    strncmp(sn, name, len) || (sn[len] && sn[len] != '@'))
+		    strncmp(sn, name, len) || (sn[len] && sn[len] != '@') ||
+		    (sn[len] == '@' && sn[len + 1] != '@') ||
+		    (!sn[len] && dynsym_hidden(d->elf, sn, sym.st_value)))
 			continue;
 		addr -= d->elf_bias;
 		for (int j = 0; j < n; j++)
 			dup |= v[j] == addr;
-		if (!dup)
-			v[n++] = addr;
+		if (dup)
+			continue;
+		v[n++] = addr;
+		if (ifunc && type == STT_GNU_IFUNC)
+			*ifunc = true;
 	}
 	return n;
 }
@@ -276,23 +328,49 @@ static const char *elf_sym_at(struct dbg *d, uint64_t v, uint64_t *off)
 	return name;
 }
 
-int probe_func_offset(const char *bin, const char *func, uint64_t *offset)
+/*
+ * perf's check of FUNC+OFF: an offset past the end of the function's symbol
+ * (st_size) would probe the next function under FUNC's name. @v: the
+ * function's entry as a symbol value. Unknown sizes pass.
+ */
+static int check_offset(struct dbg *d, const char *func, uint64_t v, uint64_t off)
+{
+	GElf_Sym sym;
+	GElf_Off o = 0;
+
+	if (!off || !dwfl_module_addrinfo(d->mod, v + d->elf_bias, &o, &sym, NULL, NULL, NULL) ||
+	    o || !sym.st_size || off <= sym.st_size)
+		return 0;
+	return pcl_err(ERANGE, "offset %" PRIu64 " is bigger than the size of %s (%" PRIu64 ")",
+		       off, func, (uint64_t)sym.st_size);
+}
+
+int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset)
 {
 	struct func_search s = { .name = func };
 	struct dbg d;
 	uint64_t v[2];
+	bool ifunc;
 	int n, ret;
 
 	ret = dbg_open(&d, bin);
 	if (ret)
 		return ret;
-	n = elf_find_syms(&d, func, v, 1);
-	if (n > 0) {
-		ret = vaddr_to_offset(&d, v[0], offset);
+	n = elf_find_syms(&d, func, v, 1, &ifunc);
+	if (n > 0 && ifunc) {
+		/* its resolver runs once per process: counting it is no count of calls */
+		ret = pcl_err(ENOTSUP,
+			      "'%s' is a GNU indirect function: a probe counts its resolver, not "
+			      "the calls (probe what it picks: pcl probe -x BIN -F '*%s*')",
+			      func, func);
+	} else if (n > 0) {
+		ret = check_offset(&d, func, v[0], add);
+		if (!ret)
+			ret = vaddr_to_offset(&d, v[0] + add, offset);
 	} else {
 		ret = dwarf_find_funcs(&d, &s);
 		if (!ret && s.n)
-			ret = vaddr_to_offset(&d, dw_to_vaddr(&d, s.hits[0].entry), offset);
+			ret = vaddr_to_offset(&d, dw_to_vaddr(&d, s.hits[0].entry) + add, offset);
 		else if (!ret)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", func, bin);
 	}
@@ -1112,6 +1190,10 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 		for (int i = 0; !ret && i < s.n; i++) {
 			Dwarf_Addr at = skip_prologue(&d, sp, &s.hits[i].die, s.hits[i].entry);
 
+			ret = check_offset(&d, sp->func, dw_to_vaddr(&d, s.hits[i].entry), sp->offset);
+			if (ret)
+				break;
+
 			Dwarf_Die *inl = dwarf_tag(&s.hits[i].die) == DW_TAG_inlined_subroutine
 						 ? &s.hits[i].die
 						 : NULL;
@@ -1119,15 +1201,25 @@ int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **
 			ret = add_loc(&d, sp, true, sp->offset ? NULL : inl, at + sp->offset,
 				      dw_to_vaddr(&d, at) + sp->offset, locs, n, &alloc);
 		}
+	} else if (sp->file) {
+		/* FUNC@SRC names a function of SRC: the symbol table knows no sources */
+		ret = pcl_err(ENOENT, "function '%s' of '%s' not found in '%s'", sp->func, sp->file,
+			      bin);
 	} else {
 		uint64_t v[16];
-		int nv = elf_find_syms(&d, sp->func, v, 16);
+		bool ifunc;
+		int nv = elf_find_syms(&d, sp->func, v, 16, &ifunc);
 
 		if (!nv)
 			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", sp->func, bin);
-		for (int i = 0; !ret && i < nv; i++)
-			ret = add_loc(&d, sp, false, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
+		for (int i = 0; !ret && i < nv; i++) {
+			ret = check_offset(&d, sp->func, v[i], sp->offset);
+			if (!ret)
+				ret = add_loc(&d, sp, false, NULL, v[i] + sp->offset + d.elf_bias - d.dw_bias,
 				      v[i] + sp->offset, locs, n, &alloc);
+			if (!ret)
+				(*locs)[*n - 1].ifunc = ifunc;
+		}
 	}
 out:
 	if (ret) {

@@ -70,14 +70,18 @@ struct probe_loc {
 	uint64_t inl;	 /* the DIE offset of the inlined copy probed, or 0 */
 	char *args;	 /* the fetch args, " name=%di:s64 ...", or NULL */
 	char *argnames;	 /* the names of the args, " a b", or NULL */
+	bool ifunc;	 /* on a GNU indirect function's symbol (its resolver) */
 };
 
 /* Resolve @sp in @bin (a path). On success *locs has *n >= 1 entries (probe_locs_free). */
 int probe_find(const char *bin, const struct probe_spec *sp, struct probe_loc **locs, int *n);
 void probe_locs_free(struct probe_loc *locs, int n);
 
-/* The file offset of function @func (ELF symbol, else DWARF) in @bin. 0 or -errno. */
-int probe_func_offset(const char *bin, const char *func, uint64_t *offset);
+/*
+ * The file offset of function @func (ELF symbol, else DWARF) in @bin, plus
+ * @add bytes; an address outside the loadable segments is an error. 0 or -errno.
+ */
+int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset);
 
 /*
  * The path of a -x target as perf resolves it: a path as it is (made

@@ -95,6 +95,21 @@ if have_perf && [ -n "$libc" ]; then
 		"$PCL" probe -x libc -D "$d" >"$TMP/D.pcl" 2>&1
 		diff_or_ok "probe-D-libc '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
 	done
+	# memcpy: an IFUNC beside a hidden memcpy@GLIBC_2.2.5 that perf does not
+	# probe; both warn that the probe hits the resolver
+	for d in memcpy strlen; do
+		perf probe -x "$libc" -D "$d" >"$TMP/D.perf" 2>/dev/null
+		"$PCL" probe -x libc -D "$d" >"$TMP/D.pcl" 2>"$TMP/D.err"
+		if ! diff -q "$TMP/D.perf" "$TMP/D.pcl" >/dev/null; then
+			diff_or_ok "probe-D-libc-ifunc '$d'" "$TMP/D.perf" "$TMP/D.pcl" "perf probe -D" "pcl probe -D"
+		elif grep -q 'GNU indirect function' "$TMP/D.perf" "$TMP/D.err" 2>/dev/null ||
+			! perf probe -x "$libc" -D "$d" 2>&1 | grep -q 'GNU indirect function'; then
+			ok "probe-D-libc-ifunc '$d'"
+		else
+			not_ok "probe-D-libc-ifunc '$d'" "perf warns that $d is a GNU indirect function, pcl does not" \
+				"$(show "$TMP/D.err")"
+		fi
+	done
 fi
 
 # ---- the messages perf probe prints when adding (perf's shell tests parse them) ----
@@ -276,4 +291,39 @@ else
 	else
 		not_ok probe-kprobe "count '$cnt'" "$(show "$TMP/k.out")" "$(show "$TMP/kl.out")"
 	fi
+fi
+
+# ---- FUNC+OFF past the function's end: refused (as perf), not a probe in the next function ----
+size=$(nm -S "$bin" 2>/dev/null | awk '$4 == "probed_add" { print $2 }')
+size=$((16#${size:-0}))
+if [ -n "$size" ] && [ "$size" -gt 0 ] 2>/dev/null; then
+	"$PCL" probe -x "$bin" -D "probed_add+$size" >"$TMP/off1.out" 2>&1
+	rc1=$?
+	"$PCL" probe -x "$bin" -D "probed_add+$((size + 1))" >"$TMP/off2.out" 2>&1
+	rc2=$?
+	if [ $rc1 -eq 0 ] && [ $rc2 -ne 0 ] && ! grep -q '^p:' "$TMP/off2.out"; then
+		ok probe-offset-past-end
+	else
+		not_ok probe-offset-past-end "size $size: +size rc=$rc1 (want 0), +size+1 rc=$rc2 (want non-zero)" \
+			"$(show "$TMP/off2.out")"
+	fi
+else
+	skip probe-offset-past-end "no size for probed_add in nm -S"
+fi
+
+# ---- FUNC@SRC: only SRC's FUNC; a SRC that has no FUNC is an error (as perf) ----
+printf 'static int f(int x){return x+1;}\nint g1(int x){return f(x);}\n' >"$TMP/s1.c"
+printf 'static int f(int x){return x*2;}\nint g2(int x){return f(x);}\nint g1(int);\nint main(int c,char**v){(void)v;return g1(c)+g2(c);}\n' >"$TMP/s2.c"
+if cc -O0 -g -o "$TMP/twof" "$TMP/s1.c" "$TMP/s2.c" 2>/dev/null; then
+	n1=$("$PCL" probe -x "$TMP/twof" -D 'f@s1.c' 2>/dev/null | grep -c '^p:')
+	"$PCL" probe -x "$TMP/twof" -D 'f@nosuch.c' >"$TMP/src.out" 2>&1
+	rc=$?
+	if [ "$n1" = 1 ] && [ $rc -ne 0 ] && ! grep -q '^p:' "$TMP/src.out"; then
+		ok probe-func-at-src
+	else
+		not_ok probe-func-at-src "f@s1.c: $n1 points (want 1); f@nosuch.c rc=$rc (want non-zero, no point)" \
+			"$(show "$TMP/src.out")"
+	fi
+else
+	skip probe-func-at-src "no C compiler"
 fi

@@ -172,18 +172,24 @@ fi
 P1=$!
 "$PHASES" 2500 8000 &
 P2=$!
-top_run decay 6 --stdio -e cpu-clock -d 1 -p "$P1" &
+top_run decay 6 --stdio -e cpu-clock -d 1 -n -p "$P1" &
 D=$!
 top_run zero 6 --stdio -e cpu-clock -d 1 -z -p "$P2"
 wait "$D"
 kill "$P1" "$P2" 2>/dev/null
-one=$(screens "$TMP/decay.out" | cut -f3 | tr '|' '\n' | awk '$4 == "phase_one" { print $1 }' | tail -3)
-if last_entries "$TMP/decay.out" | grep -q ' phase_two$' && last_entries "$TMP/decay.out" | grep -q ' phase_one$' &&
-	[ "$(echo "$one" | wc -l)" -eq 3 ] && [ "$(echo "$one" | sort -rn)" = "$one" ]; then
+# (-n: "PCT SAMPLES DSO [.] SYM"; the sample counts of phase_one, which no
+# longer runs, must be perf's decay exactly: each floor(7/8 of the last))
+nr_one=$(perl -ne 's/\e\[[0-9;]*m//g; print "$1\n" if /^\s+[0-9.]+%\s+(\d+)\s+\S+\s+\[\.\]\s+phase_one\s*$/' \
+	"$TMP/decay.out" | tail -3)
+one=$(perl -ne 's/\e\[[0-9;]*m//g; print "$1\n" if /^\s+([0-9.]+)%\s+\d+\s+\S+\s+\[\.\]\s+phase_one\s*$/' \
+	"$TMP/decay.out" | tail -3)
+exact=$(echo "$nr_one" | awk 'NR > 1 && $1 != int(prev * 7 / 8) { bad = 1 } { prev = $1 } END { print bad ? "no" : "yes" }')
+if grep -qE '\[\.\] +phase_two' "$TMP/decay.out" && [ "$(echo "$one" | wc -l)" -eq 3 ] &&
+	[ "$(echo "$one" | sort -rn)" = "$one" ] && [ "$exact" = yes ]; then
 	ok top-decay
 else
-	not_ok top-decay "want phase_one still listed, shrinking, after phase_two began; phase_one's last shares:" \
-		"$one" "last screen:" "$(last_entries "$TMP/decay.out")"
+	not_ok top-decay "want phase_one still listed, shrinking by 7/8 (its samples), after phase_two began;" \
+		"phase_one's last shares:" "$one" "and samples:" "$nr_one" "$(show "$TMP/decay.out" 20)"
 fi
 if last_entries "$TMP/zero.out" | grep -q ' phase_two$' && ! last_entries "$TMP/zero.out" | grep -q ' phase_one$'; then
 	ok top-zero

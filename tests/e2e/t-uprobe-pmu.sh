@@ -51,6 +51,26 @@ if [ "$(csv_count "$TMP/lib.err" "u:libc:printf")" = 1 ]; then
 else
 	not_ok uprobe-library-by-name "rc=$RC" "$(show "$TMP/lib.err")"
 fi
+# FUNC+OFF past the end of the loaded file: an error, not a '<not supported>' count
+run faroff "$PCL" stat -x, -e "u:$bin:probed_name+99999999" -- "$bin" 1
+if [ "$RC" -ne 0 ] && grep -qE 'no loadable segment|bigger than the size' "$TMP/faroff.err"; then
+	ok uprobe-offset-out-of-file
+else
+	not_ok uprobe-offset-out-of-file "rc=$RC (want non-zero and why)" "$(show "$TMP/faroff.err")"
+fi
+# an IFUNC (libc's memcpy): a uprobe on its symbol counts the resolver, a few
+# hits per process, not the calls; refused with the reason, not a wrong count
+if readelf -W --dyn-syms "$(grep -w libc /proc/self/maps | head -1 | sed -r 's/.*[[:space:]](\/.*)/\1/')" 2>/dev/null |
+	grep -qE 'IFUNC .* memcpy@@'; then
+	run ifunc "$PCL" stat -x, -e "u:libc:memcpy" -- "$bin" 1
+	if [ "$RC" -ne 0 ] && grep -q 'GNU indirect function' "$TMP/ifunc.err"; then
+		ok uprobe-ifunc-refused
+	else
+		not_ok uprobe-ifunc-refused "rc=$RC (want non-zero and why)" "$(show "$TMP/ifunc.err")"
+	fi
+else
+	skip uprobe-ifunc-refused "this libc's memcpy is no IFUNC"
+fi
 
 # ---- record and script: one sample per call; perf reads the file ----
 "$PCL" record -N -q -o "$TMP/u.data" -e "u:$bin:probed_name" -e "u:$bin:probed_add%return" \
