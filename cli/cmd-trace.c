@@ -113,6 +113,12 @@ struct tracer {
 	FILE *out;
 	uint64_t base_time, nr_events, lost;
 	char *selected; /* by nr: traced */
+	/*
+	 * Lines name their thread (comm/tid) unless the target is one thread
+	 * that has no children traced: -p or -t of a single thread, as perf
+	 * trace prints them.
+	 */
+	bool multiple_threads;
 };
 
 static const char *const trace_usage_hint = "see 'pcl trace -h'";
@@ -175,7 +181,8 @@ static void print_head(struct tracer *t, struct thr *th, uint64_t tstamp, uint64
 		fprintf(t->out, "(%6.3f ms): ", (double)duration / 1e6);
 	else
 		fprintf(t->out, "(         ): ");
-	fprintf(t->out, "%.14s/%d ", thread_comm(th), (int)th->tid);
+	if (t->multiple_threads)
+		fprintf(t->out, "%.14s/%d ", thread_comm(th), (int)th->tid);
 }
 
 static bool printing_lines(const struct trace_opts *o)
@@ -839,6 +846,7 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 		die_msg("%s", pcl_last_error());
 		return -1;
 	}
+	t->multiple_threads = !(tg.pid || tg.tid) || cpu_target || pcl_evlist__nr_threads(t->el) > 1;
 	for (int ev = 0; ev < NR_EV; ev++) {
 		bool (*want)(struct tracer *, int) = ev == EV_EXIT    ? want_all
 						     : ev == EV_ENTER ? want_plain

@@ -229,6 +229,30 @@ else
 	not_ok trace-attach-pid "-p $wpid: getppid $N times wanted:" "$(show "$TMP/attach.err" 30)"
 fi
 
+# ---- the comm/tid column: as perf trace, only when more than one thread may show ----
+# -p of a one-thread process: no column; a command (its children are traced): the column
+"$W" wait "$TMP/go2" 5 &
+wpid=$!
+timeout -k 5 20 "$PCL" trace -e getppid -p $wpid 2>"$TMP/col-p.err" &
+tpid=$!
+for _ in $(seq 100); do
+	ls -l /proc/$tpid/fd 2>/dev/null | grep -q perf_event && break
+	sleep 0.05
+done
+sleep 0.5
+touch "$TMP/go2"
+wait $wpid
+wait $tpid
+run col-cmd "$PCL" trace -e getppid -- "$W" calls 5
+if grep -qE '^ +[0-9.]+ \( *[0-9.]+ ms\): getppid\(' "$TMP/col-p.err" &&
+	! grep -q "/$wpid getppid" "$TMP/col-p.err" &&
+	grep -qE '\): [^ ]+/[0-9]+ getppid\(' "$TMP/col-cmd.err"; then
+	ok trace-thread-column
+else
+	not_ok trace-thread-column "-p of one thread: no comm/tid; a command: comm/tid" \
+		"$(show "$TMP/col-p.err" 5)" "$(show "$TMP/col-cmd.err" 5)"
+fi
+
 # ---- lost events are reported, even when no LOST record says so ----
 # pcl is stopped while the program makes 3000 calls into an 8 KiB ring and
 # then exits: the kernel drops most records, and writes no LOST record (it
@@ -261,7 +285,7 @@ wpid=$!
 timeout -s INT 1.5 "$PCL" trace -e clock_nanosleep -p $wpid 2>"$TMP/pending.err"
 kill $wpid 2>/dev/null
 wait $wpid 2>/dev/null
-if grep -q "/$wpid clock_nanosleep(rqtp: 0x[0-9a-f]*) *\.\.\.\$" "$TMP/pending.err"; then
+if grep -q ": clock_nanosleep(rqtp: 0x[0-9a-f]*) *\.\.\.$" "$TMP/pending.err"; then # (-p of one thread: no comm/tid column)
 	ok trace-pending-at-end
 else
 	not_ok trace-pending-at-end "the call in progress at the end is not shown with '...':" "$(tail -3 "$TMP/pending.err")"
