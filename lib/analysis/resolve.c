@@ -55,6 +55,7 @@ struct cache_ent {
  */
 #define MEMO_BYTES (16u << 20)
 #define MEMO_CHUNK (1u << 20)
+#define MEMO_STALE_BYTES (2 * MEMO_CHUNK) /* kept across a generation change */
 #define MEMO_MAX_CHAIN 512 /* longer chains are rare: resolved each time */
 
 struct memo_ent {
@@ -665,6 +666,13 @@ static int resolve_sample(struct pcl_resolver *r, const struct pcl_record *rec,
 	if (gen != r->memo_gen) {
 		r->memo_gen = gen; /* every entry is stale now */
 		r->nr_memo = 0;
+		/*
+		 * and so is the memory they fill: let go of it once it is more
+		 * than a little, or a long run whose maps keep changing (pcl
+		 * top over processes that come and go) grows to MEMO_BYTES
+		 */
+		if (r->memo_bytes > MEMO_STALE_BYTES)
+			memo_drop(r);
 	}
 	if (r->nr_memo * 2 >= r->cap_memo && memo_grow(r))
 		return resolve(r, rec, raw, nr, adjusted, out);
