@@ -12,7 +12,8 @@
 # rows.pl cmp PERF PCL TOL [EMPTY]: exit 0 if both hold the same entries
 #   (same keys, as many times) with numbers within TOL; else print what
 #   differs, exit 1; exit 2 if PERF holds no entry at all, unless EMPTY
-#   (a filter may leave nothing).
+#   (a filter may leave nothing). With ROWS_MERGE=1 in the environment,
+#   PERF's entries of one key are summed first.
 cat >"$TMP/rows.pl" <<'PL'
 use strict;
 use warnings;
@@ -70,6 +71,16 @@ my ($pf, $cf, $tol, $empty) = @ARGV;
 my @p = parse($pf);
 my @c = parse($cf);
 exit 2 unless @p || $empty;
+if ($ENV{ROWS_MERGE}) {
+	# perf's entries of one key summed (it split one symbol in two)
+	my (%m, @order);
+	for my $r (@p) {
+		my $k = "$r->[0] | $r->[1]";
+		if (!$m{$k}) { $m{$k} = [@$r]; push @order, $k; next; }
+		$m{$k}[$_] += $r->[$_] for 2 .. $#$r;
+	}
+	@p = map { $m{$_} } @order;
+}
 no warnings 'numeric';
 my (%p, %c, @bad);
 push @{$p{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @p;

@@ -232,13 +232,18 @@ if record_to srcline-inline perf dw --call-graph dwarf -e cpu-clock -F 2000 -o "
 	else
 		# pcl's reader may add one warning line (samples whose unwinding stopped early)
 		grep -v '^pcl: warning: .*DWARF unwinding' "$TMP/dw.pcl.out" >"$TMP/dw.pcl.cmp"
+		# a PLT slot is NAME@plt in pcl, _init+OFF in perf at times (see
+		# report-lib.sh): main's snprintf call lands there now and then
+		plt_slots "$TMP/dw.perf.out" "$TMP/dw.pcl.cmp"
 		diff_or_ok srcline-inline-dwarf-script "$TMP/dw.perf.out" "$TMP/dw.pcl.cmp" perf pcl
 		run_long "dw-srcline.perf" 60 perf script -F +srcline -i "$F"
 		run_long "dw-srcline.pcl" 60 "$PCL" script --inline -F +srcline -i "$F"
+		plt_slots "$TMP/dw-srcline.perf.out" "$TMP/dw-srcline.pcl.out"
 		diff_or_ok srcline-inline-dwarf-script-srcline "$TMP/dw-srcline.perf.out" \
 			"$TMP/dw-srcline.pcl.out" perf pcl
 		run_long "dw-no.perf" 60 perf script --no-inline -i "$F"
 		run_long "dw-no.pcl" 60 "$PCL" script -i "$F"
+		plt_slots "$TMP/dw-no.perf.out" "$TMP/dw-no.pcl.out"
 		diff_or_ok srcline-inline-dwarf-default "$TMP/dw-no.perf.out" "$TMP/dw-no.pcl.out" perf pcl
 		for args in "" "--no-children" "--sort srcline"; do
 			tag=dw-rep$(echo "$args" | tr -cd 'a-z')
@@ -248,7 +253,19 @@ if record_to srcline-inline perf dw --call-graph dwarf -e cpu-clock -F 2000 -o "
 			CRC=$RC
 			# the header's unwinding lines are pcl's own
 			perl -0pi -e 's/^# DWARF unwinding[^\n]*\n#\n//m' "$TMP/$tag.pcl.out"
-			compare "srcline-inline-dwarf-report$tag" "$tag" text "--inline $args"
+			plt_slots "$TMP/$tag.perf.out" "$TMP/$tag.pcl.out"
+			# perf 6.1 at times splits one symbol into two entries when
+			# its call graph holds inline frames (its sort of inline
+			# symbols is not a total order; with -v it merges them, as
+			# pcl does): the text is then not comparable, the entries
+			# are, perf's two summed
+			dup=$(grep -E '^ +[0-9.]+%.* \[[.k]\] ' "$TMP/$tag.perf.out" | sed -E 's/^ +([0-9.]+% +)+//' | sort | uniq -d | head -1)
+			if [ -n "$dup" ]; then
+				echo "# perf shows '$dup' as two entries: entries compared, perf's summed"
+				ROWS_MERGE=1 compare "srcline-inline-dwarf-report$tag" "$tag" rows "--inline $args"
+			else
+				compare "srcline-inline-dwarf-report$tag" "$tag" text "--inline $args"
+			fi
 		done
 	fi
 fi
