@@ -826,7 +826,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 			    (int)len, s);
 	if (probe_resolve_bin(spec, bin, sizeof(bin)))
 		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
-	if (probe_func_offset(bin, func, add, &off))
+	if (probe_func_offset(bin, func, add, plus != NULL, &off))
 		return perr(p, ENOENT, s, len, "uprobe '%.*s': %s", (int)len, s, pcl_last_error());
 	path = probe_intern(bin);
 	if (!path)

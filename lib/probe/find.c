@@ -345,34 +345,64 @@ static int check_offset(struct dbg *d, const char *func, uint64_t v, uint64_t of
 		       off, func, (uint64_t)sym.st_size);
 }
 
-int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset)
+/*
+ * The distinct entry addresses (vaddrs) of @func's copies: the symbol @sym
+ * (0: none) and every DWARF definition and inlined copy in @s->hits.
+ */
+static int count_points(struct dbg *d, const struct func_search *s, uint64_t sym)
+{
+	int n = sym != 0;
+
+	for (int i = 0; i < s->n; i++) {
+		uint64_t v = dw_to_vaddr(d, s->hits[i].entry);
+		bool seen = sym && v == sym;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = dw_to_vaddr(d, s->hits[j].entry) == v;
+		n += !seen;
+	}
+	return n;
+}
+
+int probe_func_offset(const char *bin, const char *func, uint64_t add, bool exact,
+		      uint64_t *offset)
 {
 	struct func_search s = { .name = func };
+	uint64_t v[2], entry = 0;
 	struct dbg d;
-	uint64_t v[2];
 	bool ifunc;
-	int n, ret;
+	int n, copies, ret;
 
 	ret = dbg_open(&d, bin);
 	if (ret)
 		return ret;
 	n = elf_find_syms(&d, func, v, 1, &ifunc);
-	if (n > 0 && ifunc) {
+	if (n <= 0)
+		v[0] = 0;
+	ret = dwarf_find_funcs(&d, &s);
+	if (!ret && n > 0 && ifunc) {
 		/* its resolver runs once per process: counting it is no count of calls */
 		ret = pcl_err(ENOTSUP,
 			      "'%s' is a GNU indirect function: a probe counts its resolver, not "
 			      "the calls (probe what it picks: pcl probe -x BIN -F '*%s*')",
 			      func, func);
-	} else if (n > 0) {
-		ret = check_offset(&d, func, v[0], add);
+	} else if (!ret && n <= 0 && !s.n) {
+		ret = pcl_err(ENOENT, "function '%s' not found in '%s'", func, bin);
+	} else if (!ret && !exact && (copies = count_points(&d, &s, v[0])) > 1) {
+		/*
+		 * One event is one address: the calls through the other copies
+		 * (inlined ones, mostly) would go uncounted without a word.
+		 */
+		ret = pcl_err(ENOTSUP,
+			      "'%s' has %d copies (inlined ones too), an event probes one: use "
+			      "pcl probe -x BIN %s and -e probe_BIN:%s, or %s+0 for the first",
+			      func, copies, func, func, func);
+	} else if (!ret) {
+		entry = v[0] ? v[0] : dw_to_vaddr(&d, s.hits[0].entry);
+		if (v[0])
+			ret = check_offset(&d, func, entry, add);
 		if (!ret)
-			ret = vaddr_to_offset(&d, v[0] + add, offset);
-	} else {
-		ret = dwarf_find_funcs(&d, &s);
-		if (!ret && s.n)
-			ret = vaddr_to_offset(&d, dw_to_vaddr(&d, s.hits[0].entry) + add, offset);
-		else if (!ret)
-			ret = pcl_err(ENOENT, "function '%s' not found in '%s'", func, bin);
+			ret = vaddr_to_offset(&d, entry + add, offset);
 	}
 	free(s.hits);
 	dbg_close(&d);

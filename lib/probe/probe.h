@@ -79,9 +79,13 @@ void probe_locs_free(struct probe_loc *locs, int n);
 
 /*
  * The file offset of function @func (ELF symbol, else DWARF) in @bin, plus
- * @add bytes; an address outside the loadable segments is an error. 0 or -errno.
+ * @add bytes; an address outside the loadable segments is an error. Unless
+ * @exact (an offset was written), a function with more than one copy
+ * (inlined copies, several definitions) is refused with -ENOTSUP: one
+ * address would miss the calls through the others. 0 or -errno.
  */
-int probe_func_offset(const char *bin, const char *func, uint64_t add, uint64_t *offset);
+int probe_func_offset(const char *bin, const char *func, uint64_t add, bool exact,
+		      uint64_t *offset);
 
 /*
  * The path of a -x target as perf resolves it: a path as it is (made

@@ -103,6 +103,43 @@ else
 	skip uprobe-perf-reads "perf is not installed"
 fi
 
+# ---- a function with inlined copies: all counted by one event, or refused ----
+# twice: out of line (called through a pointer once) and inlined in main's
+# loop N times; once: inlined in one place only, N calls.
+cat >"$TMP/inl.c" <<'EOF'
+#include <stdlib.h>
+static volatile int sink;
+int twice(int x) { return x * 2 + (sink & 1); }
+static inline __attribute__((always_inline)) int once(int x) { sink += x; return x + 1; }
+__attribute__((noinline)) int use(int (*f)(int), int x) { return f(x); }
+int main(int argc, char **argv) {
+	int n = atoi(argv[1]), s = 0;
+	for (int i = 0; i < n; i++) s += twice(i) + once(i);
+	return use(twice, s) == 42;
+}
+EOF
+if cc -O2 -g -o "$TMP/inl" "$TMP/inl.c" 2>"$TMP/cc.err"; then
+	run inl2 "$PCL" stat -x, -e "u:$TMP/inl:twice" -- "$TMP/inl" 5
+	if [ $RC -ne 0 ] && grep -q "^pcl: .*'twice' has 2 copies" "$TMP/inl2.err" &&
+		[ "$(grep -c . "$TMP/inl2.err")" = 1 ]; then
+		ok uprobe-inlined-copies-refused
+	else
+		not_ok uprobe-inlined-copies-refused "rc=$RC (want an error: one event cannot count the inlined calls)" \
+			"$(show "$TMP/inl2.err")"
+	fi
+	run inl0 "$PCL" stat -x, -e "u:$TMP/inl:twice+0" -e "u:$TMP/inl:once" -- "$TMP/inl" 5
+	t=$(csv_count "$TMP/inl0.err" "u:$TMP/inl:twice+0")
+	o=$(csv_count "$TMP/inl0.err" "u:$TMP/inl:once")
+	if [ $RC = 0 ] && [ "$t" = 1 ] && [ "$o" = 5 ]; then
+		ok uprobe-inlined-one-copy
+	else
+		not_ok uprobe-inlined-one-copy "rc=$RC; want twice+0 1 (its out-of-line copy), once 5 (its one inlined copy), got '$t' '$o'" \
+			"$(show "$TMP/inl0.err")"
+	fi
+else
+	not_ok uprobe-inlined "cc could not build the workload" "$(show "$TMP/cc.err")"
+fi
+
 # ---- nothing left behind ----
 if [ "$before" = "$(cat $tfs/uprobe_events 2>/dev/null)" ]; then
 	ok uprobe-nothing-left
