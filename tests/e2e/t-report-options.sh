@@ -303,3 +303,20 @@ for f in "${infos[@]}"; do
 	# --header: the header, then the report: the report's entries and head lines.
 	opt "$f-header-report" "$TMP/$f.data" "rows header" --no-children --header
 done
+
+# A file without samples: perf prints its two comment lines, then says on
+# stderr that the data has no samples (exit 0); pcl says it once too.
+perf record -q -e page-faults -c 1000000000 -o "$TMP/nosamples.data" -- true >/dev/null 2>&1
+run_long nos.perf 60 perf report --stdio -i "$TMP/nosamples.data"
+PRC=$RC
+run_long nos.pcl 60 "$PCL" report --stdio -i "$TMP/nosamples.data"
+if [ "$PRC" -ne 0 ] || ! grep -q 'has no samples' "$TMP/nos.perf.err"; then
+	not_ok report-options-no-samples "oracle: perf report on a file without samples: exit $PRC, no 'has no samples':" \
+		"$(show "$TMP/nos.perf.err")"
+elif [ "$RC" -ne 0 ] || ! cmp -s "$TMP/nos.perf.out" "$TMP/nos.pcl.out" ||
+	[ "$(grep -c 'has no samples' "$TMP/nos.pcl.err")" != 1 ]; then
+	not_ok report-options-no-samples "pcl report on a file without samples: exit $RC; stdout, then stderr:" \
+		"$(diff -u "$TMP/nos.perf.out" "$TMP/nos.pcl.out")" "$(show "$TMP/nos.pcl.err")"
+else
+	ok report-options-no-samples
+fi
