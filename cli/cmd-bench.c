@@ -132,9 +132,12 @@ static int msg_start(const struct msg_opts *o, struct msg_worker *w, pid_t *pid)
 	return 0;
 }
 
-/* One group: receivers then senders. Their fds are closed here in process mode. */
+/*
+ * One group: receivers then senders. Their fds are closed here in process
+ * mode. *nstarted counts the workers started, also when one fails to start.
+ */
 static int msg_group(const struct msg_opts *o, struct msg_worker *ws, pid_t *pids,
-		     int ready, int wakeup)
+		     int ready, int wakeup, size_t *nstarted)
 {
 	int snd[MSG_FDS];
 
@@ -149,6 +152,7 @@ static int msg_group(const struct msg_opts *o, struct msg_worker *ws, pid_t *pid
 		snd[i] = fds[1];
 		if (msg_start(o, r, &pids[i]))
 			return msg_fail("cannot start a receiver");
+		(*nstarted)++;
 		if (!o->threads)
 			close(fds[0]);
 	}
@@ -160,6 +164,7 @@ static int msg_group(const struct msg_opts *o, struct msg_worker *ws, pid_t *pid
 		memcpy(s->out_fds, snd, sizeof(snd));
 		if (msg_start(o, s, &pids[MSG_FDS + i]))
 			return msg_fail("cannot start a sender");
+		(*nstarted)++;
 	}
 	if (!o->threads)
 		for (int i = 0; i < MSG_FDS; i++)
@@ -183,7 +188,7 @@ static int msg_run(const struct msg_opts *o, struct timeval *tv)
 	size_t n = (size_t)o->groups * 2 * MSG_FDS, started = 0;
 	struct msg_worker *ws = calloc(n, sizeof(*ws));
 	pid_t *pids = calloc(n, sizeof(*pids));
-	int ready[2] = { -1, -1 }, wakeup[2] = { -1, -1 }, ret = -1;
+	int ready[2] = { -1, -1 }, wakeup[2] = { -1, -1 }, ret = -1, failed = 0;
 	struct timeval start, stop;
 	char c = 0;
 
@@ -195,15 +200,31 @@ static int msg_run(const struct msg_opts *o, struct timeval *tv)
 		msg_fail("pipe");
 		goto out;
 	}
-	for (unsigned int g = 0; g < o->groups; g++, started += 2 * MSG_FDS)
-		if (msg_group(o, ws + started, pids + started, ready[1], wakeup[0]))
-			break;
+	for (unsigned int g = 0; g < o->groups && !failed; g++)
+		failed = msg_group(o, ws + started, pids + started, ready[1], wakeup[0], &started);
 	/* wait until every one started is ready, even after a failure */
 	for (size_t i = 0; i < started; i++)
 		if (read(ready[0], &c, 1) != 1) {
 			msg_fail("read");
 			break;
 		}
+	if (failed) {
+		/*
+		 * The others of a group that did not start would wait for it
+		 * for ever: stop them where they wait for the start (poll is a
+		 * cancellation point), before their memory goes.
+		 */
+		for (size_t i = 0; i < started; i++) {
+			if (o->threads) {
+				pthread_cancel(ws[i].tid);
+				pthread_join(ws[i].tid, NULL);
+			} else {
+				kill(pids[i], SIGKILL);
+				waitpid(pids[i], NULL, 0);
+			}
+		}
+		goto out;
+	}
 	gettimeofday(&start, NULL);
 	if (write(wakeup[1], &c, 1) != 1)
 		msg_fail("write");

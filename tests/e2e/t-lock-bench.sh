@@ -90,3 +90,24 @@ for bad in "mem" "sched nosuch" "sched messaging -x" "sched messaging -g 0"; do
 		not_ok "$name" "exit $rc" "$(show "$TMP/e.err")"
 	fi
 done
+
+# Workers that cannot all start (a process limit as another user): one
+# error and exit 1, with the started ones stopped before their memory is
+# freed, not left waiting for the missing ones.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
+	skip bench-start-fails "needs root and setpriv to run as nobody under ulimit -u"
+else
+	for m in -t ""; do
+		name="bench-start-fails${m:+-threads}"
+		timeout -k 5 60 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			bash -c "ulimit -u 30; exec '$PCL' bench sched messaging $m -g 3 -l 10" \
+			>/dev/null 2>"$TMP/lim.err"
+		rc=$?
+		if [ $rc = 1 ] && [ "$(grep -c . "$TMP/lim.err")" = 1 ] &&
+			grep -q '^pcl: bench sched messaging: cannot start a' "$TMP/lim.err"; then
+			ok "$name"
+		else
+			not_ok "$name" "exit $rc (want 1, 124 is a hang), stderr:" "$(show "$TMP/lim.err")"
+		fi
+	done
+fi
