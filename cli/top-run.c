@@ -27,7 +27,6 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <pcl/pcl.h>
 #include "cli.h"
 #include "top.h"
@@ -253,23 +252,6 @@ static int synth_sink(void *ctx, const struct perf_event_header *h)
 	return 0;
 }
 
-static pid_t thread_group(pid_t tid)
-{
-	char path[64], line[256];
-	FILE *f;
-	int tgid = (int)tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return (pid_t)tgid;
-}
-
 static void synthesize(struct top *t)
 {
 	const struct perf_event_attr *a = &t->attrs[0];
@@ -277,29 +259,7 @@ static void synthesize(struct top *t)
 	struct pcl_dso *k;
 
 	pcl_synthesize_kernel_mmap(a, 0, synth_sink, t);
-	if (tg->pid || tg->tid) {
-		pid_t done_pid = 0;
-
-		for (int i = 0; i < pcl_evlist__nr_threads(t->el); i++) {
-			pid_t tid = pcl_evlist__thread(t->el, i), tgid = thread_group(tid);
-
-			if (tgid != done_pid)
-				pcl_synthesize_process(tgid, a, 0, false, synth_sink, t);
-			done_pid = tgid;
-		}
-	} else {
-		DIR *d = opendir("/proc");
-		struct dirent *de;
-
-		while (d && (de = readdir(d))) {
-			pid_t pid = (pid_t)atoi(de->d_name);
-
-			if (pid > 0)
-				pcl_synthesize_process(pid, a, 0, false, synth_sink, t);
-		}
-		if (d)
-			closedir(d);
-	}
+	pcl_synthesize_processes(tg->pid || tg->tid ? t->el : NULL, a, 0, false, synth_sink, t);
 	/*
 	 * perf top calls the kernel "[kernel]" (its kernel map is made from
 	 * /proc/kallsyms, not from a recording's "[kernel.kallsyms]"): the

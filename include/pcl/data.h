@@ -216,6 +216,16 @@ PCL_API int pcl_synthesize_kernel_mmap(const struct perf_event_attr *attr, uint6
 /* @data_maps: also non-executable file maps (for -d), marked MMAP_DATA. */
 PCL_API int pcl_synthesize_process(pid_t pid, const struct perf_event_attr *attr, uint64_t id,
 				   bool data_maps, pcl_record_sink_t sink, void *ctx);
+/*
+ * pcl_synthesize_process for each process of @el's threads once (the
+ * process of a thread is its Tgid), or with @el NULL for every process in
+ * /proc. A process gone meanwhile is passed over; the first other error
+ * (a sink's, -EIO) stops and is returned.
+ */
+struct pcl_evlist;
+PCL_API int pcl_synthesize_processes(const struct pcl_evlist *el,
+				     const struct perf_event_attr *attr, uint64_t id,
+				     bool data_maps, pcl_record_sink_t sink, void *ctx);
 
 /*
  * Reading a perf.data file or stream ("-" reads stdin). Every number in the

@@ -7,7 +7,6 @@
  * event carries the tracking bits (mmap, comm, task ...), as perf's does.
  * Rings are drained in rounds: all of them, then a FINISHED_ROUND.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,24 +482,6 @@ static int dump_backward(struct pcl_session *s, bool resume)
 	return ret;
 }
 
-/* The process a thread belongs to (Tgid in /proc/TID/status), or the tid itself. */
-static pid_t thread_group(pid_t tid)
-{
-	char path[64], line[256];
-	FILE *f;
-	int tgid = (int)tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return (pid_t)tgid;
-}
-
 /* The state of what already runs: the processes of the target, or all of them. */
 static int synthesize_all(struct pcl_session *s)
 {
@@ -511,31 +492,9 @@ static int synthesize_all(struct pcl_session *s)
 
 	/* without kernel addresses (kptr_restrict) there is no kernel map to give */
 	pcl_synthesize_kernel_mmap(a, id, sink, s);
-	if (s->task_target) {
-		pid_t done = 0;
-
-		for (int t = 0; t < pcl_evlist__nr_threads(s->el) && !ret; t++) {
-			pid_t tid = pcl_evlist__thread(s->el, t), tgid = thread_group(tid);
-
-			/* each process once, however many of its threads are targets */
-			if (tgid != done && (tgid == tid || s->tid_target))
-				ret = pcl_synthesize_process(tgid, a, id, a->mmap_data, sink, s);
-			done = tgid;
-		}
-	} else if (s->cpu_target) {
-		DIR *d = opendir("/proc");
-		struct dirent *de;
-
-		while (d && !ret && (de = readdir(d))) {
-			pid_t pid = (pid_t)atoi(de->d_name);
-
-			if (pid > 0 &&
-			    pcl_synthesize_process(pid, a, id, a->mmap_data, sink, s) == -EIO)
-				ret = -EIO;
-		}
-		if (d)
-			closedir(d);
-	}
+	if (s->task_target || s->cpu_target)
+		ret = pcl_synthesize_processes(s->task_target ? s->el : NULL, a, id, a->mmap_data,
+					       sink, s);
 	if (!ret)
 		ret = pcl_data_writer__write(s->w, &fin);
 	return ret ? ret : pcl_data_writer__finish_round(s->w);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pcl/evlist.h>
 #include "internal.h"
 
 #define REC_MAX 4096
@@ -235,5 +236,70 @@ PCL_API int pcl_synthesize_process(pid_t pid, const struct perf_event_attr *attr
 	while (!ret && fgets(line, sizeof(line), f))
 		ret = synth_map(pid, line, attr, id, data_maps, sink, ctx);
 	fclose(f);
+	return ret;
+}
+
+/* The process a thread belongs to (Tgid in /proc/TID/status), or the tid itself. */
+static pid_t thread_group(pid_t tid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int tgid = (int)tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+PCL_API int pcl_synthesize_processes(const struct pcl_evlist *el,
+				     const struct perf_event_attr *attr, uint64_t id,
+				     bool data_maps, pcl_record_sink_t sink, void *ctx)
+{
+	int ret = 0, n = el ? pcl_evlist__nr_threads(el) : 0;
+	struct dirent *de;
+	pid_t *done;
+	DIR *d;
+
+	if (!attr || !sink)
+		return pcl_err(EINVAL, "pcl_synthesize_processes: invalid argument");
+	if (!el) {
+		d = opendir("/proc");
+		if (!d)
+			return pcl_err(errno, "/proc: %s", strerror(errno));
+		while (!ret && (de = readdir(d))) {
+			pid_t pid = (pid_t)atoi(de->d_name);
+
+			if (pid > 0)
+				ret = pcl_synthesize_process(pid, attr, id, data_maps, sink, ctx);
+			if (ret == -ESRCH)
+				ret = 0;
+		}
+		closedir(d);
+		return ret;
+	}
+	done = calloc((size_t)n + 1, sizeof(*done));
+	if (!done)
+		return pcl_err(ENOMEM, "out of memory");
+	/* each process once, however many of its threads are targets */
+	for (int i = 0, nd = 0; i < n && !ret; i++) {
+		pid_t tgid = thread_group(pcl_evlist__thread(el, i));
+		int j = 0;
+
+		while (j < nd && done[j] != tgid)
+			j++;
+		if (j < nd || tgid <= 0)
+			continue;
+		done[nd++] = tgid;
+		ret = pcl_synthesize_process(tgid, attr, id, data_maps, sink, ctx);
+		if (ret == -ESRCH)
+			ret = 0;
+	}
+	free(done);
 	return ret;
 }

@@ -138,6 +138,7 @@ static void test_failures_set_their_message(void **state)
 	FAILS_NULL(pcl_stat__new(NULL, NULL), "pcl_stat__new");
 	FAILS(pcl_region_begin(NULL), "pcl_region_begin");
 	FAILS(pcl_synthesize_process(-1, &attr, 0, false, NULL, NULL), "pcl_synthesize_process");
+	FAILS(pcl_synthesize_processes(NULL, &attr, 0, false, NULL, NULL), "pcl_synthesize_processes");
 	/* the analysis, without its object */
 	FAILS(pcl_resolver__sample(NULL, &rec, NULL), "pcl_resolver__sample");
 	FAILS(pcl_hists__add(NULL, NULL, 0, 1), "pcl_hists__add");
