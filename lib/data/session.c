@@ -332,6 +332,16 @@ static const struct perf_event_attr *attr_of(struct pcl_session *s,
 }
 
 /* An offcpu-time sample from offcpu.c: written and counted as the rings' are. */
+/* A sample written: counted, and its time in the recording's span. */
+static void count_sample(struct pcl_session *s, uint64_t time)
+{
+	s->st.samples++;
+	if (!s->first_time || time < s->first_time)
+		s->first_time = time;
+	if (time > s->last_time)
+		s->last_time = time;
+}
+
 static int write_synth(void *ctx, const struct perf_event_header *h)
 {
 	struct pcl_session *s = ctx;
@@ -339,11 +349,7 @@ static int write_synth(void *ctx, const struct perf_event_header *h)
 
 	if (pcl_record_decode(h, h->size, &s->attrs[s->oc_ev].attr, &r) == 0) {
 		pcl_dso_hits__record(s->hits, &r);
-		s->st.samples++;
-		if (!s->first_time || r.sample.time < s->first_time)
-			s->first_time = r.sample.time;
-		if (r.sample.time > s->last_time)
-			s->last_time = r.sample.time;
+		count_sample(s, r.sample.time);
 	}
 	return pcl_data_writer__write(s->w, h);
 }
@@ -383,13 +389,8 @@ static int sink(void *ctx, const struct perf_event_header *h)
 		if (ret)
 			return ret;
 		pcl_dso_hits__record(s->hits, &r);
-		if (r.type == PERF_RECORD_SAMPLE) {
-			s->st.samples++;
-			if (!s->first_time || r.sample.time < s->first_time)
-				s->first_time = r.sample.time;
-			if (r.sample.time > s->last_time)
-				s->last_time = r.sample.time;
-		}
+		if (r.type == PERF_RECORD_SAMPLE)
+			count_sample(s, r.sample.time);
 	}
 	return pcl_data_writer__write(s->w, h);
 }
