@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# pcl trace of 32-bit (i386) programs: the raw_syscalls tracepoints give a
+# call's number in its process's ABI, and i386 numbers are not x86-64's
+# (getppid is 64 there, 110 here; 4 is write there, stat here). The
+# syscalls workload built with gcc -m32 makes a known number of known
+# calls: their names and counts must be exact, in lines, in -s and through
+# -e, and agree with strace's (which decodes 32-bit processes right); a
+# 64-bit build of the same program still traces as before, and a 64-bit
+# shell starting both names each one's calls by its own table.
+. "$(dirname "$0")/lib.sh"
+
+if ! "$PCL" trace -e getppid -- true >/dev/null 2>"$TMP/probe.err"; then
+	skip trace32 "pcl trace cannot run here: $(head -1 "$TMP/probe.err")"
+	exit 0
+fi
+if ! P32=$(workload syscalls -m32 2>"$TMP/cc32.err"); then
+	skip trace32 "gcc -m32 cannot build a program (gcc-multilib missing?): $(head -1 "$TMP/cc32.err")"
+	exit 0
+fi
+P64=$(workload syscalls)
+# the ELF class byte: 1 is 32-bit
+if [ "$(od -An -tu1 -j4 -N1 "$P32" | tr -d ' ')" != 1 ]; then
+	not_ok trace32-build "$P32 is not a 32-bit ELF file:" "$(file "$P32" 2>&1)"
+	exit 0
+fi
+cp "$P32" "$TMP/prog32"
+cp "$P64" "$TMP/prog64"
+# a path in a read-only file mapping is read from the file only if the file
+# is older than the call by a second (trace-mem.c); the 32-bit build is new
+sleep 1.1
+N=17
+
+# names FILE: the syscall of each line of pcl trace's output, in order
+names() {
+	sed -nE 's/^.*\): ([^ ]+\/[0-9]+ )?( \.\.\. \[continued\]: )?([a-z_0-9]+)\(.*/\3/p' "$1"
+}
+# strace_names FILE: the same from strace's output
+strace_names() {
+	sed -nE 's/^([0-9]+ +)?([a-z_0-9]+)\(.*/\2/p' "$1"
+}
+# summary_rows FILE: "TID NAME CALLS ERRORS" for each row of a -s summary.
+summary_rows() {
+	awk '/^ .* \([0-9]+\), [0-9]+ events/ { tid = $0; sub(/.*\(/, "", tid); sub(/\).*/, "", tid) }
+	     /^   [a-z_0-9]+ +[0-9]+ +[0-9]+ / && tid != "" { print tid, $1, $2, $3 }' "$1"
+}
+# by_name: "NAME CALLS ERRORS" rows summed by name (strace -c prints one
+# table per ABI, pcl one per thread), sorted. Without the fork family: pcl
+# counts a child's return from vfork too, as perf trace does, strace not.
+by_name() {
+	awk '$1 !~ /^(v?fork|clone3?)$/ { c[$1] += $2; e[$1] += $3 } END { for (n in c) print n, c[n], e[n] }' | sort
+}
+strace_rows() {
+	awk '$NF != "total" && $NF != "syscall" && $1 ~ /^[0-9.]+$/ { e = (NF == 6) ? $5 : 0; print $NF, $4, e }' "$1" | by_name
+}
+pcl_rows() {
+	summary_rows "$1" | awk '{ print $2, $3, $4 }' | by_name
+}
+
+# ---- -e by name selects the i386 numbers of a 32-bit process ----
+sel=getppid,write,openat,exit_group
+run lines "$PCL" trace -e $sel -- "$P32" calls $N
+got="getppid $(grep -c ' getppid() *= [0-9]' "$TMP/lines.err")"
+for i in 1 2 3 4 5; do
+	got="$got, write$i $(grep -c "write(fd: 3, buf: 0x[0-9a-f]*, count: $i) *= $i\$" "$TMP/lines.err")"
+done
+got="$got, missing $(grep -c 'openat(dfd: CWD, filename: "/nonexistent/pcl-trace-missing", flags: RDONLY) *= -1 ENOENT' "$TMP/lines.err")"
+got="$got, exit_group $(grep -c ' exit_group() *= ?$' "$TMP/lines.err")"
+others=$(names "$TMP/lines.err" | grep -vxE 'getppid|write|openat|exit_group' | sort | uniq -c)
+want="getppid $N, write1 1, write2 1, write3 1, write4 1, write5 1, missing 1, exit_group 1"
+if [ "$RC" = 0 ] && [ "$got" = "$want" ] && [ -z "$others" ] && ! grep -q '^pcl:' "$TMP/lines.err"; then
+	ok trace32-lines
+else
+	not_ok trace32-lines "-e $sel of a 32-bit program: want $want and no other call; got $got (rc $RC)" \
+		"other calls: $others" "$(show "$TMP/lines.err" 40)"
+fi
+
+# a call with no 64-bit twin (mmap2) prints its raw arguments in hex, not
+# decoded with a format that is not its own
+run mmap2 "$PCL" trace -e mmap2 -- "$P32" calls 1
+if [ "$RC" = 0 ] && grep -q ' mmap2(arg1: 0x[0-9a-f]*, ' "$TMP/mmap2.err" &&
+	! grep -E ' mmap2\(' "$TMP/mmap2.err" | grep -qE 'arg[0-9]: [0-9]+[,)]|= [0-9]+$'; then
+	ok trace32-raw-hex
+else
+	not_ok trace32-raw-hex "want mmap2(arg1: 0x..., ...) = 0x... lines:" "$(show "$TMP/mmap2.err")"
+fi
+
+# ---- -s: exact counts, and strace -f -c's ----
+run sum "$PCL" trace -s -- "$P32" calls $N
+summary_rows "$TMP/sum.err" >"$TMP/sum.rows"
+if [ "$RC" = 0 ] && grep -qx "[0-9]* getppid $N 0" "$TMP/sum.rows" && grep -qx "[0-9]* write 5 0" "$TMP/sum.rows" &&
+	grep -qx "[0-9]* openat [0-9]* 1" "$TMP/sum.rows" && grep -qx "[0-9]* execve 1 0" "$TMP/sum.rows" &&
+	! grep -q '^pcl:' "$TMP/sum.err"; then
+	ok trace32-summary
+else
+	not_ok trace32-summary "want getppid $N 0, write 5 0, openat with 1 error, execve 1 0 in the -s table:" "$(show "$TMP/sum.err" 40)"
+fi
+
+if command -v strace >/dev/null; then
+	strace -f -c -o "$TMP/strace.c" "$P32" calls $N >/dev/null
+	strace_rows "$TMP/strace.c" >"$TMP/strace.rows"
+	pcl_rows "$TMP/sum.err" >"$TMP/pcl.rows"
+	diff_or_ok trace32-strace-counts "$TMP/strace.rows" "$TMP/pcl.rows" "strace -f -c" "pcl trace -s"
+
+	# every call, in order: the same names as strace's
+	strace -o "$TMP/strace.l" "$P32" calls 3 >/dev/null
+	"$PCL" trace -- "$P32" calls 3 2>"$TMP/pcl.l" >/dev/null
+	strace_names "$TMP/strace.l" >"$TMP/strace.names"
+	names "$TMP/pcl.l" >"$TMP/pcl.names"
+	diff_or_ok trace32-strace-names "$TMP/strace.names" "$TMP/pcl.names" "strace" "pcl trace"
+
+	# the 64-bit build of the same program: as before
+	strace -o "$TMP/strace64.l" "$P64" calls 3 >/dev/null
+	"$PCL" trace -- "$P64" calls 3 2>"$TMP/pcl64.l" >/dev/null
+	strace_names "$TMP/strace64.l" >"$TMP/strace64.names"
+	names "$TMP/pcl64.l" >"$TMP/pcl64.names"
+	diff_or_ok trace64-strace-names "$TMP/strace64.names" "$TMP/pcl64.names" "strace" "pcl trace"
+else
+	skip trace32-strace "strace is not installed"
+fi
+
+run lines64 "$PCL" trace -e $sel -- "$P64" calls $N
+got="getppid $(grep -c ' getppid() *= [0-9]' "$TMP/lines64.err"), write $(grep -c ' write(fd: 3, ' "$TMP/lines64.err")"
+got="$got, missing $(grep -c 'openat(dfd: CWD, filename: "/nonexistent/pcl-trace-missing", flags: RDONLY) *= -1 ENOENT' "$TMP/lines64.err")"
+others=$(names "$TMP/lines64.err" | grep -vxE 'getppid|write|openat|exit_group' | sort | uniq -c)
+if [ "$RC" = 0 ] && [ "$got" = "getppid $N, write 5, missing 1" ] && [ -z "$others" ]; then
+	ok trace64-lines
+else
+	not_ok trace64-lines "-e $sel of the 64-bit build: want getppid $N, write 5, missing 1; got $got (rc $RC)" \
+		"other calls: $others" "$(show "$TMP/lines64.err" 40)"
+fi
+
+# ---- a 64-bit shell running a 32-bit and a 64-bit program ----
+mixed="cd $TMP && ./prog32 calls 7 && ./prog64 calls 11"
+run mix "$PCL" trace -e getppid,write -- sh -c "$mixed"
+got="prog32 $(grep -c '): prog32/[0-9]* getppid() ' "$TMP/mix.err")/$(grep -c '): prog32/[0-9]* write(fd: 3, ' "$TMP/mix.err")"
+got="$got, prog64 $(grep -c '): prog64/[0-9]* getppid() ' "$TMP/mix.err")/$(grep -c '): prog64/[0-9]* write(fd: 3, ' "$TMP/mix.err")"
+others=$(names "$TMP/mix.err" | grep -vxE 'getppid|write' | sort | uniq -c)
+if [ "$RC" = 0 ] && [ "$got" = "prog32 7/5, prog64 11/5" ] && [ -z "$others" ]; then
+	ok trace-mixed-lines
+else
+	not_ok trace-mixed-lines "getppid/write lines of each program: want prog32 7/5, prog64 11/5; got $got (rc $RC)" \
+		"other calls: $others" "$(show "$TMP/mix.err" 50)"
+fi
+run mixsum "$PCL" trace -s -- sh -c "$mixed"
+if command -v strace >/dev/null; then
+	strace -f -c -o "$TMP/strace.mix" sh -c "$mixed" >/dev/null
+	strace_rows "$TMP/strace.mix" >"$TMP/strace.mixrows"
+	pcl_rows "$TMP/mixsum.err" >"$TMP/pcl.mixrows"
+	diff_or_ok trace-mixed-strace-counts "$TMP/strace.mixrows" "$TMP/pcl.mixrows" "strace -f -c" "pcl trace -s"
+fi
+if [ "$RC" = 0 ] && ! grep -q '^pcl:' "$TMP/mixsum.err"; then
+	ok trace-mixed-no-note
+else
+	not_ok trace-mixed-no-note "every ABI was known: want no note and rc 0, got rc $RC:" "$(grep '^pcl:' "$TMP/mixsum.err")"
+fi
