@@ -153,3 +153,12 @@ if [ "$RC" = 0 ] && ! grep -q '^pcl:' "$TMP/mixsum.err"; then
 else
 	not_ok trace-mixed-no-note "every ABI was known: want no note and rc 0, got rc $RC:" "$(grep '^pcl:' "$TMP/mixsum.err")"
 fi
+
+# a sanitizer build's reports land in the outputs the checks above read
+bad=$(grep -lE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' \
+	"$TMP"/*.err "$TMP"/pcl.* 2>/dev/null)
+if [ -z "$bad" ]; then
+	ok trace32-clean
+else
+	not_ok trace32-clean "sanitizer reports in:" "$bad" "$(grep -hE -A5 'Sanitizer|runtime error:' $bad | head -20)"
+fi
