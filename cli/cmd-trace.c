@@ -131,6 +131,7 @@ struct tracer {
 	FILE *out;
 	uint64_t base_time, nr_events, lost;
 	char *selected[NR_TRACE_ABI]; /* by ABI and nr: traced */
+	bool select_others;	      /* numbers past the tables: traced (no -e, or "!") */
 	/*
 	 * Lines name their thread (comm/tid) unless the target is one thread
 	 * that has no children traced: -p or -t of a single thread, as perf
@@ -312,16 +313,22 @@ static void stats_update(struct thr *th, enum trace_abi abi, long nr, long ret, 
 
 static bool selected(const struct tracer *t, enum trace_abi abi, long nr)
 {
-	return nr >= 0 && nr < trace_sc_max(abi) && t->selected[abi][nr];
+	if (nr < 0 || nr >= trace_sc_max(abi))
+		return t->select_others;
+	return t->selected[abi][nr];
 }
 
-/* An x32 call's ABI, and its number without TRACE_X32_BIT into *@nr; else false. */
-static bool x32_call(long *nr)
+/*
+ * The ABI of call @nr of a process whose ABI is @abi: x32 when a 64-bit
+ * process sets TRACE_X32_BIT (cleared in *@nr then); in an i386 process
+ * the bit makes no x32 call, only a number i386 does not have.
+ */
+static enum trace_abi call_abi(enum trace_abi abi, long *nr)
 {
-	if (*nr < 0 || !(*nr & TRACE_X32_BIT))
-		return false;
+	if (abi != TRACE_ABI_64 || *nr < 0 || !(*nr & TRACE_X32_BIT))
+		return abi;
 	*nr &= ~TRACE_X32_BIT;
-	return true;
+	return TRACE_ABI_X32;
 }
 
 /*
@@ -335,14 +342,13 @@ static enum trace_abi enter_abi(struct tracer *t, const struct pcl_sample *s, lo
 	enum trace_abi abi;
 
 	*certain = true;
-	if (x32_call(nr))
-		return TRACE_ABI_X32;
 	if (s->user_abi == PERF_SAMPLE_REGS_ABI_32 || s->user_abi == PERF_SAMPLE_REGS_ABI_64) {
 		abi = s->user_abi == PERF_SAMPLE_REGS_ABI_32 ? TRACE_ABI_I386 : TRACE_ABI_64;
 		trace_abis__set(t->abis, (pid_t)s->pid, abi);
-		return abi;
+	} else {
+		abi = trace_abis__get(t->abis, (pid_t)s->pid, certain);
 	}
-	return trace_abis__get(t->abis, (pid_t)s->pid, certain);
+	return call_abi(abi, nr);
 }
 
 /* The ABI of the call @nr that @th exits (@matched: the entry it had is this call's). */
@@ -350,10 +356,8 @@ static enum trace_abi exit_abi(struct tracer *t, struct thr *th, long *nr, bool 
 			       bool *certain)
 {
 	*certain = true;
-	if (x32_call(nr))
-		return TRACE_ABI_X32;
 	if (matched)
-		return th->entry_abi;
+		return call_abi(th->entry_abi == TRACE_ABI_X32 ? TRACE_ABI_64 : th->entry_abi, nr);
 	/*
 	 * The first exit after an exec is the exec's own, numbered in the ABI
 	 * of the program that called it (the command's execve, entered before
@@ -367,7 +371,7 @@ static enum trace_abi exit_abi(struct tracer *t, struct thr *th, long *nr, bool 
 				return (enum trace_abi)a;
 		}
 	}
-	return trace_abis__get(t->abis, th->pid, certain);
+	return call_abi(trace_abis__get(t->abis, th->pid, certain), nr);
 }
 
 /* ---- sys_enter / sys_exit ---- */
@@ -717,6 +721,7 @@ static int select_syscalls(struct tracer *t)
 	bool neg = false;
 	char *list, *tok, *save = NULL;
 
+	t->select_others = !t->o->events || t->o->events[0] == '!';
 	for (int abi = 0; abi < NR_TRACE_ABI; abi++) {
 		size_t max = (size_t)trace_sc_max((enum trace_abi)abi);
 
@@ -818,7 +823,7 @@ static bool want_all(struct tracer *t, long id)
 {
 	long nr = id;
 
-	if (x32_call(&nr))
+	if (call_abi(TRACE_ABI_64, &nr) == TRACE_ABI_X32)
 		return selected(t, TRACE_ABI_X32, nr);
 	return selected(t, TRACE_ABI_64, id) || selected(t, TRACE_ABI_I386, id);
 }

@@ -154,6 +154,30 @@ else
 	not_ok trace-mixed-no-note "every ABI was known: want no note and rc 0, got rc $RC:" "$(grep '^pcl:' "$TMP/mixsum.err")"
 fi
 
+# ---- numbers no table names, and x32's bit ----
+# syscall(1000) is no call in any ABI; 0x40000027 is x32's getpid from a
+# 64-bit process (ENOSYS where x32 is off, still x32's number), but in a
+# 32-bit process only a number i386 does not have
+cat >"$TMP/odd.c" <<'C'
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(void) { syscall(1000); syscall(0x40000027); return 0; }
+C
+if cc -o "$TMP/odd64" "$TMP/odd.c" && cc -m32 -o "$TMP/odd32" "$TMP/odd.c"; then
+	run odd64 "$PCL" trace -- "$TMP/odd64"
+	run odd32 "$PCL" trace -- "$TMP/odd32"
+	got="$(grep -cE ' NR1000\(.*= -1 ENOSYS' "$TMP/odd64.err") $(grep -cE ' getpid\(.*= ' "$TMP/odd64.err")"
+	got="$got $(grep -cE ' NR1000\(.*= -1 ENOSYS' "$TMP/odd32.err") $(grep -cE ' NR1073741863\(.*= -1 ENOSYS' "$TMP/odd32.err")"
+	if [ "$got" = "1 1 1 1" ]; then
+		ok trace-unknown-numbers
+	else
+		not_ok trace-unknown-numbers "want NR1000 and x32 getpid (64-bit), NR1000 and NR1073741863 (32-bit); counts $got:" \
+			"$(tail -4 "$TMP/odd64.err")" "$(tail -4 "$TMP/odd32.err")"
+	fi
+else
+	skip trace-unknown-numbers "cannot build the test program"
+fi
+
 # a sanitizer build's reports land in the outputs the checks above read
 bad=$(grep -lE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' \
 	"$TMP"/*.err "$TMP"/pcl.* 2>/dev/null)
