@@ -132,6 +132,7 @@ struct tracer {
 	uint64_t base_time, nr_events, lost;
 	char *selected[NR_TRACE_ABI]; /* by ABI and nr: traced */
 	bool select_others;	      /* numbers past the tables: traced (no -e, or "!") */
+	bool sigreturn;		      /* rt_sigreturn or sigreturn is traced */
 	/*
 	 * Lines name their thread (comm/tid) unless the target is one thread
 	 * that has no children traced: -p or -t of a single thread, as perf
@@ -467,7 +468,8 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	 * the thread's last entry; without one it cannot be named.
 	 */
 	if (id == -1) {
-		if (!th->entry_time)
+		/* (the kernel's filter may have let it through: too long, or "id != ...") */
+		if (!th->entry_time || !t->sigreturn)
 			return;
 		id = th->entry_nr;
 	}
@@ -780,12 +782,25 @@ static long id_at(int i)
 	return i < low_ids() ? i : TRACE_X32_BIT + (i - low_ids());
 }
 
-/* A tracepoint filter "id == a || ..." (or "id != x && ...", the shorter) for @want. */
+/*
+ * The kernel copies a filter of at most a page (strndup_user(PAGE_SIZE)):
+ * past that it says EINVAL. A longer one is left out, and the calls it
+ * would have dropped are dropped here instead (on_enter, on_exit_).
+ */
+#define FILTER_MAX 4095
+
+/*
+ * A tracepoint filter for @want: the ids wanted ("id == a || (id >= b &&
+ * id <= c) || ..."), or those not ("id != x && (id < y || id > z) && ..."),
+ * the fewer; runs of consecutive ids as ranges, so that the x32 numbers
+ * (each table's gaps apart, one run) keep it short. Only the process
+ * filter when the ids' part would not fit.
+ */
 static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, long), bool minus1,
 		       pid_t self)
 {
 	int max = nr_ids(), yes = 0;
-	size_t cap = 64 + (size_t)max * 24, len = 0;
+	size_t cap = 128 + (size_t)max * 48, len = 0;
 	char *f = malloc(cap);
 	bool eq;
 
@@ -798,13 +813,22 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, long), bo
 	if (yes < max) {
 		len += (size_t)snprintf(f + len, cap - len, "(");
 		for (int i = 0, first = 1; i < max; i++) {
-			if (want(t, id_at(i)) != eq)
+			long a = id_at(i), b = a;
+			const char *sep = first ? "" : eq ? " || " : " && ";
+
+			if (want(t, a) != eq)
 				continue;
-			len += (size_t)snprintf(f + len, cap - len, "%sid %s %ld",
-						first ? ""
-						: eq  ? " || "
-						      : " && ",
-						eq ? "==" : "!=", id_at(i));
+			while (i + 1 < max && id_at(i + 1) == b + 1 && want(t, id_at(i + 1)) == eq)
+				b = id_at(++i);
+			if (a == b)
+				len += (size_t)snprintf(f + len, cap - len, "%sid %s %ld", sep,
+							eq ? "==" : "!=", a);
+			else if (eq)
+				len += (size_t)snprintf(f + len, cap - len,
+							"%s(id >= %ld && id <= %ld)", sep, a, b);
+			else
+				len += (size_t)snprintf(f + len, cap - len, "%s(id < %ld || id > %ld)",
+							sep, a, b);
 			first = 0;
 		}
 		if (!yes)
@@ -812,7 +836,10 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, long), bo
 		else if (eq && minus1) /* rt_sigreturn's exit (on_exit_) */
 			len += (size_t)snprintf(f + len, cap - len, " || id == -1");
 		len += (size_t)snprintf(f + len, cap - len, ")");
+		if (len + 40 > FILTER_MAX) /* and room for the process filter */
+			len = 0;
 	}
+	f[len] = 0;
 	if (self)
 		snprintf(f + len, cap - len, "%scommon_pid != %d", len ? " && " : "", (int)self);
 	return f;
@@ -1031,6 +1058,7 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 
 	for (int ev = 0; ev < NR_EV; ev++)
 		t->evidx[ev] = -1;
+	t->sigreturn = sigreturn_selected(t);
 	for (int i = 0; i < nr_ids(); i++) {
 		any_path |= want_path(t, id_at(i));
 		any_plain |= want_plain(t, id_at(i));
@@ -1066,7 +1094,7 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 				    : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
 			return -1;
 		}
-		f = id_filter(t, want, ev == EV_EXIT && sigreturn_selected(t), self);
+		f = id_filter(t, want, ev == EV_EXIT && t->sigreturn, self);
 		if (!f)
 			return -1;
 		if (f[0] && (ret = pcl_evlist__set_filter(t->el, t->evidx[ev], f))) {
