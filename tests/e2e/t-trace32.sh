@@ -178,6 +178,33 @@ else
 	skip trace-unknown-numbers "cannot build the test program"
 fi
 
+# ---- -p of a 32-bit process blocked in a call ----
+# The exit of a call entered before pcl attached has no entry, nor any
+# sample's registers, to say its ABI: /proc/PID/exe's ELF header (read at
+# attach) does. i386's nanosleep is 162, x86-64's sync.
+cat >"$TMP/nap.c" <<'C'
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(void) { struct timespec ts = { 0, 600000000 }; for (int i = 0; i < 20; i++) syscall(SYS_nanosleep, &ts, 0); return 0; }
+C
+if cc -m32 -o "$TMP/nap32" "$TMP/nap.c"; then
+	"$TMP/nap32" &
+	npid=$!
+	sleep 0.3
+	timeout -s INT 1.5 "$PCL" trace -p $npid 2>"$TMP/nap.err" >/dev/null
+	kill $npid 2>/dev/null
+	wait $npid 2>/dev/null
+	if grep -q '\[continued\]: nanosleep()) *= 0$' "$TMP/nap.err" && ! grep -qE ' sync\(|^pcl:' "$TMP/nap.err"; then
+		ok trace32-attach-continued
+	else
+		not_ok trace32-attach-continued "-p of a 32-bit process in nanosleep: want '... [continued]: nanosleep()) = 0':" \
+			"$(show "$TMP/nap.err" 10)"
+	fi
+else
+	skip trace32-attach-continued "cannot build the test program"
+fi
+
 # ---- the kernel's filter: three tables' numbers still fit a page ----
 # -e '*' and wide globs list the numbers they leave out; with x32's 500
 # more, one by one, that was over the kernel's page (EINVAL): runs are ranges
