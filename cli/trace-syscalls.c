@@ -307,6 +307,24 @@ static const char *const i386_differs[] = {
 	NULL
 };
 
+/* The 64-bit twin of i386's time64 call @name, into @buf: whether it is one. */
+static bool time64_twin(const char *name, char *buf, size_t size)
+{
+	static const char *const bare[] = { "clock_gettime64",	 "clock_settime64", "clock_adjtime64",
+					    "timer_gettime64",	 "timer_settime64", "timerfd_gettime64",
+					    "timerfd_settime64", NULL };
+	size_t n = strlen(name);
+
+	if (n > 7 && !strcmp(name + n - 7, "_time64"))
+		n -= 7;
+	else if (name_in(name, bare))
+		n -= 2;
+	else
+		return false;
+	snprintf(buf, size, "%.*s", (int)n, name);
+	return true;
+}
+
 static void load(struct trace_sc *sc, enum trace_abi abi, const char *name)
 {
 	static const char *const hexret[] = { "mmap", "mmap2", "brk", "mremap", "shmat", NULL };
@@ -326,6 +344,13 @@ static void load(struct trace_sc *sc, enum trace_abi abi, const char *name)
 	if (abi == TRACE_ABI_X32 || (abi == TRACE_ABI_I386 && name_in(name, i386_differs)))
 		return;
 	text = read_format(name, &len);
+	/*
+	 * i386's calls with a 64-bit time_t (futex_time64, clock_gettime64,
+	 * ...) are x86-64's own entry points: its twin is the name without
+	 * the suffix, with the same arguments.
+	 */
+	if (!text && abi == TRACE_ABI_I386 && time64_twin(name, alias, sizeof(alias)))
+		text = read_format(alias, &len);
 	/* the kernel names a few by their implementation: newstat, newuname... */
 	if (!text) {
 		snprintf(alias, sizeof(alias), "new%s", name);

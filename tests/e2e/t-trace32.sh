@@ -178,6 +178,24 @@ else
 	skip trace-unknown-numbers "cannot build the test program"
 fi
 
+# i386's time64 calls are x86-64's entry points: decoded with the format
+# of the name without the suffix (futex_time64 as futex), not raw
+cat >"$TMP/fx.c" <<'C'
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(void) { static int word; syscall(422, &word, 1, 1, 0, 0, 0); return 0; }
+C
+if cc -m32 -o "$TMP/fx32" "$TMP/fx.c"; then
+	run fx "$PCL" trace -e futex_time64 -- "$TMP/fx32"
+	if [ "$RC" = 0 ] && grep -qE ' futex_time64\(uaddr: 0x[0-9a-f]+, op: 1, val: 1\) *= 0$' "$TMP/fx.err"; then
+		ok trace32-time64
+	else
+		not_ok trace32-time64 "want futex_time64(uaddr: 0x..., op: 1, val: 1) = 0:" "$(show "$TMP/fx.err" 10)"
+	fi
+else
+	skip trace32-time64 "cannot build the test program"
+fi
+
 # ---- -p of a 32-bit process blocked in a call ----
 # The exit of a call entered before pcl attached has no entry, nor any
 # sample's registers, to say its ABI: /proc/PID/exe's ELF header (read at
