@@ -147,6 +147,8 @@ if command -v strace >/dev/null; then
 	strace_rows "$TMP/strace.mix" >"$TMP/strace.mixrows"
 	pcl_rows "$TMP/mixsum.err" >"$TMP/pcl.mixrows"
 	diff_or_ok trace-mixed-strace-counts "$TMP/strace.mixrows" "$TMP/pcl.mixrows" "strace -f -c" "pcl trace -s"
+else
+	skip trace-mixed-strace-counts "strace is not installed"
 fi
 if [ "$RC" = 0 ] && ! grep -q '^pcl:' "$TMP/mixsum.err"; then
 	ok trace-mixed-no-note
