@@ -827,8 +827,8 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, long), bo
 				len += (size_t)snprintf(f + len, cap - len,
 							"%s(id >= %ld && id <= %ld)", sep, a, b);
 			else
-				len += (size_t)snprintf(f + len, cap - len, "%s(id < %ld || id > %ld)",
-							sep, a, b);
+				len += (size_t)snprintf(f + len, cap - len,
+							"%s(id < %ld || id > %ld)", sep, a, b);
 			first = 0;
 		}
 		if (!yes)

@@ -310,8 +310,9 @@ static const char *const i386_differs[] = {
 /* The 64-bit twin of i386's time64 call @name, into @buf: whether it is one. */
 static bool time64_twin(const char *name, char *buf, size_t size)
 {
-	static const char *const bare[] = { "clock_gettime64",	 "clock_settime64", "clock_adjtime64",
-					    "timer_gettime64",	 "timer_settime64", "timerfd_gettime64",
+	static const char *const bare[] = { "clock_gettime64",	 "clock_settime64",
+					    "clock_adjtime64",	 "timer_gettime64",
+					    "timer_settime64",	 "timerfd_gettime64",
 					    "timerfd_settime64", NULL };
 	size_t n = strlen(name);
 
