@@ -307,15 +307,32 @@ static const char *const i386_differs[] = {
 	NULL
 };
 
-/* The 64-bit twin of i386's time64 call @name, into @buf: whether it is one. */
-static bool time64_twin(const char *name, char *buf, size_t size)
+/*
+ * The 64-bit twin of i386's call @name under another name, into @buf:
+ * whether it has one. The time64 calls (futex_time64, clock_gettime64 ...)
+ * are x86-64's own entry points, named without the suffix; a few others
+ * take the same arguments as a call x86-64 names otherwise.
+ */
+static bool i386_twin(const char *name, char *buf, size_t size)
 {
 	static const char *const bare[] = { "clock_gettime64",	 "clock_settime64",
 					    "clock_adjtime64",	 "timer_gettime64",
 					    "timer_settime64",	 "timerfd_gettime64",
 					    "timerfd_settime64", NULL };
+	static const char *const renamed[][2] = {
+		{ "stat64", "newstat" },    { "lstat64", "newlstat" },
+		{ "fstat64", "newfstat" },  { "fstatat64", "newfstatat" },
+		{ "fcntl64", "fcntl" },	    { "ugetrlimit", "getrlimit" },
+		{ "_newselect", "select" }, { "sigreturn", "rt_sigreturn" },
+	};
 	size_t n = strlen(name);
 
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		if (!strcmp(name, renamed[i][0])) {
+			snprintf(buf, size, "%s", renamed[i][1]);
+			return true;
+		}
+	}
 	if (n > 7 && !strcmp(name + n - 7, "_time64"))
 		n -= 7;
 	else if (name_in(name, bare))
@@ -345,12 +362,7 @@ static void load(struct trace_sc *sc, enum trace_abi abi, const char *name)
 	if (abi == TRACE_ABI_X32 || (abi == TRACE_ABI_I386 && name_in(name, i386_differs)))
 		return;
 	text = read_format(name, &len);
-	/*
-	 * i386's calls with a 64-bit time_t (futex_time64, clock_gettime64,
-	 * ...) are x86-64's own entry points: its twin is the name without
-	 * the suffix, with the same arguments.
-	 */
-	if (!text && abi == TRACE_ABI_I386 && time64_twin(name, alias, sizeof(alias)))
+	if (!text && abi == TRACE_ABI_I386 && i386_twin(name, alias, sizeof(alias)))
 		text = read_format(alias, &len);
 	/* the kernel names a few by their implementation: newstat, newuname... */
 	if (!text) {
