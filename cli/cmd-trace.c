@@ -489,6 +489,13 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	th->execd = false;
 	if (!selected(t, abi, nr))
 		return;
+	/*
+	 * An i386 call returns eax: the kernel sign-extends an error, but a
+	 * sigreturn restores the interrupted call's 32 bits as they were
+	 * (-EINTR as 0xfffffffc). An error of 32 bits is one of 64 here.
+	 */
+	if (abi == TRACE_ABI_I386 && (uint64_t)ret >> 32 == 0 && (uint32_t)ret >= (uint32_t)-4095)
+		ret = (int32_t)ret;
 	t->unsure += !certain;
 	th->nr_events++;
 	t->nr_events++;

@@ -198,6 +198,28 @@ else
 	skip trace32-time64 "cannot build the test program"
 fi
 
+# a 32-bit signal handler's return: i386's sigreturn (no arguments, as
+# x86-64's rt_sigreturn) gives back the interrupted pause's -EINTR in 32
+# bits; it is -1 EINTR, as strace says, not 4294967292
+cat >"$TMP/sig.c" <<'C'
+#include <signal.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+static void h(int s) { (void)s; syscall(SYS_getppid); }
+int main(void) { signal(SIGALRM, h); for (int i = 0; i < 3; i++) { ualarm(20000, 0); pause(); } return 0; }
+C
+if cc -m32 -o "$TMP/sig32" "$TMP/sig.c"; then
+	run sig "$PCL" trace -e sigreturn,getppid -- "$TMP/sig32"
+	got="$(grep -c ' sigreturn() *= -1 EINTR' "$TMP/sig.err") $(grep -c ' getppid() *= [0-9]' "$TMP/sig.err")"
+	if [ "$RC" = 0 ] && [ "$got" = "3 3" ]; then
+		ok trace32-sigreturn
+	else
+		not_ok trace32-sigreturn "want 3 'sigreturn() = -1 EINTR' and 3 getppid; got $got:" "$(show "$TMP/sig.err" 10)"
+	fi
+else
+	skip trace32-sigreturn "cannot build the test program"
+fi
+
 # ---- -p of a 32-bit process blocked in a call ----
 # The exit of a call entered before pcl attached has no entry, nor any
 # sample's registers, to say its ABI: /proc/PID/exe's ELF header (read at
