@@ -100,13 +100,24 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 
 $(BUILD)/obj/lib/output/pprof.o: $(BUILD)/gen/profile.pb-c.h
 # pcl trace's syscall names: the __NR_ macros of the kernel headers the
-# compiler sees (Debian's linux-libc-dev), not a hand-kept table.
+# compiler sees (Debian's linux-libc-dev), not a hand-kept table. One table
+# per ABI a process on x86-64 can call the kernel with: x86-64 (unistd.h),
+# i386 (unistd_32.h: int 0x80, sysenter) and x32 (unistd_x32.h, whose
+# numbers are written (__X32_SYSCALL_BIT + N): N is kept).
+define gen_syscalltbl
+@mkdir -p $(BUILD)/gen
+$(call say,GEN,$@)echo '#include <asm/$(1)>' | $(CC) -E -dM - | \
+	sed -n 's/^#define __NR_\([a-z0-9_]*\) \(([A-Z0-9_]* + \)\{0,1\}\([0-9][0-9]*\))\{0,1\}$$/[\3] = "\1",/p' \
+	> $@.tmp && mv $@.tmp $@
+endef
 $(BUILD)/gen/syscalltbl.h: Makefile
-	@mkdir -p $(BUILD)/gen
-	$(call say,GEN,$@)echo '#include <asm/unistd.h>' | $(CC) -E -dM - | \
-		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@.tmp && \
-		mv $@.tmp $@
-$(BUILD)/obj/cli/trace-syscalls.o: $(BUILD)/gen/syscalltbl.h
+	$(call gen_syscalltbl,unistd.h)
+$(BUILD)/gen/syscalltbl_32.h: Makefile
+	$(call gen_syscalltbl,unistd_32.h)
+$(BUILD)/gen/syscalltbl_x32.h: Makefile
+	$(call gen_syscalltbl,unistd_x32.h)
+$(BUILD)/obj/cli/trace-syscalls.o: $(BUILD)/gen/syscalltbl.h $(BUILD)/gen/syscalltbl_32.h \
+	$(BUILD)/gen/syscalltbl_x32.h
 $(BUILD)/obj/lib/output/html.o: lib/output/html/page.css lib/output/html/page.js
 
 $(BUILD)/libpcl.a: $(LIB_OBJS)

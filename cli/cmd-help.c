@@ -728,6 +728,7 @@ static const char usage_trace[] =
 	"One line per syscall, with its duration, decoded arguments and result, as perf\n"
 	"trace prints them, from the raw_syscalls tracepoints (no ptrace). Paths read\n"
 	"after the call, which may have changed since, end in '?'. Output on stderr.\n"
+	"A 32-bit program's calls are named from the i386 table, x32 calls from x32's.\n"
 	"\n"
 	"  -e, --event, --expr SYSCALLS  only these syscalls (comma list, globs);\n"
 	"                          '!' first: all but these\n"

@@ -16,6 +16,13 @@
  *     as it was at the call (trace-mem.c).
  * The kernel filters the calls by number (-e), and, system wide, our own.
  *
+ * A number names a call in the ABI of the process that made it: x86-64,
+ * i386 (a 32-bit program) or x32 (numbers with __X32_SYSCALL_BIT). Both
+ * sys_enter events sample the user registers' ABI for it (trace-abi.c
+ * keeps each process's); an exit takes its entry's. The kernel's filter
+ * cannot tell the ABIs apart, so it keeps the numbers -e selects in any of
+ * them, and the calls another ABI's name selected are dropped here.
+ *
  * The rings are drained every 100 ms or when a quarter full; records are
  * put in time order (CLOCK_MONOTONIC, so that what is older than the drain
  * by a margin is known to be complete) and then processed: an enter is
@@ -76,11 +83,20 @@ struct thr {
 	char comm[17];
 	bool comm_known;
 	bool entry_pending;
-	long entry_nr;
+	long entry_nr; /* as the tracepoint gives it (x32: with its bit) */
+	enum trace_abi entry_abi;
 	uint64_t entry_time;
+	/*
+	 * A call -e did not select, whose exit is to be dropped too, without
+	 * touching the entry above (a signal handler's calls come between a
+	 * call's entry and its exit).
+	 */
+	bool skip;
+	long skip_nr;
+	bool execd; /* exec'ed, and no call of it seen since */
 	char *entry_str;
 	uint64_t nr_events;
-	struct sc_stats *stats; /* by syscall nr, with -s */
+	struct sc_stats *stats[NR_TRACE_ABI]; /* by ABI and syscall nr, with -s */
 	struct thr *next;
 };
 
@@ -110,9 +126,13 @@ struct tracer {
 	struct thr *threads[4096];
 	struct thr *current;
 	struct trace_mem *mem;
+	struct trace_abis *abis;
+	uint64_t unsure; /* calls named as x86-64 ones without knowing their ABI */
 	FILE *out;
 	uint64_t base_time, nr_events, lost;
-	char *selected; /* by nr: traced */
+	char *selected[NR_TRACE_ABI]; /* by ABI and nr: traced */
+	bool select_others;	      /* numbers past the tables: traced (no -e, or "!") */
+	bool sigreturn;		      /* rt_sigreturn or sigreturn is traced */
 	/*
 	 * Lines name their thread (comm/tid) unless the target is one thread
 	 * that has no children traced: -p or -t of a single thread, as perf
@@ -262,18 +282,18 @@ static void print_ret(struct tracer *t, const struct trace_sc *sc, long ret)
  * command's execve, a call blocked at -p; or lost) is counted, but has no
  * duration: not a 0 in total, min, avg and max.
  */
-static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, bool timed,
+static void stats_update(struct thr *th, enum trace_abi abi, long nr, long ret, bool timed,
 			 uint64_t duration)
 {
 	struct sc_stats *s;
 	double delta;
 
-	if (nr < 0 || nr >= trace_sc_max())
+	if (nr < 0 || nr >= trace_sc_max(abi))
 		return;
-	if (!th->stats && !(th->stats = calloc((size_t)trace_sc_max(), sizeof(*th->stats))))
+	if (!th->stats[abi] &&
+	    !(th->stats[abi] = calloc((size_t)trace_sc_max(abi), sizeof(*th->stats[abi]))))
 		return;
-	(void)t;
-	s = &th->stats[nr];
+	s = &th->stats[abi][nr];
 	s->calls++;
 	if (ret < 0)
 		s->errors++;
@@ -290,6 +310,71 @@ static void stats_update(struct tracer *t, struct thr *th, long nr, long ret, bo
 		s->max = duration;
 }
 
+/* ---- the ABI of a call ---- */
+
+static bool selected(const struct tracer *t, enum trace_abi abi, long nr)
+{
+	if (nr < 0 || nr >= trace_sc_max(abi))
+		return t->select_others;
+	return t->selected[abi][nr];
+}
+
+/*
+ * The ABI of call @nr of a process whose ABI is @abi: x32 when a 64-bit
+ * process sets TRACE_X32_BIT (cleared in *@nr then); in an i386 process
+ * the bit makes no x32 call, only a number i386 does not have.
+ */
+static enum trace_abi call_abi(enum trace_abi abi, long *nr)
+{
+	if (abi != TRACE_ABI_64 || *nr < 0 || !(*nr & TRACE_X32_BIT))
+		return abi;
+	*nr &= ~TRACE_X32_BIT;
+	return TRACE_ABI_X32;
+}
+
+/*
+ * The ABI of the call @nr (made to) enter in sample @s: as the user
+ * registers' ABI says (the mode the thread ran in), which is then the
+ * process's; *@nr becomes the number in its table.
+ */
+static enum trace_abi enter_abi(struct tracer *t, const struct pcl_sample *s, long *nr,
+				bool *certain)
+{
+	enum trace_abi abi;
+
+	*certain = true;
+	if (s->user_abi == PERF_SAMPLE_REGS_ABI_32 || s->user_abi == PERF_SAMPLE_REGS_ABI_64) {
+		abi = s->user_abi == PERF_SAMPLE_REGS_ABI_32 ? TRACE_ABI_I386 : TRACE_ABI_64;
+		trace_abis__set(t->abis, (pid_t)s->pid, abi);
+	} else {
+		abi = trace_abis__get(t->abis, (pid_t)s->pid, certain);
+	}
+	return call_abi(abi, nr);
+}
+
+/* The ABI of the call @nr that @th exits (@matched: the entry it had is this call's). */
+static enum trace_abi exit_abi(struct tracer *t, struct thr *th, long *nr, bool matched,
+			       bool *certain)
+{
+	*certain = true;
+	if (matched)
+		return call_abi(th->entry_abi == TRACE_ABI_X32 ? TRACE_ABI_64 : th->entry_abi, nr);
+	/*
+	 * The first exit after an exec is the exec's own, numbered in the ABI
+	 * of the program that called it (the command's execve, entered before
+	 * the trace began); no ABI has its execve or execveat at another's.
+	 */
+	if (th->execd) {
+		for (int a = TRACE_ABI_64; a <= TRACE_ABI_I386; a++) {
+			struct trace_sc *sc = trace_sc((enum trace_abi)a, *nr);
+
+			if (sc && (!strcmp(sc->name, "execve") || !strcmp(sc->name, "execveat")))
+				return (enum trace_abi)a;
+		}
+	}
+	return call_abi(trace_abis__get(t->abis, th->pid, certain), nr);
+}
+
 /* ---- sys_enter / sys_exit ---- */
 
 static void on_enter(struct tracer *t, const struct pcl_record *r, bool with_stack)
@@ -297,23 +382,35 @@ static void on_enter(struct tracer *t, const struct pcl_record *r, bool with_sta
 	const struct pcl_sample *s = &r->sample;
 	const uint8_t *raw = s->raw;
 	struct trace_user u = { .pid = (pid_t)s->pid, .time_ns = s->time };
+	enum trace_abi abi;
 	struct trace_sc *sc;
 	struct thr *th;
 	uint64_t args[6];
-	int64_t nr;
+	int64_t id;
+	long nr;
+	bool certain;
 
 	if (s->raw_size < 64)
 		return;
-	memcpy(&nr, raw + 8, 8);
+	memcpy(&id, raw + 8, 8);
 	memcpy(args, raw + 16, sizeof(args));
 	th = thread_get(t, (pid_t)s->pid, (pid_t)s->tid);
 	if (!th)
 		return;
+	nr = (long)id;
+	abi = enter_abi(t, s, &nr, &certain);
+	th->execd = false;
+	if (!selected(t, abi, nr)) { /* the kernel kept it for another ABI's call */
+		th->skip = true;
+		th->skip_nr = (long)id;
+		return;
+	}
+	t->unsure += !certain;
 	th->nr_events++;
 	t->nr_events++;
 	if (printing_lines(t->o))
 		print_interrupted(t);
-	sc = trace_sc((long)nr);
+	sc = trace_sc(abi, nr);
 	if (!t->o->summary_only) {
 		if (!th->entry_str && !(th->entry_str = malloc(8192)))
 			return;
@@ -322,10 +419,11 @@ static void on_enter(struct tracer *t, const struct pcl_record *r, bool with_sta
 			u.stack = s->user_stack;
 			u.stack_size = s->user_stack_dyn_size;
 		}
-		trace_fmt_args(th->entry_str, 8192, sc, (long)nr, args, t->mem, &u);
+		trace_fmt_args(th->entry_str, 8192, abi, sc, nr, args, t->mem, &u);
 	}
 	th->entry_time = s->time;
-	th->entry_nr = (long)nr;
+	th->entry_nr = (long)id;
+	th->entry_abi = abi;
 	if (sc && sc->is_exit) {
 		if (printing_lines(t->o)) {
 			int len, pad = 0;
@@ -348,16 +446,18 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 {
 	const struct pcl_sample *s = &r->sample;
 	const struct trace_opts *o = t->o;
+	enum trace_abi abi;
 	struct trace_sc *sc;
 	struct thr *th;
-	int64_t nr, ret;
+	int64_t id, ret;
+	long nr;
 	uint64_t duration = 0;
-	bool calculated = false, matched;
+	bool calculated = false, matched, certain;
 	int printed, pad;
 
 	if (s->raw_size < 24)
 		return;
-	memcpy(&nr, (const uint8_t *)s->raw + 8, 8);
+	memcpy(&id, (const uint8_t *)s->raw + 8, 8);
 	memcpy(&ret, (const uint8_t *)s->raw + 16, 8);
 	th = thread_get(t, (pid_t)s->pid, (pid_t)s->tid);
 	if (!th)
@@ -367,24 +467,45 @@ static void on_exit_(struct tracer *t, const struct pcl_record *r)
 	 * syscall nr among them as -1: its exit says -1. It is the exit of
 	 * the thread's last entry; without one it cannot be named.
 	 */
-	if (nr == -1) {
-		if (!th->entry_time)
+	if (id == -1) {
+		/* (the kernel's filter may have let it through: too long, or "id != ...") */
+		if (!th->entry_time || !t->sigreturn)
 			return;
-		nr = th->entry_nr;
+		id = th->entry_nr;
 	}
+	/* (any other negative id names no syscall) */
+	if (id < 0) {
+		th->nr_events++;
+		t->nr_events++;
+		return;
+	}
+	matched = th->entry_time && th->entry_nr == id && s->time >= th->entry_time;
+	if (!matched && th->skip && th->skip_nr == id) {
+		th->skip = false;
+		return;
+	}
+	nr = (long)id;
+	abi = exit_abi(t, th, &nr, matched, &certain);
+	th->execd = false;
+	if (!selected(t, abi, nr))
+		return;
+	/*
+	 * An i386 call returns eax: the kernel sign-extends an error, but a
+	 * sigreturn restores the interrupted call's 32 bits as they were
+	 * (-EINTR as 0xfffffffc). An error of 32 bits is one of 64 here.
+	 */
+	if (abi == TRACE_ABI_I386 && (uint64_t)ret >> 32 == 0 && (uint32_t)ret >= (uint32_t)-4095)
+		ret = (int32_t)ret;
+	t->unsure += !certain;
 	th->nr_events++;
 	t->nr_events++;
-	/* (any other negative id names no syscall) */
-	if (nr < 0)
-		return;
-	sc = trace_sc((long)nr);
-	matched = th->entry_time && th->entry_nr == nr && s->time >= th->entry_time;
+	sc = trace_sc(abi, nr);
 	if (matched) {
 		duration = s->time - th->entry_time;
 		calculated = true;
 	}
 	if (o->summary)
-		stats_update(t, th, (long)nr, (long)ret, calculated, duration);
+		stats_update(th, abi, nr, (long)ret, calculated, duration);
 	if (o->summary_only)
 		goto out;
 	if (o->duration_ms > 0 && (!calculated || (double)duration < o->duration_ms * 1e6))
@@ -448,8 +569,12 @@ static void process(struct tracer *t, struct pending *p)
 			snprintf(th->comm, sizeof(th->comm), "%s", r.comm.comm);
 			th->comm_known = true;
 		}
-		if (r.misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (r.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			trace_mem__exec(t->mem, (pid_t)r.comm.pid);
+			trace_abis__exec(t->abis, (pid_t)r.comm.pid);
+			if (th)
+				th->execd = true;
+		}
 		break;
 	}
 	case PERF_RECORD_FORK: {
@@ -460,8 +585,10 @@ static void process(struct tracer *t, struct pending *p)
 			memcpy(child->comm, thread_comm(parent), sizeof(child->comm));
 			child->comm_known = true;
 		}
-		if (r.task.pid != r.task.ppid)
+		if (r.task.pid != r.task.ppid) {
 			trace_mem__fork(t->mem, (pid_t)r.task.ppid, (pid_t)r.task.pid);
+			trace_abis__fork(t->abis, (pid_t)r.task.ppid, (pid_t)r.task.pid);
+		}
 		break;
 	}
 	case PERF_RECORD_EXIT: {
@@ -480,8 +607,10 @@ static void process(struct tracer *t, struct pending *p)
 			free(th->entry_str);
 			th->entry_str = NULL;
 		}
-		if (r.task.pid == r.task.tid)
+		if (r.task.pid == r.task.tid) {
 			trace_mem__exit(t->mem, (pid_t)r.task.pid);
+			trace_abis__exit(t->abis, (pid_t)r.task.pid);
+		}
 		break;
 	}
 	case PERF_RECORD_LOST:
@@ -572,34 +701,54 @@ static int drain(struct tracer *t, uint64_t upto)
 
 /* ---- set-up ---- */
 
-static bool sc_matches(const char *pat, int nr)
+static bool sc_matches(const char *pat, enum trace_abi abi, int nr)
 {
-	struct trace_sc *sc = trace_sc(nr);
+	struct trace_sc *sc = trace_sc(abi, nr);
 
 	return sc && !fnmatch(pat, sc->name, 0);
+}
+
+/* Select (or, @neg, drop) the calls named @pat in every ABI. Whether one matched. */
+static bool select_name(struct tracer *t, const char *pat, bool neg)
+{
+	bool any = false;
+
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++) {
+		for (int i = 0; i < trace_sc_max((enum trace_abi)abi); i++) {
+			if (sc_matches(pat, (enum trace_abi)abi, i)) {
+				t->selected[abi][i] = !neg;
+				any = true;
+			}
+		}
+	}
+	return any;
 }
 
 /* -e: the syscalls to trace (all by default); "!" first negates the list. 0 or -1. */
 static int select_syscalls(struct tracer *t)
 {
-	int max = trace_sc_max();
 	bool neg = false;
 	char *list, *tok, *save = NULL;
 
-	t->selected = calloc((size_t)max, 1);
-	if (!t->selected)
-		return -1;
-	if (!t->o->events) {
-		memset(t->selected, 1, (size_t)max);
-		return 0;
+	t->select_others = !t->o->events || t->o->events[0] == '!';
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++) {
+		size_t max = (size_t)trace_sc_max((enum trace_abi)abi);
+
+		t->selected[abi] = calloc(max ? max : 1, 1);
+		if (!t->selected[abi])
+			return -1;
+		/* all by default, and all but some with "!" */
+		if (!t->o->events || t->o->events[0] == '!')
+			memset(t->selected[abi], 1, max);
 	}
+	if (!t->o->events)
+		return 0;
 	list = strdup(t->o->events);
 	if (!list)
 		return -1;
 	tok = list;
 	if (*tok == '!') {
 		neg = true;
-		memset(t->selected, 1, (size_t)max);
 		tok++;
 	}
 	if (!tok[strspn(tok, ", ")]) {
@@ -609,15 +758,7 @@ static int select_syscalls(struct tracer *t)
 		return -1;
 	}
 	for (tok = strtok_r(tok, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool any = false;
-
-		for (int i = 0; i < max; i++) {
-			if (sc_matches(tok, i)) {
-				t->selected[i] = !neg;
-				any = true;
-			}
-		}
-		if (!any) {
+		if (!select_name(t, tok, neg)) {
 			die_msg("'%s' is not a syscall this kernel has; %s", tok, trace_usage_hint);
 			free(list);
 			return -1;
@@ -627,30 +768,74 @@ static int select_syscalls(struct tracer *t)
 	return 0;
 }
 
-/* A tracepoint filter "id == a || ..." (or "id != x && ...", the shorter) for @want. */
-static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), bool minus1, pid_t self)
+/*
+ * The ids the tracepoints give: 0.. for x86-64 and i386 calls (each
+ * numbers them from 0), then x32's, with their bit.
+ */
+static int low_ids(void)
 {
-	int max = trace_sc_max(), yes = 0;
-	size_t cap = 64 + (size_t)max * 16, len = 0;
+	int a = trace_sc_max(TRACE_ABI_64), b = trace_sc_max(TRACE_ABI_I386);
+
+	return a > b ? a : b;
+}
+
+static int nr_ids(void)
+{
+	return low_ids() + trace_sc_max(TRACE_ABI_X32);
+}
+
+static long id_at(int i)
+{
+	return i < low_ids() ? i : TRACE_X32_BIT + (i - low_ids());
+}
+
+/*
+ * The kernel copies a filter of at most a page (strndup_user(PAGE_SIZE)):
+ * past that it says EINVAL. A longer one is left out, and the calls it
+ * would have dropped are dropped here instead (on_enter, on_exit_).
+ */
+#define FILTER_MAX 4095
+
+/*
+ * A tracepoint filter for @want: the ids wanted ("id == a || (id >= b &&
+ * id <= c) || ..."), or those not ("id != x && (id < y || id > z) && ..."),
+ * the fewer; runs of consecutive ids as ranges, so that the x32 numbers
+ * (each table's gaps apart, one run) keep it short. Only the process
+ * filter when the ids' part would not fit.
+ */
+static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, long), bool minus1,
+		       pid_t self)
+{
+	int max = nr_ids(), yes = 0;
+	size_t cap = 128 + (size_t)max * 48, len = 0;
 	char *f = malloc(cap);
 	bool eq;
 
 	if (!f)
 		return NULL;
 	for (int i = 0; i < max; i++)
-		yes += want(t, i);
+		yes += want(t, id_at(i));
 	eq = yes <= max - yes;
 	f[0] = 0;
 	if (yes < max) {
 		len += (size_t)snprintf(f + len, cap - len, "(");
 		for (int i = 0, first = 1; i < max; i++) {
-			if (want(t, i) != eq)
+			long a = id_at(i), b = a;
+			const char *sep = first ? "" : eq ? " || " : " && ";
+
+			if (want(t, a) != eq)
 				continue;
-			len += (size_t)snprintf(f + len, cap - len, "%sid %s %d",
-						first ? ""
-						: eq  ? " || "
-						      : " && ",
-						eq ? "==" : "!=", i);
+			while (i + 1 < max && id_at(i + 1) == b + 1 && want(t, id_at(i + 1)) == eq)
+				b = id_at(++i);
+			if (a == b)
+				len += (size_t)snprintf(f + len, cap - len, "%sid %s %ld", sep,
+							eq ? "==" : "!=", a);
+			else if (eq)
+				len += (size_t)snprintf(f + len, cap - len,
+							"%s(id >= %ld && id <= %ld)", sep, a, b);
+			else
+				len += (size_t)snprintf(f + len, cap - len,
+							"%s(id < %ld || id > %ld)", sep, a, b);
 			first = 0;
 		}
 		if (!yes)
@@ -658,29 +843,51 @@ static char *id_filter(struct tracer *t, bool (*want)(struct tracer *, int), boo
 		else if (eq && minus1) /* rt_sigreturn's exit (on_exit_) */
 			len += (size_t)snprintf(f + len, cap - len, " || id == -1");
 		len += (size_t)snprintf(f + len, cap - len, ")");
+		if (len + 40 > FILTER_MAX) /* and room for the process filter */
+			len = 0;
 	}
+	f[len] = 0;
 	if (self)
 		snprintf(f + len, cap - len, "%scommon_pid != %d", len ? " && " : "", (int)self);
 	return f;
 }
 
-static bool want_all(struct tracer *t, int nr)
+/* The id is the number of a call -e selected, in some ABI. */
+static bool want_all(struct tracer *t, long id)
 {
-	return t->selected[nr];
+	long nr = id;
+
+	if (call_abi(TRACE_ABI_64, &nr) == TRACE_ABI_X32)
+		return selected(t, TRACE_ABI_X32, nr);
+	return selected(t, TRACE_ABI_64, id) || selected(t, TRACE_ABI_I386, id);
 }
 
-static bool want_path(struct tracer *t, int nr)
+/*
+ * The calls that take a path get their stack copied (8 KB a call), by the
+ * x86-64 table: an i386 call's path is on that copy only where x86-64's
+ * call of the same number takes one too, or is not traced (-e), so that a
+ * 64-bit program's mmap (i386's link) costs no more than before. Else it is
+ * read from a read-only file mapping, or late (trace-mem.c).
+ */
+static bool takes_path(struct tracer *t, long id)
 {
-	struct trace_sc *sc = trace_sc(nr);
+	struct trace_sc *sc64 = trace_sc(TRACE_ABI_64, id), *sc32 = trace_sc(TRACE_ABI_I386, id);
 
-	return t->selected[nr] && sc && sc->has_path;
+	if (id & TRACE_X32_BIT)
+		return false;
+	if (sc64 && selected(t, TRACE_ABI_64, id))
+		return sc64->has_path;
+	return sc32 && selected(t, TRACE_ABI_I386, id) && sc32->has_path;
 }
 
-static bool want_plain(struct tracer *t, int nr)
+static bool want_path(struct tracer *t, long id)
 {
-	struct trace_sc *sc = trace_sc(nr);
+	return want_all(t, id) && takes_path(t, id);
+}
 
-	return t->selected[nr] && !(sc && sc->has_path);
+static bool want_plain(struct tracer *t, long id)
+{
+	return want_all(t, id) && !takes_path(t, id);
 }
 
 static void setup_attr(struct perf_event_attr *a, int ev, unsigned int ring_bytes)
@@ -697,9 +904,13 @@ static void setup_attr(struct perf_event_attr *a, int ev, unsigned int ring_byte
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->mmap_data = 1;
 	}
-	if (ev == EV_ENTER_PATH) {
-		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	/* the user registers' ABI tells a 32-bit program's calls (i386 numbers) */
+	if (ev == EV_ENTER || ev == EV_ENTER_PATH) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user = 1ull << PERF_REG_X86_SP;
+	}
+	if (ev == EV_ENTER_PATH) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = STACK_BYTES;
 	}
 }
@@ -778,7 +989,19 @@ static int map_rings(struct tracer *t)
 	return 0;
 }
 
-/* The mappings of the processes that run already: only with them is a string exact. */
+/*
+ * The mappings of the processes that run already: only with them is a
+ * string exact. And their ABI, while their exe is there to tell: the exit
+ * of a call made before the trace began has no entry to take it from.
+ */
+static void existing_proc(struct tracer *t, pid_t pid)
+{
+	bool certain;
+
+	trace_mem__read_proc(t->mem, pid);
+	trace_abis__get(t->abis, pid, &certain);
+}
+
 static void read_existing(struct tracer *t)
 {
 	const struct pcl_target *tg = &t->o->target;
@@ -801,7 +1024,7 @@ static void read_existing(struct tracer *t)
 					fclose(f);
 				}
 			}
-			trace_mem__read_proc(t->mem, tgid);
+			existing_proc(t, tgid);
 			s = strchr(s, ',');
 			s = s ? s + 1 : NULL;
 		}
@@ -814,8 +1037,21 @@ static void read_existing(struct tracer *t)
 		return;
 	while ((de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-			trace_mem__read_proc(t->mem, (pid_t)atoi(de->d_name));
+			existing_proc(t, (pid_t)atoi(de->d_name));
 	closedir(d);
+}
+
+/* A call that returns to the code a signal interrupted is traced: its exit's id is -1. */
+static bool sigreturn_selected(const struct tracer *t)
+{
+	static const char *const names[] = { "rt_sigreturn", "sigreturn" };
+
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (selected(t, (enum trace_abi)abi,
+				     trace_sc_lookup((enum trace_abi)abi, names[i])))
+				return true;
+	return false;
 }
 
 static int setup(struct tracer *t, struct pcl_workload *wl)
@@ -829,9 +1065,10 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 
 	for (int ev = 0; ev < NR_EV; ev++)
 		t->evidx[ev] = -1;
-	for (int i = 0; i < trace_sc_max(); i++) {
-		any_path |= want_path(t, i);
-		any_plain |= want_plain(t, i);
+	t->sigreturn = sigreturn_selected(t);
+	for (int i = 0; i < nr_ids(); i++) {
+		any_path |= want_path(t, id_at(i));
+		any_plain |= want_plain(t, id_at(i));
 	}
 	t->el = pcl_evlist__new();
 	if (!t->el || add_event(t, EV_EXIT, "raw_syscalls:sys_exit", ring_bytes) ||
@@ -846,11 +1083,12 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 		die_msg("%s", pcl_last_error());
 		return -1;
 	}
-	t->multiple_threads = !(tg.pid || tg.tid) || cpu_target || pcl_evlist__nr_threads(t->el) > 1;
+	t->multiple_threads =
+		!(tg.pid || tg.tid) || cpu_target || pcl_evlist__nr_threads(t->el) > 1;
 	for (int ev = 0; ev < NR_EV; ev++) {
-		bool (*want)(struct tracer *, int) = ev == EV_EXIT    ? want_all
-						     : ev == EV_ENTER ? want_plain
-								      : want_path;
+		bool (*want)(struct tracer *, long) = ev == EV_EXIT    ? want_all
+						      : ev == EV_ENTER ? want_plain
+								       : want_path;
 		char *f;
 
 		if (t->evidx[ev] < 0)
@@ -863,9 +1101,7 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 				    : pcl_strerror(pcl_evlist__open_status(t->el, t->evidx[ev])));
 			return -1;
 		}
-		int sr = trace_sc_lookup("rt_sigreturn");
-
-		f = id_filter(t, want, ev == EV_EXIT && sr >= 0 && t->selected[sr], self);
+		f = id_filter(t, want, ev == EV_EXIT && t->sigreturn, self);
 		if (!f)
 			return -1;
 		if (f[0] && (ret = pcl_evlist__set_filter(t->el, t->evidx[ev], f))) {
@@ -878,7 +1114,8 @@ static int setup(struct tracer *t, struct pcl_workload *wl)
 	if (map_rings(t))
 		return -1;
 	t->mem = trace_mem__new();
-	return t->mem ? 0 : -1;
+	t->abis = trace_abis__new();
+	return t->mem && t->abis ? 0 : -1;
 }
 
 /* ---- the summary ---- */
@@ -894,7 +1131,9 @@ static int cmp_thr(const void *a, const void *b)
 }
 
 struct row {
-	int nr;
+	const char *name; /* NULL: a number with no name */
+	int key;	  /* ABI and number of its first call: the order of equal times */
+	struct sc_stats s;
 	double msecs;
 };
 
@@ -904,13 +1143,63 @@ static int cmp_row(const void *a, const void *b)
 
 	if (x->msecs != y->msecs)
 		return x->msecs > y->msecs ? -1 : 1;
-	return x->nr - y->nr;
+	return x->key - y->key;
+}
+
+/*
+ * Fold @b into @a: one syscall's calls in two ABIs, by a thread that
+ * exec'ed a program of the other class (Chan et al.'s pairwise Welford).
+ */
+static void stats_merge(struct sc_stats *a, const struct sc_stats *b)
+{
+	double delta = b->mean - a->mean;
+	uint64_t n = a->n + b->n;
+
+	a->calls += b->calls;
+	a->errors += b->errors;
+	if (!b->n)
+		return;
+	if (!a->n || b->min < a->min)
+		a->min = b->min;
+	if (b->max > a->max)
+		a->max = b->max;
+	a->mean += delta * (double)b->n / (double)n;
+	a->m2 += b->m2 + delta * delta * (double)a->n * (double)b->n / (double)n;
+	a->n = n;
+}
+
+/* The rows of @th's table, one per name whatever the ABIs it was called in. */
+static int thread_rows(struct thr *th, struct row *rows)
+{
+	int n = 0;
+
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++) {
+		for (int i = 0; th->stats[abi] && i < trace_sc_max((enum trace_abi)abi); i++) {
+			const struct sc_stats *s = &th->stats[abi][i];
+			struct trace_sc *sc = trace_sc((enum trace_abi)abi, i);
+			const char *name = sc ? sc->name : NULL;
+			int r;
+
+			if (!s->calls)
+				continue;
+			for (r = 0; r < n && !(name && rows[r].name && !strcmp(rows[r].name, name));
+			     r++)
+				;
+			if (r == n)
+				rows[n++] = (struct row){ name, abi << 16 | i, *s, 0 };
+			else
+				stats_merge(&rows[r].s, s);
+		}
+	}
+	for (int r = 0; r < n; r++)
+		rows[r].msecs = (double)rows[r].s.n * rows[r].s.mean / 1e6;
+	return n;
 }
 
 static void print_thread_stats(struct tracer *t, struct thr *th, struct row *rows)
 {
 	uint64_t untimed = 0;
-	int n = 0;
+	int n = thread_rows(th, rows);
 
 	fprintf(t->out, " %s (%d), %llu events, %.1f%%\n", thread_comm(th), (int)th->tid,
 		(unsigned long long)th->nr_events,
@@ -922,18 +1211,13 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 			"        (%%)\n");
 	fprintf(t->out, "   --------------- --------  ------ -------- --------- --------- ---------"
 			"     ------\n");
-	for (int i = 0; i < trace_sc_max(); i++)
-		if (th->stats[i].calls)
-			rows[n++] =
-				(struct row){ i, (double)th->stats[i].n * th->stats[i].mean / 1e6 };
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_row);
 	for (int i = 0; i < n; i++) {
-		const struct sc_stats *s = &th->stats[rows[i].nr];
-		struct trace_sc *sc = trace_sc(rows[i].nr);
+		const struct sc_stats *s = &rows[i].s;
 		double sd = s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1) / (double)s->n) : 0.0;
 		double pct = s->mean ? 100.0 * sd / s->mean : 0.0;
 
-		fprintf(t->out, "   %-15s", sc ? sc->name : "?");
+		fprintf(t->out, "   %-15s", rows[i].name ? rows[i].name : "?");
 		fprintf(t->out, " %8llu %6llu", (unsigned long long)s->calls,
 			(unsigned long long)s->errors);
 		untimed += s->calls - s->n;
@@ -956,12 +1240,16 @@ static void print_thread_stats(struct tracer *t, struct thr *th, struct row *row
 static void print_summary(struct tracer *t)
 {
 	struct thr **v = NULL;
-	struct row *rows = calloc((size_t)trace_sc_max(), sizeof(*rows));
+	struct row *rows =
+		calloc((size_t)(trace_sc_max(TRACE_ABI_64) + trace_sc_max(TRACE_ABI_I386) +
+				trace_sc_max(TRACE_ABI_X32)),
+		       sizeof(*rows));
 	size_t n = 0, cap = 0;
 
 	for (int b = 0; b < 4096; b++) {
 		for (struct thr *th = t->threads[b]; th; th = th->next) {
-			if (!th->stats)
+			if (!th->stats[TRACE_ABI_64] && !th->stats[TRACE_ABI_I386] &&
+			    !th->stats[TRACE_ABI_X32])
 				continue;
 			if (n == cap) {
 				struct thr **nv =
@@ -1072,13 +1360,16 @@ static void free_tracer(struct tracer *t)
 		for (struct thr *th = t->threads[b], *n; th; th = n) {
 			n = th->next;
 			free(th->entry_str);
-			free(th->stats);
+			for (int abi = 0; abi < NR_TRACE_ABI; abi++)
+				free(th->stats[abi]);
 			free(th);
 		}
 	}
 	trace_mem__free(t->mem);
+	trace_abis__free(t->abis);
 	pcl_evlist__free(t->el);
-	free(t->selected);
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++)
+		free(t->selected[abi]);
 }
 
 static int parse_opts(struct trace_opts *o, int argc, char **argv)
@@ -1240,6 +1531,12 @@ int cmd_trace(int argc, char **argv)
 			"pcl: warning: lost %llu events: calls are missing from the output and "
 			"counts; use a bigger buffer (-m) or fewer syscalls (-e)\n",
 			(unsigned long long)t.lost);
+	if (t.unsure)
+		fprintf(stderr,
+			"pcl: note: %llu call%s named by the x86-64 table without knowing the "
+			"process's ABI (it had exited when its exe was read); a 32-bit program's "
+			"names would be wrong\n",
+			(unsigned long long)t.unsure, t.unsure == 1 ? " was" : "s were");
 	ret = 0;
 	if (r.exited)
 		code = run_exit_code(&r, o.argv[0]);

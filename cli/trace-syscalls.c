@@ -3,13 +3,22 @@
  * The syscall table of pcl trace and the formatting of a call's arguments.
  *
  * Names come from the kernel headers' __NR_ macros, turned into
- * syscalltbl.h at build time (Makefile). Argument names and C types come
+ * syscalltbl*.h at build time (Makefile), one table per ABI: x86-64, i386
+ * and x32 number the same call differently. Argument names and C types come
  * from tracefs' syscalls:sys_enter_NAME formats, read on first use, as perf
  * trace reads them; the type and name choose the decoding (fds, paths,
  * pointers, numbers), and a short table of perf's own choices adds open
  * flags, mmap prot and flags, whence, signals and access modes. Like perf,
  * an argument that is 0 is left out unless 0 means something (an fd, a
  * flag set whose 0 has a name).
+ *
+ * The formats describe the 64-bit entry points. An i386 call is decoded
+ * with the format of its 64-bit twin of the same name when the twin takes
+ * the same arguments in the same order (read, openat, ...); every argument
+ * is then 32 bits wide. Calls with no twin (mmap2, _llseek, socketcall),
+ * or whose twin's arguments differ (i386's mmap takes one pointer, its
+ * clone orders them otherwise, its pread64 splits the offset in two), and
+ * every x32 call, print their raw arguments in hex instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,24 +32,42 @@
 #include <pcl/tracepoint.h>
 #include "trace.h"
 
-static const char *const sc_names[] = {
+static const char *const names_64[] = {
 #include "syscalltbl.h"
 };
+static const char *const names_i386[] = {
+#include "syscalltbl_32.h"
+};
+static const char *const names_x32[] = {
+#include "syscalltbl_x32.h"
+};
 
-#define NR_SC ((int)(sizeof(sc_names) / sizeof(sc_names[0])))
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static struct trace_sc table[NR_SC];
-static bool table_tried[NR_SC];
+static struct trace_sc table_64[NELEM(names_64)], table_i386[NELEM(names_i386)],
+	table_x32[NELEM(names_x32)];
+static bool tried_64[NELEM(names_64)], tried_i386[NELEM(names_i386)], tried_x32[NELEM(names_x32)];
 
-int trace_sc_max(void)
+static const struct {
+	const char *const *names;
+	struct trace_sc *table;
+	bool *tried;
+	int nr;
+} abis[NR_TRACE_ABI] = {
+	[TRACE_ABI_64] = { names_64, table_64, tried_64, NELEM(names_64) },
+	[TRACE_ABI_I386] = { names_i386, table_i386, tried_i386, NELEM(names_i386) },
+	[TRACE_ABI_X32] = { names_x32, table_x32, tried_x32, NELEM(names_x32) },
+};
+
+int trace_sc_max(enum trace_abi abi)
 {
-	return NR_SC;
+	return abis[abi].nr;
 }
 
-int trace_sc_lookup(const char *name)
+int trace_sc_lookup(enum trace_abi abi, const char *name)
 {
-	for (int i = 0; i < NR_SC; i++)
-		if (sc_names[i] && !strcmp(sc_names[i], name))
+	for (int i = 0; i < abis[abi].nr; i++)
+		if (abis[abi].names[i] && !strcmp(abis[abi].names[i], name))
 			return i;
 	return -1;
 }
@@ -239,8 +266,9 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 	static const char *const paths[] = { "filename", "pathname",	"path",	   "oldname",
 					     "newname",	 "specialfile", "library", "dev_name",
 					     "dir_name", NULL };
-	static const char *const ints[] = { "int",   "pid_t", "clockid_t", "key_serial_t", "timer_t",
-					    "mqd_t", "key_t", "__s32",	   "rwf_t",	   NULL };
+	static const char *const ints[] = { "int",     "pid_t", "clockid_t", "key_serial_t",
+					    "timer_t", "mqd_t", "key_t",     "__s32",
+					    "rwf_t",   NULL };
 	static const char *const uints[] = { "unsigned int", "uid_t", "gid_t",	  "umode_t", "u32",
 					     "__u32",	     "qid_t", "unsigned", NULL };
 	/* 64-bit signed types: tracefs says signed:0 of every syscall argument */
@@ -251,7 +279,7 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 		t += 6;
 	a->is_int = name_in(t, ints) || name_in(t, uints);
 	a->kind = (f->flags & PCL_TP_SIGNED) || name_in(t, ints) || name_in(t, longs) ? TA_LONG
-										       : TA_ULONG;
+										      : TA_ULONG;
 	if (!strcmp(t, "const char *") && name_in(f->name, paths))
 		a->kind = TA_PATH;
 	else if (f->flags & PCL_TP_POINTER)
@@ -267,9 +295,57 @@ static void arg_kind(const char *sc, const struct pcl_tp_field *f, struct trace_
 		a->names = special_names(sc, f->name);
 }
 
-static void load(struct trace_sc *sc, const char *name)
+/*
+ * i386 calls whose 64-bit twin of the same name takes other arguments:
+ * old_mmap and old_select take a pointer to a struct of them, clone has
+ * CLONE_BACKWARDS' order, and a 64-bit value is split over two registers.
+ */
+static const char *const i386_differs[] = {
+	"mmap",	     "select",		"clone",	 "pread64",
+	"pwrite64",  "readahead",	"fadvise64",	 "fadvise64_64",
+	"fallocate", "sync_file_range", "fanotify_mark", "lookup_dcookie",
+	NULL
+};
+
+/*
+ * The 64-bit twin of i386's call @name under another name, into @buf:
+ * whether it has one. The time64 calls (futex_time64, clock_gettime64 ...)
+ * are x86-64's own entry points, named without the suffix; a few others
+ * take the same arguments as a call x86-64 names otherwise.
+ */
+static bool i386_twin(const char *name, char *buf, size_t size)
 {
-	static const char *const hexret[] = { "mmap", "brk", "mremap", "shmat", NULL };
+	static const char *const bare[] = { "clock_gettime64",	 "clock_settime64",
+					    "clock_adjtime64",	 "timer_gettime64",
+					    "timer_settime64",	 "timerfd_gettime64",
+					    "timerfd_settime64", NULL };
+	static const char *const renamed[][2] = {
+		{ "stat64", "newstat" },    { "lstat64", "newlstat" },
+		{ "fstat64", "newfstat" },  { "fstatat64", "newfstatat" },
+		{ "fcntl64", "fcntl" },	    { "ugetrlimit", "getrlimit" },
+		{ "_newselect", "select" }, { "sigreturn", "rt_sigreturn" },
+	};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		if (!strcmp(name, renamed[i][0])) {
+			snprintf(buf, size, "%s", renamed[i][1]);
+			return true;
+		}
+	}
+	if (n > 7 && !strcmp(name + n - 7, "_time64"))
+		n -= 7;
+	else if (name_in(name, bare))
+		n -= 2;
+	else
+		return false;
+	snprintf(buf, size, "%.*s", (int)n, name);
+	return true;
+}
+
+static void load(struct trace_sc *sc, enum trace_abi abi, const char *name)
+{
+	static const char *const hexret[] = { "mmap", "mmap2", "brk", "mremap", "shmat", NULL };
 	static const char *const pidret[] = { "clone",	 "clone3",  "fork",    "vfork",
 					      "wait4",	 "getpid",  "getppid", "gettid",
 					      "getpgid", "getpgrp", "getsid",  "set_tid_address",
@@ -280,9 +356,14 @@ static void load(struct trace_sc *sc, const char *name)
 	char *text;
 
 	sc->name = name;
+	sc->abi = abi;
 	sc->is_exit = !strcmp(name, "exit") || !strcmp(name, "exit_group");
 	sc->ret = name_in(name, hexret) ? TR_HEX : name_in(name, pidret) ? TR_PID : TR_LONG;
+	if (abi == TRACE_ABI_X32 || (abi == TRACE_ABI_I386 && name_in(name, i386_differs)))
+		return;
 	text = read_format(name, &len);
+	if (!text && abi == TRACE_ABI_I386 && i386_twin(name, alias, sizeof(alias)))
+		text = read_format(alias, &len);
 	/* the kernel names a few by their implementation: newstat, newuname... */
 	if (!text) {
 		snprintf(alias, sizeof(alias), "new%s", name);
@@ -303,6 +384,9 @@ static void load(struct trace_sc *sc, const char *name)
 		if (!a->name)
 			break;
 		arg_kind(name, fl, a);
+		/* i386: a long and a pointer are 32 bits, and so is what the register holds */
+		if (abi == TRACE_ABI_I386)
+			a->is_int = true;
 		sc->has_path |= a->kind == TA_PATH;
 		sc->nargs++;
 	}
@@ -310,23 +394,24 @@ static void load(struct trace_sc *sc, const char *name)
 	pcl_tp_format__free(f);
 }
 
-struct trace_sc *trace_sc(long nr)
+struct trace_sc *trace_sc(enum trace_abi abi, long nr)
 {
-	if (nr < 0 || nr >= NR_SC || !sc_names[nr])
+	if (nr < 0 || nr >= abis[abi].nr || !abis[abi].names[nr])
 		return NULL;
-	if (!table_tried[nr]) {
-		table_tried[nr] = true;
-		load(&table[nr], sc_names[nr]);
+	if (!abis[abi].tried[nr]) {
+		abis[abi].tried[nr] = true;
+		load(&abis[abi].table[nr], abi, abis[abi].names[nr]);
 	}
-	return &table[nr];
+	return &abis[abi].table[nr];
 }
 
 int trace_sc_load_all(void)
 {
 	if (!pcl_tracefs(true))
 		return -ENOENT;
-	for (int i = 0; i < NR_SC; i++)
-		trace_sc(i);
+	for (int abi = 0; abi < NR_TRACE_ABI; abi++)
+		for (int i = 0; i < abis[abi].nr; i++)
+			trace_sc((enum trace_abi)abi, i);
 	return 0;
 }
 
@@ -632,8 +717,8 @@ static void put_arg(struct out *o, const struct trace_arg *a, uint64_t v, struct
 	}
 }
 
-size_t trace_fmt_args(char *buf, size_t size, struct trace_sc *sc, long nr, const uint64_t args[6],
-		      struct trace_mem *m, const struct trace_user *u)
+size_t trace_fmt_args(char *buf, size_t size, enum trace_abi abi, struct trace_sc *sc, long nr,
+		      const uint64_t args[6], struct trace_mem *m, const struct trace_user *u)
 {
 	struct out o = { buf, size, 0 };
 	uint32_t mask = 0; /* arguments the call ignores */
@@ -649,7 +734,11 @@ size_t trace_fmt_args(char *buf, size_t size, struct trace_sc *sc, long nr, cons
 		for (int i = 0; i < 6; i++) {
 			if (!args[i])
 				continue;
-			put(&o, "%sarg%d: %ld", first ? "" : ", ", i, (long)args[i]);
+			if (abi == TRACE_ABI_64)
+				put(&o, "%sarg%d: %ld", first ? "" : ", ", i, (long)args[i]);
+			else /* what the values mean is not known: their bits */
+				put(&o, "%sarg%d: %#llx", first ? "" : ", ", i,
+				    (unsigned long long)args[i]);
 			first = false;
 		}
 		return o.len;

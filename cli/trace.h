@@ -7,6 +7,8 @@
  * syscalls:sys_enter_NAME formats, as perf takes them) and the formatting
  * of one call's arguments and return value, perf trace's way.
  *
+ * trace-abi.c: which ABI's table names a process's calls (x86-64 or i386).
+ *
  * trace-mem.c: what a traced process's memory held at the time of a call,
  * for the strings (paths) the raw_syscalls tracepoints only point at. It
  * keeps each process's mappings as of the record being processed (MMAP2
@@ -63,8 +65,18 @@ struct trace_arg {
 
 enum trace_ret_kind { TR_LONG = 0, TR_HEX, TR_PID };
 
+/*
+ * The syscall ABIs of an x86-64 kernel; each numbers the calls its own
+ * way. A process's calls are i386 ones when it runs 32-bit code, x32 ones
+ * when their number has __X32_SYSCALL_BIT set (the tables hold them
+ * without it), x86-64 ones otherwise.
+ */
+enum trace_abi { TRACE_ABI_64 = 0, TRACE_ABI_I386, TRACE_ABI_X32, NR_TRACE_ABI };
+#define TRACE_X32_BIT 0x40000000L
+
 struct trace_sc {
 	const char *name;
+	enum trace_abi abi;
 	int nargs;
 	struct trace_arg args[6];
 	bool has_path; /* an argument is a string to read */
@@ -73,14 +85,39 @@ struct trace_sc {
 	bool loaded; /* its format was read (else args print as NR's raw values) */
 };
 
-/* Syscall numbers are 0..trace_sc_max()-1. */
-int trace_sc_max(void);
-/* The syscall @nr, its format read from tracefs on first use; NULL for an unknown nr. */
-struct trace_sc *trace_sc(long nr);
-/* The number of syscall @name, or -1. */
-int trace_sc_lookup(const char *name);
-/* Load every syscall's format (to know which take paths). 0 or -errno. */
+/* Syscall numbers of @abi are 0..trace_sc_max(@abi)-1. */
+int trace_sc_max(enum trace_abi abi);
+/*
+ * The syscall @nr of @abi, its format read from tracefs on first use; NULL
+ * for an unknown nr. An x32 @nr is without TRACE_X32_BIT.
+ */
+struct trace_sc *trace_sc(enum trace_abi abi, long nr);
+/* The number of syscall @name in @abi, or -1. */
+int trace_sc_lookup(enum trace_abi abi, const char *name);
+/* Load every syscall's format, of every ABI (to know which take paths). 0 or -errno. */
 int trace_sc_load_all(void);
+
+/*
+ * The ABI of each traced process (trace-abi.c). Not thread-safe; @pid is a
+ * process id (a thread group's).
+ */
+struct trace_abis;
+struct trace_abis *trace_abis__new(void);
+void trace_abis__free(struct trace_abis *a);
+/*
+ * The ABI of @pid's calls: as set by the last call's sample or inherited at
+ * fork, else from the ELF header of /proc/PID/exe (read once). x86-64 with
+ * *@certain false if none of them says (the process is gone).
+ */
+enum trace_abi trace_abis__get(struct trace_abis *a, pid_t pid, bool *certain);
+/* A call of @pid was made in @abi (TRACE_ABI_64 or TRACE_ABI_I386): known for sure. */
+void trace_abis__set(struct trace_abis *a, pid_t pid, enum trace_abi abi);
+/* @pid exec'ed: its new program may be of the other class. */
+void trace_abis__exec(struct trace_abis *a, pid_t pid);
+/* Process @child was forked from @parent: the same ABI. */
+void trace_abis__fork(struct trace_abis *a, pid_t parent, pid_t child);
+/* Process @pid ended. */
+void trace_abis__exit(struct trace_abis *a, pid_t pid);
 
 /* Memory of traced processes. */
 struct trace_mem;
@@ -121,9 +158,10 @@ enum trace_str_src trace_mem__string(struct trace_mem *m, const struct trace_use
 
 /*
  * Format "name(arg: val, ...": the line's start up to (not with) its closing
- * parenthesis, into @buf. Returns the length.
+ * parenthesis, into @buf, for call @nr of @abi (@sc: its entry, or NULL).
+ * Returns the length.
  */
-size_t trace_fmt_args(char *buf, size_t size, struct trace_sc *sc, long nr, const uint64_t args[6],
-		      struct trace_mem *m, const struct trace_user *u);
+size_t trace_fmt_args(char *buf, size_t size, enum trace_abi abi, struct trace_sc *sc, long nr,
+		      const uint64_t args[6], struct trace_mem *m, const struct trace_user *u);
 
 #endif

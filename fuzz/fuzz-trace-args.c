@@ -8,7 +8,8 @@
  *
  * Input: a count byte K (mod 16), K map operations of 24 bytes (start,
  * length, then prot whose bit 31 makes it an exec and bit 30 a fork, and a
- * pid of 1..4), a syscall number (2 bytes), six arguments (48 bytes), an
+ * pid of 1..4), a syscall number (2 bytes: the low 14 bits, and the ABI
+ * from the top two, mod 3), six arguments (48 bytes), an
  * 8-byte stack pointer, and the rest as the stack copy. No file or process
  * memory is read: the mappings name no file and the pid does not exist.
  * Besides ASan and UBSan, it traps when:
@@ -75,12 +76,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_maps(m);
 	}
 	if (size >= 2 + 48 + 8) {
-		nr = data[0] | data[1] << 8;
+		enum trace_abi abi = (enum trace_abi)((data[1] >> 6) % NR_TRACE_ABI);
+
+		nr = data[0] | (data[1] & 0x3f) << 8;
 		memcpy(args, data + 2, sizeof(args));
 		u.sp = get64(data + 50);
 		u.stack = data + 58;
 		u.stack_size = size - 58;
-		len = trace_fmt_args(line, sizeof(line), trace_sc(nr), nr, args, m, &u);
+		len = trace_fmt_args(line, sizeof(line), abi, trace_sc(abi, nr), nr, args, m, &u);
 		require(memchr(line, 0, sizeof(line)) != NULL);
 		require(len == strlen(line));
 	}

@@ -27,6 +27,9 @@ pkgs=(
 	# ASan/UBSan runtimes for `clang -fsanitize=fuzzer,address,undefined`.
 	# clang only Recommends it, so --no-install-recommends would leave it out.
 	clang libclang-rt-14-dev
+	# gcc -m32 (its 32-bit libc and libgcc): t-trace32.sh traces a 32-bit
+	# build of a workload, whose syscalls are numbered as i386's.
+	gcc-multilib
 	# Libraries libpcl builds against: libpfm4 for named raw events and the
 	# core events of pcl stat -M metrics (lib/event/pfm.c), libelf
 	# and libdw for symbols and DWARF, zstd and zlib for compressed
