@@ -1574,7 +1574,7 @@ static int report(struct report_opts *o)
 	/* where perf's browser says so: not two comment lines and silence */
 	if (o->browse && !any)
 		fprintf(stderr, "pcl: '%s' has no samples: nothing to browse\n", in.path);
-	else if (!any)
+	else if (!any && !pcl_data_reader__truncated(in.reader)) /* a cut file: that warning says it */
 		fprintf(stderr, "pcl: '%s' has no samples\n", in.path); /* perf: "... has no samples!" */
 	if (o->quiet)
 		goto sections;
