@@ -1293,11 +1293,13 @@ static void trace_loop(struct tracer *t, struct run *r, const sigset_t *waitmask
 		ppoll(fds, (nfds_t)nr, &tmo, waitmask);
 		for (int i = 0; i < nw; i++)
 			r->watch.fds[i].revents = fds[i].revents;
+		unpoll_hung_up(fds + nw, nr - nw);
 		now = now_ns();
 		if (drain(t, now > HOLD_NS ? now - HOLD_NS : 0))
 			break;
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
+		watch_unpoll(&r->watch, fds);
 		if (output_reader_gone())
 			break;
 	}

@@ -336,7 +336,7 @@ static int apply_filters(struct recorder *rc)
 static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitmask)
 {
 	struct pollfd fds[64 + 1024];
-	int nr = 0, nw = r->watch.nfds, ret = 0, ci = -1;
+	int nr = 0, nw = r->watch.nfds, ret = 0, ci = -1, si;
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
@@ -344,6 +344,7 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		ci = nr;
 		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
 	}
+	si = nr;
 	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
 	     i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
@@ -356,6 +357,7 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		ppoll(fds, (nfds_t)nr, &tmo, waitmask);
 		for (int i = 0; i < nw; i++)
 			r->watch.fds[i].revents = fds[i].revents;
+		unpoll_hung_up(fds + si, nr - si);
 		ret = pcl_session__drain(rc->s);
 		if (!ret && switch_due(rc))
 			ret = switch_output(rc);
@@ -363,6 +365,7 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 			break;
 		if (reap(r, WNOHANG) || watch_done(&r->watch))
 			break;
+		watch_unpoll(&r->watch, fds);
 		if (record_control_process(&rc->ctl, rc->el)) {
 			rc->ctl_stop = true;
 			break;

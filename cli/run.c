@@ -25,13 +25,22 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Without a pidfd (the process already ended and was reaped, as a target
+ * can between its events being opened and this; or a kernel before 5.3) the
+ * process is watched through /proc like a thread: a target gone this early
+ * must end the run, not leave it waiting for a signal.
+ */
 void watch_pidfd(struct watch *w, pid_t pid)
 {
 	int fd;
 
 	if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
+		w->pidfds[w->nfds] = fd;
 		w->fds[w->nfds].fd = fd;
 		w->fds[w->nfds++].events = POLLIN;
+	} else if (w->ntids < 64) {
+		w->tids[w->ntids++] = pid;
 	}
 }
 
@@ -59,8 +68,12 @@ bool watch_done(struct watch *w)
 
 	if (w->workload)
 		return false;
-	for (int i = 0; i < w->nfds; i++)
-		alive += !(w->fds[i].revents & (POLLIN | POLLHUP | POLLERR));
+	for (int i = 0; i < w->nfds; i++) {
+		/* an ended process's pidfd polls ready for ever: no longer polled */
+		if (w->fds[i].revents & (POLLIN | POLLHUP | POLLERR))
+			w->fds[i].fd = -1;
+		alive += w->fds[i].fd >= 0;
+	}
 	for (int i = 0; i < w->ntids; i++) {
 		snprintf(path, sizeof(path), "/proc/%d", (int)w->tids[i]);
 		alive += access(path, F_OK) == 0;
@@ -68,10 +81,23 @@ bool watch_done(struct watch *w)
 	return (w->nfds || w->ntids) && !alive;
 }
 
+void watch_unpoll(const struct watch *w, struct pollfd *fds)
+{
+	for (int i = 0; i < w->nfds; i++)
+		fds[i].fd = w->fds[i].fd;
+}
+
+void unpoll_hung_up(struct pollfd *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i].revents & (POLLHUP | POLLERR))
+			fds[i].fd = -1;
+}
+
 void watch_close(struct watch *w)
 {
 	for (int i = 0; i < w->nfds; i++)
-		close(w->fds[i].fd);
+		close(w->pidfds[i]);
 	w->nfds = 0;
 }
 

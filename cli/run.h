@@ -22,7 +22,8 @@ uint64_t now_ns(void);
  * and -t threads, which have no pidfd and are checked through /proc.
  */
 struct watch {
-	struct pollfd fds[64];
+	struct pollfd fds[64];	/* fd -1 once its process ended */
+	int pidfds[64];
 	int nfds;
 	bool workload;		/* fds[0] is the workload's: its end is seen by reaping */
 	pid_t tids[64];
@@ -31,9 +32,23 @@ struct watch {
 
 void watch_pidfd(struct watch *w, pid_t pid);
 void watch_pids(struct watch *w, const char *list, bool threads);
-/* Every watched process and thread has ended. */
+/*
+ * Every watched process and thread has ended. Reads the fds' revents; the
+ * fd of a process that ended becomes -1 in w->fds, so that a poll over it
+ * does not return at once for ever (and, a ppoll, without running the
+ * handler of the signal that should end the run).
+ */
 bool watch_done(struct watch *w);
+/* FDS, a copy of w->fds at the head of a larger poll set, takes those -1s. */
+void watch_unpoll(const struct watch *w, struct pollfd *fds);
 void watch_close(struct watch *w);
+/*
+ * Stop polling the ring fds among FDS that hung up (their task ended): they
+ * poll ready for ever, and a ppoll that returns at once never runs the
+ * handler of a signal it unblocks, so the loop would spin deaf to SIGTERM.
+ * Their rings are still drained.
+ */
+void unpoll_hung_up(struct pollfd *fds, int n);
 
 struct run {
 	struct pcl_workload *wl;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <pcl/pcl.h>
 #include "cli.h"
+#include "run.h"
 #include "top-int.h"
 
 #define HEADER_LINES 5
@@ -236,6 +237,7 @@ int top_stdio(struct top *t)
 		int tmo = next > now ? (int)(next - now) : 0;
 
 		poll(t->pfds, (nfds_t)nfd, tmo < 100 ? tmo : 100);
+		unpoll_hung_up(t->pfds, t->npfd);
 		if (top_drain(t))
 			break;
 		if (keys && (t->pfds[nfd - 1].revents & POLLIN)) {

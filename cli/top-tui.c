@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "run.h"
 #include "top-int.h"
 #include "tui.h"
 
@@ -41,6 +42,7 @@ static void *reader(void *arg)
 
 	while (!__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
 		poll(t->pfds, (nfds_t)t->npfd, 100);
+		unpoll_hung_up(t->pfds, t->npfd);
 		pthread_mutex_lock(&l->lock);
 		if (top_collect(t, &l->in))
 			l->err = -ENOMEM;

@@ -41,6 +41,14 @@ for f in perf.data perf.pipe pcl.data pcl.pipe nobid.data; do
 		name=buildid-list-${f/./-}${h:+-hits}
 		perf buildid-list $h -i "$TMP/$f" >"$TMP/p.out" 2>/dev/null
 		"$PCL" buildid-list $h -i "$TMP/$f" >"$TMP/c.out" 2>"$TMP/c.err"
+		if [[ $f == *.pipe ]]; then
+			# a sample in the vDSO, read from a stream: perf 6.1 names the
+			# temporary copy it made, /tmp/perf-vdso.so-XXXXXX, with a
+			# blank build id; pcl says '[vdso]', with the build id the
+			# stream holds for it (a documented difference)
+			sed -i -E 's|^ +/tmp/perf-vdso\.so-[A-Za-z0-9]+$|(vdso)|' "$TMP/p.out"
+			sed -i -E 's|^[0-9a-f ]+ \[vdso\]$|(vdso)|' "$TMP/c.out"
+		fi
 		if [ ! -s "$TMP/p.out" ]; then
 			not_ok "$name" "oracle: perf buildid-list $h -i $f printed nothing"
 		elif grep -q "$id $bin\$" "$TMP/p.out" || [ "$f" = nobid.data ] ||

@@ -330,3 +330,52 @@ if [ ${#bad[@]} -eq 0 ]; then
 else
 	not_ok record-robust-pid-exits-race "pcl record -p PID of a 'sleep D' started just before:" "${bad[@]}"
 fi
+# -p A,B where A ends first: A's pidfd (and its events' fds) then poll ready
+# for ever; pcl must neither spin on them nor miss the signal that ends the
+# run (a ppoll that returns at once runs no handler). record, stat and
+# trace share that loop; top (whose ring fds hang up the same way) has its
+# own. Each gets 3 s with B alive, then SIGINT.
+for cmd in record stat trace top; do
+	want=130
+	case $cmd in
+	record) args=(record -e cpu-clock -o "$TMP/early.data") ;;
+	stat) args=(stat -e task-clock) ;;
+	trace) args=(trace -s) ;;
+	top) args=(top --stdio -e cpu-clock -d 1) want=0 ;;
+	esac
+	sleep 0.3 &
+	a=$!
+	sleep 60 &
+	b=$!
+	"$PCL" "${args[@]}" -p "$a,$b" >"$TMP/early.out" 2>"$TMP/early.err" &
+	q=$!
+	sleep 3
+	# user + system ticks of pcl over those 3 s (a spin would be ~3 s of them)
+	ticks=$(awk '{ print $14 + $15 }' "/proc/$q/stat" 2>/dev/null)
+	hz=$(getconf CLK_TCK)
+	kill -INT "$q" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$q" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$q" 2>/dev/null; then
+		kill -KILL "$q"
+		wait "$q" 2>/dev/null
+		not_ok "record-robust-one-pid-ends-$cmd" "pcl $cmd -p A,B, A ended: still running 5 s after SIGINT" \
+			"(it used $ticks ticks of CPU in 3 s, at $hz a second)" "$(show "$TMP/early.err")"
+	elif [ -z "$ticks" ] || [ "$ticks" -gt "$hz" ]; then
+		wait "$q" 2>/dev/null
+		not_ok "record-robust-one-pid-ends-$cmd" "pcl $cmd -p A,B, A ended: ${ticks:-?} ticks of CPU in 3 s" \
+			"(want under one second's, $hz: it spins on the ended process's fds)"
+	else
+		wait "$q"
+		rc=$?
+		# (as perf, pcl ends by the signal it got, once its output is
+		# whole; top, as perf top, ends with 0)
+		if [ "$rc" -ne "$want" ] || grep -qE 'AddressSanitizer|runtime error:' "$TMP/early.err"; then
+			not_ok "record-robust-one-pid-ends-$cmd" "pcl $cmd -p A,B ended by SIGINT: exit $rc (want $want)" \
+				"$(show "$TMP/early.err")"
+		else
+			ok "record-robust-one-pid-ends-$cmd"
+		fi
+	fi
+	kill "$b" 2>/dev/null
+	wait "$a" "$b" 2>/dev/null
+done
