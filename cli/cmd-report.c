@@ -1099,7 +1099,8 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 		if (each_read_sample(in->reader, &rd, true, ev->attr, &ev->rec, add_sample, &x))
 			goto oom;
 	}
-	if (rd.nr_per_thread)
+	/* said only where perf 6.1's answer differs: values of several threads under one id */
+	if (rd.nr_per_thread && rd.threads_mixed)
 		fprintf(stderr,
 			"pcl: warning: %" PRIu64 " sample%s of inherited counters with "
 			"PERF_SAMPLE_READ: periods are each thread's growth (as perf 6.12+); "

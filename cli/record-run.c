@@ -27,8 +27,7 @@ struct recorder {
 	struct record_opts *o;
 	struct pcl_evlist *el;
 	struct pcl_session *s;
-	const char *notes[4]; /* said once recording starts, so an error stays one line */
-	char group_note[160];
+	const char *notes[3]; /* said once recording starts, so an error stays one line */
 	char rate_note[128];
 	struct record_control ctl; /* --control */
 	bool ctl_stop;		   /* a "stop" came through it */
@@ -248,25 +247,6 @@ static int add_events(struct recorder *rc)
 
 		a->exclude_kernel = o->all_user;
 		a->exclude_user = o->all_kernel;
-	}
-	/*
-	 * pcl record opens a group's members with their leader (the kernel
-	 * schedules them together) but writes no GROUP_DESC and no group read,
-	 * and each member keeps its own sampling: say so where the user asked
-	 */
-	for (int i = 0, groups = 0; i < pcl_evlist__nr(rc->el); i++) {
-		const struct pcl_event *ev = pcl_evlist__event(rc->el, i);
-
-		if (ev->leader == i && ev->nr_members > 1)
-			groups++;
-		if (i + 1 == pcl_evlist__nr(rc->el) && groups) {
-			snprintf(rc->group_note, sizeof(rc->group_note),
-				 "%d event group%s scheduled together but not recorded as "
-				 "such: every member samples on its own, with no group read "
-				 "(perf's file has the group; with :S only its leader samples)",
-				 groups, groups == 1 ? "" : "s");
-			rc->notes[3] = rc->group_note;
-		}
 	}
 	if (pcl_evlist__user_only_fallback(rc->el) > 0)
 		rc->notes[1] = "this user may not sample the kernel (perf_event_paranoid): "
@@ -544,7 +524,7 @@ int record_run(struct record_opts *o, int argc, char **argv)
 	} else if (o->target.tid) {
 		watch_pids(&r.watch, o->target.tid, true);
 	}
-	for (int i = 0; i < 4 && !o->quiet; i++)
+	for (size_t i = 0; i < sizeof(rc.notes) / sizeof(rc.notes[0]) && !o->quiet; i++)
 		if (rc.notes[i])
 			fprintf(stderr, "pcl: %s\n", rc.notes[i]);
 	pcl_evlist__enable(rc.el);

@@ -3,7 +3,8 @@
  * PERF_SAMPLE_READ samples split into one sample per value read (see
  * sample-read.h). The last values live in an open-addressing table keyed by
  * (id, tid), tid 0 where values are not kept per thread; id 0 marks a free
- * slot (the kernel never hands out id 0).
+ * slot (the kernel never hands out id 0). A slot (id, UINT32_MAX) holds
+ * the first thread that read id, to tell when threads share it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -53,6 +54,8 @@ static int grow(struct read_deltas *rd)
 	}
 	n.n = rd->n;
 	n.nr_per_thread = rd->nr_per_thread;
+	n.nr_wrapped = rd->nr_wrapped;
+	n.threads_mixed = rd->threads_mixed;
 	read_deltas_free(rd);
 	*rd = n;
 	return 0;
@@ -74,6 +77,31 @@ static int read_delta(struct read_deltas *rd, uint64_t id, uint32_t tid, uint64_
 	}
 	*d = value - rd->val[j];
 	rd->val[j] = value;
+	return 0;
+}
+
+/*
+ * Note whether @id's values come from more than one thread: the slot
+ * (id, NO_TID) holds the first thread's tid.
+ */
+#define NO_TID UINT32_MAX
+static int note_thread(struct read_deltas *rd, uint64_t id, uint32_t tid)
+{
+	size_t j;
+
+	if (rd->threads_mixed)
+		return 0;
+	if ((rd->n + 1) * 2 > rd->cap && grow(rd))
+		return -ENOMEM;
+	j = slot_of(rd, id, NO_TID);
+	if (!rd->id[j]) {
+		rd->id[j] = id;
+		rd->tid[j] = NO_TID;
+		rd->val[j] = tid;
+		rd->n++;
+	} else if (rd->val[j] != tid) {
+		rd->threads_mixed = true;
+	}
 	return 0;
 }
 
@@ -100,7 +128,8 @@ int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bo
 
 		if (!(rf & PERF_FORMAT_ID) || !v.id || !(ma = pcl_data_reader__attr_by_id(r, v.id)))
 			continue;
-		if (read_delta(rd, v.id, tid, v.value, &d))
+		if (read_delta(rd, v.id, tid, v.value, &d) ||
+		    (tid && note_thread(rd, v.id, tid)))
 			return -ENOMEM;
 		if (!d)
 			continue;

@@ -16,6 +16,8 @@ struct read_deltas {
 	size_t cap, n;
 	/* samples of inherited counters whose growth was taken per thread */
 	uint64_t nr_per_thread;
+	/* some id's values came from more than one thread: per thread mattered */
+	bool threads_mixed;
 	/* periods below zero, wrapped (values of different threads under one id) */
 	uint64_t nr_wrapped;
 };
@@ -31,7 +33,8 @@ typedef int (*sample_fn)(void *ctx, const struct pcl_data_attr *a, const struct 
  * shares between threads, so its periods are the difference between two
  * threads' counts and wrap below zero; with @per_thread the last value of
  * an attr with inherit and PERF_SAMPLE_TID is kept per thread, as perf does
- * since 6.12, and rd->nr_per_thread counts those samples; rd->nr_wrapped
+ * since 6.12, rd->nr_per_thread counts those samples, and
+ * rd->threads_mixed says whether that changed anything; rd->nr_wrapped
  * counts the periods that still went below zero. Returns @fn's
  * first non-zero result, 0, or -ENOMEM (nothing printed).
  */

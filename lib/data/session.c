@@ -501,6 +501,50 @@ static int synthesize_all(struct pcl_session *s)
 	return ret ? ret : pcl_data_writer__finish_round(s->w);
 }
 
+/*
+ * GROUP_DESC, for event groups as perf writes it: u32 nr, then per group of
+ * more than one event a string name (perf's "{anon_group}"), u32 leader
+ * index, u32 nr members. Readers show the group as one, with report --group.
+ */
+static int add_group_desc(struct pcl_session *s)
+{
+	size_t nl, len = 4, off = 4;
+	uint32_t nr = 0;
+	uint8_t *b, *name = pcl_feature_string("{anon_group}", &nl);
+	int ret;
+
+	if (!name)
+		return -ENOMEM;
+	for (int i = 0; i < s->nev; i++)
+		nr += pcl_evlist__event(s->el, i)->leader == i &&
+		      pcl_evlist__event(s->el, i)->nr_members > 1;
+	if (!nr) {
+		free(name);
+		return 0;
+	}
+	len += nr * (nl + 8);
+	b = malloc(len);
+	if (!b) {
+		free(name);
+		return -ENOMEM;
+	}
+	memcpy(b, &nr, 4);
+	for (int i = 0; i < s->nev; i++) {
+		const struct pcl_event *ev = pcl_evlist__event(s->el, i);
+		uint32_t v[2] = { (uint32_t)i, (uint32_t)ev->nr_members };
+
+		if (ev->leader != i || ev->nr_members < 2)
+			continue;
+		memcpy(b + off, name, nl);
+		memcpy(b + off + nl, v, 8);
+		off += nl + 8;
+	}
+	ret = pcl_data_writer__set_feature(s->w, PCL_FEAT_GROUP_DESC, b, off);
+	free(b);
+	free(name);
+	return ret;
+}
+
 /* CLOCKID: the resolution (ns) of the chosen clock, as perf writes it. */
 static int add_clockid(struct pcl_session *s)
 {
@@ -583,6 +627,7 @@ static int open_file(struct pcl_session *s, bool again)
 	ret = ret ? ret : add_tracing(s);
 	ret = ret ? ret : add_clockid(s);
 	ret = ret ? ret : add_clock_data(s);
+	ret = ret ? ret : add_group_desc(s);
 	if (!ret && again && s->wl_pid > 0 && !s->cpu_target && !s->task_target)
 		ret = pcl_synthesize_process(s->wl_pid, &s->attrs[0].attr,
 					     s->attrs[0].nr_ids ? s->ids[0][0] : 0,
@@ -706,8 +751,23 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	pcl_dso_hits__set_all(s->hits, s->o.buildid_all);
 	pcl_sys_probe(&caps);
 	s->max_rate = caps.max_sample_rate;
-	for (int i = 0; i < s->nev; i++)
-		setup_attr(s, pcl_evlist__attr(el, i), i == (o.overwrite ? s->nev - 1 : 0));
+	for (int i = 0; i < s->nev; i++) {
+		const struct pcl_event *ev = pcl_evlist__event(el, i);
+		struct perf_event_attr *a = pcl_evlist__attr(el, i);
+
+		setup_attr(s, a, i == (o.overwrite ? s->nev - 1 : 0));
+		/*
+		 * :S, a group's leader sampling: each leader sample carries the
+		 * whole group's counts (group read), so the members do not sample
+		 * themselves, as perf records them
+		 */
+		if (ev->leader != i && (a->sample_type & PERF_SAMPLE_READ) &&
+		    pcl_evlist__event(el, ev->leader)->nr_members > 1) {
+			a->freq = 0;
+			a->sample_freq = 0;
+			a->write_backward = 0;
+		}
+	}
 	if (o.off_cpu)
 		setup_offcpu_attrs(pcl_evlist__attr(el, s->sw_ev), pcl_evlist__attr(el, s->oc_ev));
 	ret = s->hits ? start(s, target, wl, path, argc, argv) : -ENOMEM;

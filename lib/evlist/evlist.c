@@ -292,6 +292,16 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	    (!strcmp(pcl_pmu__name(e->ev.pmu), "uprobe") ||
 	     !strcmp(pcl_pmu__name(e->ev.pmu), "kprobe")))
 		a->inherit = 0;
+	/*
+	 * Sampling with the group's counts (:S, PERF_SAMPLE_READ in a group):
+	 * the sample's read holds every member's count (GROUP). Inherited, as
+	 * perf 6.12+ records it (open_counter() drops inherit where the
+	 * kernel refuses it with PERF_SAMPLE_READ, as perf 6.1 always does).
+	 */
+	if ((a->sample_type & PERF_SAMPLE_READ) && l->ev.nr_members > 1 &&
+	    pcl_pmu__is_kernel(l->ev.pmu) && pcl_pmu__is_kernel(e->ev.pmu)) {
+		a->read_format |= PERF_FORMAT_GROUP;
+	}
 	a->disabled = leader;
 	a->enable_on_exec = leader && el->workload;
 	/*
@@ -337,6 +347,16 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_LOST)) {
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		ret = ops->add(c);
+	}
+	if (ret == -EINVAL && l == e && e->ev.attr.inherit &&
+	    (e->ev.attr.sample_type & PERF_SAMPLE_READ)) {
+		/*
+		 * kernels before 6.12 refuse inherit with PERF_SAMPLE_READ: the
+		 * group then follows the threads it starts on, as perf does there
+		 */
+		for (int m = e->ev.leader; m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
+			el->evsels[m].ev.attr.inherit = 0;
 		ret = ops->add(c);
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {

@@ -10,7 +10,7 @@
 # per-thread growth summed from the reads that perf report -D prints;
 # pcl script prints perf 6.1's periods and counts the wrapped ones once.
 # Samples with no period field (perf record -c N) weigh N, as in perf.
-# pcl record says once that it writes no event groups.
+# pcl record writes groups as perf does, and perf reads them as pcl does.
 . "$(dirname "$0")/lib.sh"
 
 if ! have_perf; then
@@ -39,7 +39,8 @@ if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/i
 	if ! perf report --header-only -i "$F" 2>/dev/null | grep '^# event' | grep -q 'READ.*inherit = 1'; then
 		skip report-sample-read-inherit "pcl record's '{a,b}:S' no longer writes inherited counters with READ"
 	else
-		run_long inh.pcl 60 "$PCL" report --stdio --no-children -i "$F"
+		# (one event per section: the file has the group, shown as one by default)
+		run_long inh.pcl 60 "$PCL" report --stdio --no-children --no-group -i "$F"
 		nr=$(perf report --stats -i "$F" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 		# the per-thread growth of each event: the last (largest) value of each (id, tid)
 		perf report -D -i "$F" 2>/dev/null | perl -e '
@@ -61,7 +62,7 @@ if record_to report-sample-read pcl inh -e '{task-clock,cpu-clock}:S' -o "$TMP/i
 			my %sum;
 			for (keys %last) { my ($id) = split / /; $sum{$ev{$id}} += $last{$_} }
 			print "$_ $sum{$_}\n" for sort keys %sum;' "$F" >"$TMP/inh.want"
-		awk '/^# Samples: .* of event / { e = $NF; gsub(/'\''/, "", e) }
+		awk '/^# Samples: .* of events? / { e = $NF; gsub(/'\''/, "", e) }
 			/^# Event count/ { print e, $NF }' "$TMP/inh.pcl.out" | sort >"$TMP/inh.got"
 		if [ "$RC" -ne 0 ] || crashed "$TMP/inh.pcl.err" "$RC"; then
 			not_ok report-sample-read-inherit "pcl report: exit $RC" "$(show "$TMP/inh.pcl.err")"
@@ -107,18 +108,54 @@ if record_to report-sample-read perf fixed --no-bpf-event -e task-clock -c 10000
 	fi
 fi
 
-# pcl record writes no event groups (no GROUP_DESC, no group read): it says
-# so once, with the number of groups, and not for a plain list.
-if has_record; then
-	run grpnote "$PCL" record -o "$TMP/grpnote.data" -e '{task-clock,cpu-clock}:S,{page-faults,minor-faults}' -- true
-	run nogrpnote "$PCL" record -o "$TMP/nogrpnote.data" -e task-clock,cpu-clock -- true
-	if perf report --header-only -i "$TMP/grpnote.data" 2>/dev/null | grep -q '^# group:'; then
-		skip report-sample-read-record-groups "pcl record writes event groups now: the note should go"
-	elif [ "$(grep -c '^pcl: 2 event groups scheduled together but not recorded as such' "$TMP/grpnote.err")" -ne 1 ] ||
-		grep -q 'event group' "$TMP/nogrpnote.err"; then
-		not_ok report-sample-read-record-groups "pcl record: want one note counting 2 groups, none without groups:" \
-			"$(show "$TMP/grpnote.err")" "$(show "$TMP/nogrpnote.err")"
+# pcl record writes event groups as perf does: GROUP_DESC ('# group:' in
+# the header), and with :S the group read in the leader's samples, the
+# members not sampling. The attrs' bits that say so are perf's own (perf
+# record of the same events); perf reads pcl's file as pcl does.
+# (Masked: ID/IDENTIFIER, pcl's choice for several events; inherit, which
+# perf 6.1 clears for :S and pcl keeps, as perf 6.12+; and the fields that
+# differ for any event: watermark, wakeup, ksymbol, bpf_event.)
+attr_bits() {
+	perf evlist -v -i "$1" 2>/dev/null | perl -ne '
+		s/, \{ wakeup_events, wakeup_watermark \}: \d+//;
+		my ($n, $rest) = /^([^:]+): (.*)$/ or next;
+		my @f = grep { !/^(inherit|watermark|ksymbol|bpf_event|\{ wakeup_events)/ } split /, /, $rest;
+		for (@f) { s/\|?\b(IDENTIFIER|ID)\b//g; s/: \|/: /; }
+		print "$n: ", join(", ", @f), "\n";'
+	perf report --header-only -i "$1" 2>/dev/null | grep '^# group:'
+}
+grp_ev='{task-clock,cpu-clock}:S,{page-faults,minor-faults}'
+if has_record && record_to report-sample-read perf pgrp --no-bpf-event -e "$grp_ev" \
+	-o "$TMP/pgrp.data" -- "$hot" 200 &&
+	record_to report-sample-read pcl cgrp -e "$grp_ev" -o "$TMP/cgrp.data" -- "$hot" 200; then
+	attr_bits "$TMP/pgrp.data" >"$TMP/pgrp.bits"
+	attr_bits "$TMP/cgrp.data" >"$TMP/cgrp.bits"
+	if [ "$(grep -c '^# group:' "$TMP/pgrp.bits")" -ne 2 ]; then
+		not_ok report-sample-read-record-groups "oracle: perf's file shows no two groups:" "$(show "$TMP/pgrp.bits")"
 	else
-		ok report-sample-read-record-groups
+		diff_or_ok report-sample-read-record-groups "$TMP/pgrp.bits" "$TMP/cgrp.bits" \
+			"perf record -e '$grp_ev' (attrs, groups)" "pcl record ..."
+	fi
+	run grpnote "$PCL" record -o "$TMP/grpnote.data" -e "$grp_ev" -- true
+	if grep -q 'group' "$TMP/grpnote.err"; then
+		not_ok report-sample-read-record-groups-quiet "pcl record notes about groups it now records:" \
+			"$(show "$TMP/grpnote.err")"
+	else
+		ok report-sample-read-record-groups-quiet
+	fi
+	# perf reads pcl's groups as pcl does: report (--group too) and script
+	report_pair cgrp "$TMP/cgrp.data" --no-children
+	compare report-sample-read-pcl-grp cgrp "rows header text" "--stdio --no-children -i cgrp.data"
+	report_pair cgrp-group "$TMP/cgrp.data" --no-children --group
+	compare report-sample-read-pcl-grp-group cgrp-group "rows header text" \
+		"--stdio --no-children --group -i cgrp.data"
+	run cgrp.pscript perf script -F tid,event,ip,period -i "$TMP/cgrp.data"
+	run cgrp.cscript "$PCL" script -F tid,event,ip,period -i "$TMP/cgrp.data"
+	if ! grep -q 'cpu-clock' "$TMP/cgrp.pscript.out"; then
+		not_ok report-sample-read-pcl-grp-script "oracle: perf script shows no member (cpu-clock) sample from the group read:" \
+			"$(show "$TMP/cgrp.pscript.out" 10)"
+	else
+		diff_or_ok report-sample-read-pcl-grp-script "$TMP/cgrp.pscript.out" "$TMP/cgrp.cscript.out" \
+			"perf script -F tid,event,ip,period" "pcl script ..."
 	fi
 fi

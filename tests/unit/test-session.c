@@ -96,6 +96,72 @@ static void test_record_and_read_back(void **state)
 	unlink(path);
 }
 
+/*
+ * A leader-sampled group ({a,b}:S): written as a group (GROUP_DESC: one
+ * group, leader 0, two members), the members do not sample, both read the
+ * group; every sample is the leader's and carries both counts.
+ */
+static void test_group_leader_sampling(void **state)
+{
+	struct pcl_session_stats st;
+	struct pcl_data_reader *r;
+	const struct perf_event_header *h;
+	const struct pcl_data_attr *a0, *a1;
+	const uint8_t *g;
+	uint32_t v[3];
+	int status, samples = 0, fd;
+	size_t len;
+
+	(void)state;
+	memcpy(path + sizeof(path) - 7, "XXXXXX", 6); /* a new name from the template */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	record_true("{page-faults:u,minor-faults:u}:S", &st, &status);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	r = pcl_data_reader__open(path);
+	assert_non_null(r);
+	assert_int_equal(pcl_data_reader__nr_attrs(r), 2);
+	a0 = pcl_data_reader__attr(r, 0);
+	a1 = pcl_data_reader__attr(r, 1);
+	assert_int_equal(a0->attr.sample_period, 1);
+	assert_int_equal(a1->attr.sample_period, 0);
+	assert_int_equal(a1->attr.freq, 0);
+	for (int i = 0; i < 2; i++) {
+		const struct pcl_data_attr *a = i ? a1 : a0;
+
+		assert_true(a->attr.sample_type & PERF_SAMPLE_READ);
+		assert_true(a->attr.read_format & PERF_FORMAT_GROUP);
+		assert_true(a->attr.read_format & PERF_FORMAT_ID);
+	}
+	g = pcl_data_reader__feature(r, PCL_FEAT_GROUP_DESC, &len);
+	assert_non_null(g);
+	assert_true(len > 12);
+	memcpy(v, g, 4);
+	assert_int_equal(v[0], 1);
+	/* after the name (a perf string: u32 length, then the padded bytes) */
+	memcpy(v, g + 4, 4);
+	assert_true(len == 4 + 4 + v[0] + 8);
+	memcpy(v + 1, g + 8 + v[0], 8);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 2);
+	while ((h = pcl_data_reader__next(r))) {
+		struct pcl_record rec;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		assert_int_equal(pcl_record_decode(h, h->size, &a0->attr, &rec), 0);
+		assert_int_equal(rec.sample.read.nr, 2);
+		assert_true(pcl_data_reader__attr_by_id(r, rec.sample.identifier) == a0);
+		samples++;
+	}
+	assert_int_equal((uint64_t)samples, st.samples);
+	assert_true(samples > 10);
+	pcl_data_reader__close(r);
+	unlink(path);
+}
+
 static void test_bad_args(void **state)
 {
 	struct pcl_target t = { .sz = sizeof(t) };
@@ -114,6 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		UNIT_TEST(test_record_and_read_back),
+		UNIT_TEST(test_group_leader_sampling),
 		UNIT_TEST(test_bad_args),
 	};
 
