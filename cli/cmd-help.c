@@ -123,6 +123,7 @@ static const char usage_record[] =
 	"  -F, --freq HZ|max       samples per second per event (default 4000, at most\n"
 	"                          perf_event_max_sample_rate)\n"
 	"  -c, --count N           a sample every N events instead of a frequency\n"
+	"  -P, --period            the period in every sample, also a fixed one (-c)\n"
 	"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]  take perf's control commands\n"
 	"                          (enable, disable, ping, stop) from CTL, answer 'ack'\n"
 	"                          on ACK (pcl daemon runs its sessions so)\n"

@@ -327,6 +327,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "data", no_argument, NULL, 'd' },
 		{ "timestamp", no_argument, NULL, 'T' },
 		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+		{ "period", no_argument, NULL, 'P' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "clockid", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
@@ -358,7 +359,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTm:o:qhk:BI::z::N", longopts,
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gp:t:aC:isdTPm:o:qhk:BI::z::N", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -482,6 +483,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_SAMPLE_CPU:
 			o->sample_cpu = true;
+			break;
+		case 'P':
+			o->sample_period = true;
 			break;
 		case 'm':
 			if (parse_mmap_pages(o, optarg))

@@ -248,6 +248,9 @@ static int add_events(struct recorder *rc)
 		a->exclude_kernel = o->all_user;
 		a->exclude_user = o->all_kernel;
 	}
+	/* -P: the session adds PERF_SAMPLE_PERIOD only where the period varies */
+	for (int i = 0; o->sample_period && i < pcl_evlist__nr(rc->el); i++)
+		pcl_evlist__attr(rc->el, i)->sample_type |= PERF_SAMPLE_PERIOD;
 	if (pcl_evlist__user_only_fallback(rc->el) > 0)
 		rc->notes[1] = "this user may not sample the kernel (perf_event_paranoid): "
 			       "sampling user space only (:u)";

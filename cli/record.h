@@ -18,6 +18,7 @@ struct record_opts {
 	uint32_t stack_size;		/* dwarf: user stack bytes per sample */
 	uint32_t leaf_stack_size;	/* fp: stack bytes for the leaf repair (0: none) */
 	bool switch_events, inherit_stat, data_addr, timestamps, sample_cpu, quiet;
+	bool sample_period; /* -P: the period in every sample, also a fixed one */
 	uint64_t mmap_pages;		/* data pages per CPU ring (fits: -m checks) */
 	const char *mmap_rounded;	/* -m SIZE that was rounded up to mmap_pages, or NULL */
 	int clockid;			/* -k: sample times from this clock; -1 = perf's clock */

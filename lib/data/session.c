@@ -75,7 +75,14 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 	bool dwarf = s->o.call_graph == PCL_CALLCHAIN_DWARF;
 
 	set_rate(s, a);
-	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/*
+	 * the period where it varies (a frequency), and for tracepoints, as
+	 * perf records it; a fixed one (-c, period=, breakpoints) is the attr's,
+	 * unless the caller set the bit (record -P)
+	 */
+	if (a->freq || a->type == PERF_TYPE_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	/* several events: the id first in every record tells whose it is */
 	if (s->nev > 1)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -148,6 +155,7 @@ static int add_offcpu_events(struct pcl_session *s, struct pcl_evlist *el)
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.size = sizeof(oc),
 		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_PERIOD, /* the time blocked */
 	};
 	struct pcl_parse_error err;
 

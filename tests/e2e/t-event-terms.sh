@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An event's own terms (-e 'cpu-clock/max-stack=3/'): the attr pcl record
 # writes equals the one perf record 6.1 writes for the same spec, as perf
-# evlist -v shows both; the call chains they ask for are in the samples;
+# evlist -v shows both (and so for the period's place, -c, -P); the call chains they ask for are in the samples;
 # the terms pcl cannot apply per event are refused, never dropped.
 . "$(dirname "$0")/lib.sh"
 
@@ -34,14 +34,34 @@ for spec in 'cpu-clock/max-stack=3/' 'cpu-clock/call-graph=fp/' 'task-clock/call
 	# perf adds the data source and address to every DWARF sample (not the term's doing)
 	want=${want//|ADDR|/|}
 	want=${want//|DATA_SRC/}
-	# pcl records the period in every sample, a fixed one too (perf -c leaves it out)
-	want=${want//|PERIOD/}
-	got=${got//|PERIOD/}
 	if [ "$RC" -eq 0 ] && [ "$want" = "$got" ]; then
 		ok "event-terms-$n ($spec)"
 	else
 		not_ok "event-terms-$n" "pcl record -e '$spec' (exit $RC): the attr differs from perf's" \
 			"perf: $want" "pcl:  $got" "$(show "$TMP/c$n.err")"
+	fi
+done
+
+# The period in the samples, as perf decides it: where it varies (-F) and
+# for tracepoints; not for a fixed one (-c, period=, a breakpoint's), unless
+# -P asks for it.
+n=0
+for args in "-c 100000 -e task-clock" "-c 100000 -P -e task-clock" "-P -e task-clock" \
+	"-e mem:0x1000"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	perf record -q -o "$TMP/pp$n.data" $args -- "$spin" 100 >/dev/null 2>"$TMP/pp$n.err"
+	# shellcheck disable=SC2086
+	run "cp$n" "$PCL" record -N -q -o "$TMP/cp$n.data" $args -- "$spin" 100
+	want=$(attr_fields "$TMP/pp$n.data")
+	got=$(attr_fields "$TMP/cp$n.data")
+	if [ -z "$want" ]; then
+		skip "event-terms-period-$n" "oracle: perf record $args wrote no event: $(head -1 "$TMP/pp$n.err")"
+	elif [ "$RC" -eq 0 ] && [ "$want" = "$got" ]; then
+		ok "event-terms-period-$n ($args)"
+	else
+		not_ok "event-terms-period-$n" "pcl record $args (exit $RC): the attr differs from perf's" \
+			"perf: $want" "pcl:  $got" "$(show "$TMP/cp$n.err")"
 	fi
 done
 
