@@ -45,7 +45,9 @@ struct top {
 	struct pcl_machine *m;
 	struct pcl_symbols *syms;
 	struct pcl_resolver *r;
-	struct pcl_hists *h;
+	struct pcl_hists **hs; /* one histogram per event */
+	int active;	       /* the event shown (perf's 'E', the browser's TAB) */
+	struct pcl_hists *h;   /* hs[active] */
 	struct pcl_hist_opts ho;
 	struct pcl_report_opts ro;
 	/* what the keys change while it runs */
@@ -74,6 +76,10 @@ void top_batch_free(struct top_batch *b);
 void top_age(struct top *t);
 /* perf top's header line into @bf; resets the per-refresh counts. */
 void top_header(struct top *t, char *bf, size_t size);
+/* Finish every event's histogram (pcl_hists__finish) before showing one. */
+void top_finish(struct top *t);
+/* Show event @ev (its histogram, its name in the header). */
+void top_set_active(struct top *t, int ev);
 /* The event of a record (index in the evlist), or -1. */
 int top_event_of(const struct top *t, const struct perf_event_header *h);
 

@@ -13,8 +13,9 @@
  *
  * Like perf top, samples of an idle function of the kernel (its list of
  * names) are not shown, -K/-U leave out kernel/user samples (counted in the
- * header all the same), and with several events only the first one's
- * samples make the histogram.
+ * header all the same), and with several events each has its histogram;
+ * the active one is shown (the first at the start; perf's 'E' in --stdio,
+ * TAB and shift-TAB in the browser switch).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -325,7 +326,7 @@ static void process_sample(struct top *t, const struct pcl_record *rec, int ev)
 		/* guest and hypervisor samples: perf top has no machine for them either */
 		return;
 	}
-	if (ev != 0)
+	if (ev < 0 || ev >= t->nev)
 		return;
 	if (pcl_resolver__sample(t->r, rec, &rs)) {
 		t->failed++;
@@ -333,9 +334,10 @@ static void process_sample(struct top *t, const struct pcl_record *rec, int ev)
 	}
 	if (is_idle(&rs.ip))
 		return;
-	if (pcl_hists__add(t->h, &rs, rec->sample.cpu, rec->sample.period))
+	if (pcl_hists__add(t->hs[ev], &rs, rec->sample.cpu, rec->sample.period))
 		t->failed++;
-	if (t->ann_cur && pcl_annotate__add(t->ann_cur, 0, &rs.ip, rec->sample.period))
+	if (ev == t->active && t->ann_cur &&
+	    pcl_annotate__add(t->ann_cur, 0, &rs.ip, rec->sample.period))
 		t->failed++;
 }
 
@@ -481,20 +483,77 @@ int top_drain(struct top *t)
  * After a refresh: perf's decay (or -z's zero), then what exited processes
  * left in the machine, but for what the entries left still point at.
  */
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void top_age(struct top *t)
 {
 	const void **refs = NULL;
-	size_t nr = 0;
+	size_t nr = 0, entries = 0;
+	bool ok = true;
 
-	pcl_hists__decay(t->h, t->zero ? 0 : 7, t->zero ? 1 : 8);
-	if (pcl_hists__refs(t->h, &refs, &nr) == 0) {
-		pcl_machine__prune(t->m, refs, nr);
-		free(refs);
+	for (int e = 0; e < t->nev; e++) {
+		const void **r;
+		size_t n;
+
+		pcl_hists__decay(t->hs[e], t->zero ? 0 : 7, t->zero ? 1 : 8);
+		entries += pcl_hists__nr_entries(t->hs[e]);
+		/* what every event's entries point at stays */
+		if (ok && pcl_hists__refs(t->hs[e], &r, &n) == 0) {
+			const void **all = realloc(refs, (nr + n + 1) * sizeof(*refs));
+
+			if (all) {
+				memcpy(all + nr, r, n * sizeof(*r));
+				refs = all;
+				nr += n;
+			}
+			ok = all != NULL;
+			free(r);
+		} else {
+			ok = false;
+		}
 	}
+	if (ok && t->nev > 1) {
+		/* sorted and unique, as pcl_machine__prune takes them */
+		size_t u = 0;
+
+		qsort(refs, nr, sizeof(*refs), cmp_ptr);
+		for (size_t i = 0; i < nr; i++)
+			if (!u || refs[i] != refs[u - 1])
+				refs[u++] = refs[i];
+		nr = u;
+	}
+	if (ok)
+		pcl_machine__prune(t->m, refs, nr);
+	free(refs);
 	if (t->debug)
 		fprintf(stderr, "pcl top: threads %zu dsos %d entries %zu\n",
-			pcl_machine__nr_threads(t->m), pcl_machine__nr_dsos(t->m),
-			pcl_hists__nr_entries(t->h));
+			pcl_machine__nr_threads(t->m), pcl_machine__nr_dsos(t->m), entries);
+}
+
+void top_finish(struct top *t)
+{
+	for (int e = 0; e < t->nev; e++)
+		pcl_hists__finish(t->hs[e]);
+}
+
+void top_set_active(struct top *t, int ev)
+{
+	if (ev < 0 || ev >= t->nev || ev == t->active)
+		return;
+	t->active = ev;
+	t->h = t->hs[ev];
+	/* the annotation is of the event shown: start it again */
+	if (t->ann_cur) {
+		pcl_annotate__free(t->ann_cur);
+		t->ann_cur = pcl_annotate__new();
+	}
+	pcl_annotate__free(t->ann_last);
+	t->ann_last = NULL;
 }
 
 /* The header line perf top prints (perf_top__header_snprintf), counts reset after. */
@@ -521,7 +580,8 @@ void top_header(struct top *t, char *bf, size_t size)
 								  : t->attrs[0].sample_period),
 				      t->attrs[0].freq ? "Hz" : "");
 	if (n < size)
-		n += (size_t)snprintf(bf + n, size - n, "%s], ", pcl_evlist__event(t->el, 0)->name);
+		n += (size_t)snprintf(bf + n, size - n, "%s], ",
+				      pcl_evlist__event(t->el, t->active)->name);
 	if (n < size) {
 		if (tg->pid)
 			n += (size_t)snprintf(bf + n, size - n, " (target_pid: %s", tg->pid);
@@ -592,11 +652,19 @@ static int setup_view(struct top *t)
 			ro->fields[f++] = (struct pcl_field){ PCL_HPP_KEY, ho->keys[i] };
 		ro->nr_fields = f;
 	}
-	t->h = pcl_hists__new(ho);
-	if (!t->h) {
-		die_msg("%s", pcl_last_error());
+	t->hs = calloc((size_t)t->nev, sizeof(*t->hs));
+	if (!t->hs) {
+		die_msg("out of memory");
 		return -1;
 	}
+	for (int e = 0; e < t->nev; e++) {
+		t->hs[e] = pcl_hists__new(ho);
+		if (!t->hs[e]) {
+			die_msg("%s", pcl_last_error());
+			return -1;
+		}
+	}
+	t->h = t->hs[0];
 	return 0;
 }
 
@@ -634,7 +702,9 @@ static void teardown(struct top *t)
 		pcl_ring__munmap(t->rings[r]);
 	free(t->rings);
 	pcl_evlist__free(t->el);
-	pcl_hists__free(t->h);
+	for (int e = 0; t->hs && e < t->nev; e++)
+		pcl_hists__free(t->hs[e]);
+	free(t->hs);
 	pcl_resolver__free(t->r);
 	pcl_symbols__free(t->syms);
 	pcl_machine__free(t->m);

@@ -131,7 +131,7 @@ static void display(struct top *t)
 	term_size(&rows, &cols);
 	w = cols - 1;
 	max_rows = t->o->entries ? t->o->entries : rows - HEADER_LINES;
-	pcl_hists__finish(t->h);
+	top_finish(t);
 	top_header(t, hdr, sizeof(hdr));
 	fputs("\033[H\033[2J\n", stdout);
 	printf("%s\n", hdr);
@@ -169,6 +169,9 @@ static void mapped_keys(const struct top *t)
 	printf("\nMapped keys:\n");
 	printf("\t[d]     display refresh delay.             \t(%d)\n", t->delay_secs);
 	printf("\t[e]     display entries (lines).           \t(%d)\n", t->o->entries);
+	if (t->nev > 1)
+		printf("\t[E]     active event counter.              \t(%s)\n",
+		       pcl_evlist__event(t->el, t->active)->name);
 	printf("\t[K]     hide kernel symbols.             \t(%s)\n",
 	       t->hide_kernel ? "yes" : "no");
 	printf("\t[U]     hide user symbols.               \t(%s)\n", t->hide_user ? "yes" : "no");
@@ -205,6 +208,22 @@ static bool key(struct top *t, int c, const struct termios *cooked, const struct
 		v = prompt("Enter display entries (lines)", cooked);
 		if (v >= 0)
 			t->o->entries = v;
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, quiet);
+		break;
+	case 'E':
+		if (t->nev < 2)
+			break;
+		/* perf's: the events by number, then the one to show (a wrong one: the first) */
+		printf("\nAvailable events:");
+		for (int e = 0; e < t->nev; e++)
+			printf("\n\t%d %s", e, pcl_evlist__event(t->el, e)->name);
+		v = prompt("Enter details event counter", cooked);
+		if (v < 0 || v >= t->nev) {
+			printf("Sorry, no such event, using %s.\n", pcl_evlist__event(t->el, 0)->name);
+			fflush(stdout);
+			v = 0;
+		}
+		top_set_active(t, v);
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, quiet);
 		break;
 	default:

@@ -2,7 +2,8 @@
 /*
  * pcl top on a terminal: the live histogram in the browser of cli/tui.c
  * (Enter on an entry opens its callers and callees with -g; 'z' toggles
- * zeroing, 'K' and 'U' hide kernel and user samples).
+ * zeroing, 'K' and 'U' hide kernel and user samples; with several events,
+ * TAB and shift-TAB show the next and previous one's).
  *
  * The browser calls tick() every -d seconds and redraws after it; between
  * ticks it waits for keys. The rings cannot wait that long at 4000 Hz
@@ -72,7 +73,7 @@ static int tick(void *ctx)
 	if (err)
 		return err;
 	top_process(l->t, &l->work);
-	pcl_hists__finish(l->t->h);
+	top_finish(l->t);
 	/* the annotation shows the interval just ended: bounded, like a -z refresh */
 	if (l->t->ann_cur)
 		pcl_annotate__finish(l->t->ann_cur);
@@ -96,7 +97,7 @@ static int annotate(void *ctx, const struct pcl_hist_entry *e, FILE *fp)
 
 		if (s->sym == e->frame.sym && s->dso == e->frame.map->dso)
 			return pcl_annotate__print(fp, a, i, t->syms,
-						   pcl_evlist__event(t->el, 0)->name, &ao);
+						   pcl_evlist__event(t->el, t->active)->name, &ao);
 	}
 	return -ENODATA; /* no sample in the function itself in the last interval */
 }
@@ -106,7 +107,7 @@ static const char *title(void *ctx)
 {
 	struct live *l = ctx;
 	struct top *t = l->t;
-	const struct perf_event_attr *a = &t->attrs[0];
+	const struct perf_event_attr *a = &t->attrs[t->active];
 	char n[32], rate[48] = "";
 
 	pcl_report__count(n, sizeof(n), pcl_hists__nr_samples(t->h));
@@ -115,7 +116,7 @@ static const char *title(void *ctx)
 	snprintf(l->title, sizeof(l->title),
 		 "Samples: %s of event '%s'%s, Event count (approx.): %" PRIu64 " lost: %" PRIu64
 		 "/%" PRIu64 " drop: 0/0%s%s%s",
-		 n, pcl_evlist__event(t->el, 0)->name, rate, pcl_hists__total_period(t->h), t->lost,
+		 n, pcl_evlist__event(t->el, t->active)->name, rate, pcl_hists__total_period(t->h), t->lost,
 		 t->lost_total, t->zero ? " [z]" : "", t->hide_kernel ? " [K]" : "",
 		 t->hide_user ? " [U]" : "");
 	t->lost = 0;
@@ -135,6 +136,12 @@ static int key(void *ctx, int c)
 		return 0;
 	case 'U':
 		t->hide_user = !t->hide_user;
+		return 0;
+	case '\t':
+	case TUI_KEY_BTAB:
+		/* the next (previous) event, as in perf's browser */
+		if (t->nev > 1)
+			top_set_active(t, (t->active + (c == '\t' ? 1 : t->nev - 1)) % t->nev);
 		return 0;
 	}
 	return -ENOTSUP;
@@ -158,12 +165,15 @@ int top_tui(struct top *t)
 		.title = title,
 		.annotate = annotate,
 		.key = key,
+		.help = "z             Toggle zeroing the histogram at each refresh\n"
+			"K             Hide kernel samples (again: show)\n"
+			"U             Hide user samples (again: show)\n",
 	};
 	pthread_t th;
 	int ret;
 
 	pthread_mutex_init(&l.lock, NULL);
-	pcl_hists__finish(t->h);
+	top_finish(t);
 	t->ann_cur = pcl_annotate__new(); /* NULL: 'a' says it cannot */
 	if (pthread_create(&th, NULL, reader, &l)) {
 		die_msg("cannot start the ring reader thread");

@@ -2,7 +2,9 @@
 # pcl top on a terminal: the live histogram in the browser (cli/tui.c),
 # driven in a detached tmux session: the title and rows come and refresh,
 # Enter opens an entry's callers (-g), 'a' annotates, 'z' toggles zeroing (the title says
-# [z]), 'q' quits with status 0, and the terminal is given back.
+# [z]), 'q' quits with status 0, and the terminal is given back. With two
+# events, TAB and shift-TAB switch the histogram shown (the browser), and
+# so does 'E' in the --stdio listing, as perf top's.
 . "$(dirname "$0")/lib.sh"
 
 if ! has_cmd top; then
@@ -88,3 +90,59 @@ if [ "$(cat "$TMP/exit" 2>/dev/null)" = 0 ] && ! crashed "$TMP/tui.err" 0; then
 else
 	not_ok top-tui-quit "exit '$(cat "$TMP/exit" 2>/dev/null)' (want 0)" "$(head -20 "$TMP/tui.err")"
 fi
+
+# Two events: cpu-clock (mostly the kernel here) and page-faults (the user
+# code that faults, do_faults): each its own histogram, one shown.
+KT=$(workload kernel-time) || { not_ok top-tui-events "cannot build tests/workloads/kernel-time.c"; exit 0; }
+"$KT" 60000 &
+KPID=$!
+cleanup() {
+	tm kill-server 2>/dev/null
+	kill "$WPID" "$KPID" 2>/dev/null
+	rm -rf "$TMP"
+}
+rm -f "$TMP/exit"
+tm new-session -d -x 160 -y 40 -s e \
+	"env TERM=xterm-256color $PCL top -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev.err; echo \$? >$TMP/exit; exec sleep 300"
+tm set-option -t e status off >/dev/null
+screen() { tm capture-pane -p -t e | sed 's/[[:space:]]*$//'; }
+keys() { tm send-keys -t e "$@"; sleep 0.4; }
+if ! wait_for "^Samples: .* of event 'cpu-clock'" 20; then
+	not_ok top-tui-events "no cpu-clock title within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev.err")"
+else
+	keys Tab
+	if wait_for "^Samples: .* of event 'page-faults'" 4 && wait_for '\[\.\] do_faults$' 4; then
+		ok top-tui-events-tab
+	else
+		not_ok top-tui-events-tab "TAB: want page-faults' histogram (do_faults):" "$(screen | head -8)"
+	fi
+	keys BTab
+	if wait_for "^Samples: .* of event 'cpu-clock'" 4; then
+		ok top-tui-events-btab
+	else
+		not_ok top-tui-events-btab "shift-TAB: want cpu-clock's histogram again:" "$(screen | head -4)"
+	fi
+fi
+keys q
+tm kill-session -t e 2>/dev/null
+
+# the listing's 'E': the events by number, then the one to show
+tm new-session -d -x 160 -y 40 -s e \
+	"env TERM=xterm-256color $PCL top --stdio -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev.err; exec sleep 300"
+tm set-option -t e status off >/dev/null
+if ! wait_for '^ +PerfTop: .*\[cpu-clock\]' 20; then
+	not_ok top-stdio-events "no [cpu-clock] header within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev.err")"
+else
+	keys E
+	if wait_for 'Enter details event counter' 4 && screen | grep -qE '^\s+1 page-faults$'; then
+		keys 1 Enter
+		if wait_for '^ +PerfTop: .*\[page-faults\]' 4 && wait_for '\[\.\] do_faults' 4; then
+			ok top-stdio-events
+		else
+			not_ok top-stdio-events "after E 1: want the page-faults listing (do_faults):" "$(screen | head -10)"
+		fi
+	else
+		not_ok top-stdio-events "E: want the events listed by number and a prompt:" "$(screen | tail -8)"
+	fi
+fi
+keys q
