@@ -503,8 +503,13 @@ void top_age(struct top *t)
 		pcl_hists__decay(t->hs[e], t->zero ? 0 : 7, t->zero ? 1 : 8);
 		entries += pcl_hists__nr_entries(t->hs[e]);
 		/* what every event's entries point at stays */
-		if (ok && pcl_hists__refs(t->hs[e], &r, &n) == 0) {
-			const void **all = realloc(refs, (nr + n + 1) * sizeof(*refs));
+		if (!ok || pcl_hists__refs(t->hs[e], &r, &n)) {
+			ok = false;
+		} else if (!refs) {
+			refs = r;
+			nr = n;
+		} else if (n) {
+			const void **all = realloc(refs, (nr + n) * sizeof(*refs));
 
 			if (all) {
 				memcpy(all + nr, r, n * sizeof(*r));
@@ -514,10 +519,10 @@ void top_age(struct top *t)
 			ok = all != NULL;
 			free(r);
 		} else {
-			ok = false;
+			free(r);
 		}
 	}
-	if (ok && t->nev > 1) {
+	if (ok && t->nev > 1 && nr > 1) {
 		/* sorted and unique, as pcl_machine__prune takes them */
 		size_t u = 0;
 

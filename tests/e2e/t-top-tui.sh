@@ -103,12 +103,12 @@ cleanup() {
 }
 rm -f "$TMP/exit"
 tm new-session -d -x 160 -y 40 -s e \
-	"env TERM=xterm-256color $PCL top -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev.err; echo \$? >$TMP/exit; exec sleep 300"
+	"env TERM=xterm-256color $PCL top -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev1.err; echo \$? >$TMP/exit; exec sleep 300"
 tm set-option -t e status off >/dev/null
 screen() { tm capture-pane -p -t e | sed 's/[[:space:]]*$//'; }
 keys() { tm send-keys -t e "$@"; sleep 0.4; }
 if ! wait_for "^Samples: .* of event 'cpu-clock'" 20; then
-	not_ok top-tui-events "no cpu-clock title within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev.err")"
+	not_ok top-tui-events "no cpu-clock title within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev1.err")"
 else
 	keys Tab
 	if wait_for "^Samples: .* of event 'page-faults'" 4 && wait_for '\[\.\] do_faults$' 4; then
@@ -128,10 +128,10 @@ tm kill-session -t e 2>/dev/null
 
 # the listing's 'E': the events by number, then the one to show
 tm new-session -d -x 160 -y 40 -s e \
-	"env TERM=xterm-256color $PCL top --stdio -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev.err; exec sleep 300"
+	"env TERM=xterm-256color $PCL top --stdio -e cpu-clock,page-faults -d 1 -p $KPID 2>$TMP/ev2.err; exec sleep 300"
 tm set-option -t e status off >/dev/null
 if ! wait_for '^ +PerfTop: .*\[cpu-clock\]' 20; then
-	not_ok top-stdio-events "no [cpu-clock] header within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev.err")"
+	not_ok top-stdio-events "no [cpu-clock] header within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev2.err")"
 else
 	keys E
 	if wait_for 'Enter details event counter' 4 && screen | grep -qE '^\s+1 page-faults$'; then
@@ -146,3 +146,11 @@ else
 	fi
 fi
 keys q
+sleep 1
+for f in ev1 ev2; do
+	if crashed "$TMP/$f.err" 0; then
+		not_ok top-tui-events-$f-clean "pcl top with two events reported an error:" "$(head -10 "$TMP/$f.err")"
+	else
+		ok top-tui-events-$f-clean
+	fi
+done
