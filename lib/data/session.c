@@ -105,8 +105,14 @@ static void setup_attr(struct pcl_session *s, struct perf_event_attr *a, bool fi
 			a->sample_stack_user = s->o.stack_size ? s->o.stack_size : 8192;
 		a->exclude_callchain_user = 1;
 	}
-	/* the stack alone, not the registers: perf would then unwind it on top of the chain */
-	if (s->o.call_graph == PCL_CALLCHAIN_FP && s->o.leaf_stack_size &&
+	/*
+	 * the stack alone, not the registers: perf would then unwind it on top
+	 * of the chain. For -g, and for an event whose own terms ask for frame
+	 * pointer chains (call-graph=fp, max-stack=N) without -g.
+	 */
+	if ((s->o.call_graph == PCL_CALLCHAIN_FP ||
+	     (s->o.call_graph == PCL_CALLCHAIN_NONE && (a->sample_type & PERF_SAMPLE_CALLCHAIN))) &&
+	    s->o.leaf_stack_size &&
 	    !(a->sample_type & PERF_SAMPLE_REGS_USER)) { /* not an event's own call-graph=dwarf */
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = s->o.leaf_stack_size;

@@ -16,6 +16,7 @@
 #     pcl as before: no main;
 #   - a leaf with a 400-byte frame: pcl script says the copy was too small
 #     and which --fp-leaf SIZE would do, and with it the caller is back;
+#   - so does an event's own call-graph=fp or max-stack=N term;
 #   - --no-fp-leaf records no copy, --fp-leaf=SIZE another size, a bad
 #     size is a usage error.
 . "$(dirname "$0")/lib.sh"
@@ -96,6 +97,16 @@ fi
 
 run_long script 60 "$PCL" script -i "$TMP/demo.data"
 callers_ok fpleaf-demo-script sum_primes "main __libc_start_call_main" "$TMP/script.out" "pcl record -g -- demo-workload"
+
+# An event's own terms asking for frame-pointer chains (perf's
+# 'EVENT/max-stack=N/' or 'call-graph=fp', as perf's shell test
+# record+probe_libc_inet_pton.sh records its probe) get the repair too.
+for term in call-graph=fp max-stack=8; do
+	run_long "rec-term" 60 "$PCL" record -q -e "cpu-clock/$term/" -o "$TMP/term.data" -- "$demo"
+	run_long script-term 60 "$PCL" script -i "$TMP/term.data"
+	callers_ok "fpleaf-term-${term%%=*}" sum_primes "main __libc_start_call_main" "$TMP/script-term.out" \
+		"pcl record -e 'cpu-clock/$term/' -- demo-workload"
+done
 
 # pcl report -g caller: the chain under sum_primes, outermost first.
 run_long report 60 "$PCL" report -i "$TMP/demo.data" --stdio --no-children -g caller --symbols sum_primes -q
