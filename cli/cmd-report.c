@@ -1085,6 +1085,8 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 {
 	struct sample_ctx x = { in, o, eh, nr, ho };
 	struct read_deltas rd = { 0 };
+	/* inherited counters' values per thread, as perf 6.12+; not those of whole CPUs */
+	bool per_thread = !recorded_cpu_wide(in->reader);
 	int ret;
 
 	while ((ret = input_next(in)) > 0) {
@@ -1096,7 +1098,7 @@ static int read_samples(struct input *in, const struct report_opts *o, struct ev
 
 		if (!ev->decoded || ev->hdr->type != PERF_RECORD_SAMPLE || ev->attr_idx < 0)
 			continue;
-		if (each_read_sample(in->reader, &rd, true, ev->attr, &ev->rec, add_sample, &x))
+		if (each_read_sample(in->reader, &rd, per_thread, ev->attr, &ev->rec, add_sample, &x))
 			goto oom;
 	}
 	/* said only where perf 6.1's answer differs: values of several threads under one id */

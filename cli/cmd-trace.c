@@ -120,6 +120,8 @@ struct tracer {
 	int nids;
 	struct pcl_ring **rings;
 	int nrings;
+	int *evfds; /* every event fd that writes into a ring: what is polled */
+	int nevfds;
 	struct pending **pend;
 	size_t npend, cap;
 	uint64_t seq;
@@ -935,7 +937,8 @@ static int map_rings(struct tracer *t)
 
 	t->rings = calloc((size_t)ncpu, sizeof(*t->rings));
 	t->ids = calloc((size_t)(ncpu * nthr * NR_EV), sizeof(*t->ids));
-	if (!t->rings || !t->ids)
+	t->evfds = calloc((size_t)(ncpu * nthr * NR_EV), sizeof(*t->evfds));
+	if (!t->rings || !t->ids || !t->evfds)
 		return -1;
 	for (int ev = 0; ev < NR_EV; ev++) {
 		if (t->evidx[ev] < 0)
@@ -952,6 +955,7 @@ static int map_rings(struct tracer *t)
 					t->ids[t->nids].id = id;
 					t->ids[t->nids++].ev = ev;
 				}
+				t->evfds[t->nevfds++] = fd;
 				if (t->rings[c]) {
 					ret = pcl_ring_set_output(fd, pcl_ring__fd(t->rings[c]));
 					if (ret) {
@@ -1277,13 +1281,18 @@ out:
 
 static void trace_loop(struct tracer *t, struct run *r, const sigset_t *waitmask)
 {
-	struct pollfd fds[64 + 1024];
 	int nr = 0, nw = r->watch.nfds;
+	struct pollfd *fds = calloc((size_t)(nw + t->nevfds), sizeof(*fds));
 
+	if (!fds) {
+		die_msg("out of memory");
+		return;
+	}
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
-	for (int i = 0; i < t->nrings && nr < (int)(sizeof(fds) / sizeof(fds[0])); i++) {
-		fds[nr].fd = pcl_ring__fd(t->rings[i]);
+	/* every fd that writes into a ring, as perf polls them: one's task may end */
+	for (int i = 0; i < t->nevfds; i++) {
+		fds[nr].fd = t->evfds[i];
 		fds[nr++].events = POLLIN;
 	}
 	while (!got_signal) {
@@ -1303,6 +1312,7 @@ static void trace_loop(struct tracer *t, struct run *r, const sigset_t *waitmask
 		if (output_reader_gone())
 			break;
 	}
+	free(fds);
 }
 
 /*
@@ -1358,6 +1368,7 @@ static void free_tracer(struct tracer *t)
 		pcl_ring__munmap(t->rings[i]);
 	free(t->rings);
 	free(t->ids);
+	free(t->evfds);
 	for (int b = 0; b < 4096; b++) {
 		for (struct thr *th = t->threads[b], *n; th; th = n) {
 			n = th->next;

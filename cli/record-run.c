@@ -318,8 +318,11 @@ static int apply_filters(struct recorder *rc)
 /* Sleep until a ring fills to its watermark, the target ends, or a signal; drain. */
 static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitmask)
 {
-	struct pollfd fds[64 + 1024];
 	int nr = 0, nw = r->watch.nfds, ret = 0, ci = -1, si;
+	struct pollfd *fds = calloc((size_t)(nw + 1 + pcl_session__nr_fds(rc->s)), sizeof(*fds));
+
+	if (!fds)
+		return -ENOMEM;
 
 	for (int i = 0; i < nw; i++)
 		fds[nr++] = r->watch.fds[i];
@@ -328,8 +331,7 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		fds[nr++] = (struct pollfd){ .fd = rc->ctl.ctl, .events = POLLIN };
 	}
 	si = nr;
-	for (int i = 0; i < pcl_session__nr_fds(rc->s) && nr < (int)(sizeof(fds) / sizeof(fds[0]));
-	     i++) {
+	for (int i = 0; i < pcl_session__nr_fds(rc->s); i++) {
 		fds[nr].fd = pcl_session__fd(rc->s, i);
 		fds[nr++].events = POLLIN;
 	}
@@ -360,6 +362,7 @@ static int record_loop(struct recorder *rc, struct run *r, const sigset_t *waitm
 		if (ci >= 0 && (rc->ctl.eof || (fds[ci].revents & (POLLERR | POLLNVAL))))
 			fds[ci].fd = -1;
 	}
+	free(fds);
 	/* --max-size ended it: no more files */
 	if (!ret && !rc->size_stop && rc->o->switch_signal &&
 	    (switch_requested || usr2_pending())) {

@@ -25,17 +25,48 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The thread group (process) of thread @tid, from /proc; 0 if unknown. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /*
+ * -p PID names a process, perf's way: PID may be any of its threads (the
+ * events go on all of them), so the run lasts as long as the process.
  * Without a pidfd (the process already ended and was reaped, as a target
- * can between its events being opened and this; or a kernel before 5.3) the
- * process is watched through /proc like a thread: a target gone this early
- * must end the run, not leave it waiting for a signal.
+ * can between its events being opened and this; or a kernel before 5.3) it
+ * is watched through /proc like a thread: a target gone this early must
+ * end the run, not leave it waiting for a signal.
  */
 void watch_pidfd(struct watch *w, pid_t pid)
 {
-	int fd;
+	int fd = -1;
+	pid_t tgid;
 
-	if (w->nfds < 64 && (fd = (int)syscall(SYS_pidfd_open, pid, 0)) >= 0) {
+	if (w->nfds >= 64)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/*
+	 * not a thread group's leader (EINVAL, ENOENT since Linux 6.9): its
+	 * process is what to watch
+	 */
+	if (fd < 0 && (errno == EINVAL || errno == ENOENT) && (tgid = tgid_of(pid)) > 0 &&
+	    tgid != pid)
+		fd = (int)syscall(SYS_pidfd_open, pid = tgid, 0);
+	if (fd >= 0) {
 		w->pidfds[w->nfds] = fd;
 		w->fds[w->nfds].fd = fd;
 		w->fds[w->nfds++].events = POLLIN;

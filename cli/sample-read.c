@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sample-read.h"
 
@@ -144,4 +145,66 @@ int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bo
 			return ret;
 	}
 	return 0;
+}
+
+/* Whether one record command line's token @t asks for whole CPUs; *@skip: @t takes the next. */
+static bool cpu_wide_token(const char *t, bool *skip)
+{
+	/* perf record's (and pcl record's) short options that take a value */
+	static const char with_value[] = "cCDeFGjkmoprtu";
+	static const char *const long_with_value[] = {
+		"--event",	  "--freq",	     "--count",		"--output",  "--pid",
+		"--tid",	  "--mmap-pages",    "--clockid",	"--cgroup",  "--delay",
+		"--realtime",	  "--branch-filter", "--uid",		"--call-graph", "--filter",
+		"--control",	  "--max-size",	     "--affinity",	"--mmap-flush",
+		"--switch-max-files", "--fp-leaf",   "--proc-map-timeout",
+	};
+
+	*skip = false;
+	if (!strcmp(t, "--all-cpus") || !strcmp(t, "--cpu") || !strncmp(t, "--cpu=", 6))
+		return true;
+	if (!strncmp(t, "--", 2)) {
+		for (size_t i = 0; i < sizeof(long_with_value) / sizeof(long_with_value[0]); i++)
+			*skip |= !strcmp(t, long_with_value[i]);
+		return false;
+	}
+	/* a cluster of short options: -ag, -aF 99, -Fmax */
+	for (const char *c = t + 1; *c; c++) {
+		if (*c == 'a' || *c == 'C')
+			return true;
+		if (strchr(with_value, *c)) {
+			*skip = !c[1];
+			return false;
+		}
+	}
+	return false;
+}
+
+bool recorded_cpu_wide(const struct pcl_data_reader *r)
+{
+	size_t len;
+	const void *f = pcl_data_reader__feature(r, PCL_FEAT_CMDLINE, &len);
+	char **v = NULL;
+	bool wide = false, skip = false, rec = false;
+	int n;
+
+	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
+		return false;
+	for (int i = 1; i < n && !wide; i++) {
+		if (!rec) {
+			rec = !strcmp(v[i], "record");
+			continue;
+		}
+		if (skip) {
+			skip = false;
+			continue;
+		}
+		if (!strcmp(v[i], "--") || v[i][0] != '-')
+			break; /* the command */
+		wide = cpu_wide_token(v[i], &skip);
+	}
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return wide;
 }

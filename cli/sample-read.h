@@ -42,4 +42,12 @@ int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bo
 		     const struct pcl_data_attr *a, const struct pcl_record *rec, sample_fn fn,
 		     void *ctx);
 
+/*
+ * Whether the file was recorded on whole CPUs (-a, -C), as its command line
+ * (CMDLINE) says. A CPU-wide counter counts whatever ran on its CPU, one
+ * value for all threads: its values are not to be followed per thread,
+ * whatever inherit says (perf 6.1 sets inherit with -a).
+ */
+bool recorded_cpu_wide(const struct pcl_data_reader *r);
+
 #endif

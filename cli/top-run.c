@@ -162,7 +162,8 @@ static int map_rings(struct top *t)
 	t->rings = calloc((size_t)nr, sizeof(*t->rings));
 	t->attrs = calloc((size_t)t->nev, sizeof(*t->attrs));
 	t->ids = calloc((size_t)(t->nev * ncpu * nthr) + 1, sizeof(*t->ids));
-	t->pfds = calloc((size_t)nr + 1, sizeof(*t->pfds));
+	/* every event fd is polled (and room for stdin): see the session's map_rings */
+	t->pfds = calloc((size_t)(t->nev * ncpu * nthr) + 1, sizeof(*t->pfds));
 	if (!t->rings || !t->attrs || !t->ids || !t->pfds)
 	{
 		die_msg("out of memory");
@@ -180,6 +181,7 @@ static int map_rings(struct top *t)
 					continue;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					t->ids[t->nids++] = (struct top_id){ id, i };
+				t->pfds[t->npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 				if (t->rings[r]) {
 					ret = pcl_ring_set_output(fd, pcl_ring__fd(t->rings[r]));
 					if (ret) {
@@ -196,7 +198,6 @@ static int map_rings(struct top *t)
 						t->o->mmap_pages, strerror(errno));
 					return -1;
 				}
-				t->pfds[t->npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 			}
 	}
 	qsort(t->ids, (size_t)t->nids, sizeof(*t->ids), cmp_id);

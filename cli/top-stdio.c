@@ -214,13 +214,14 @@ static bool key(struct top *t, int c, const struct termios *cooked, const struct
 		if (t->nev < 2)
 			break;
 		/* perf's: the events by number, then the one to show (a wrong one: the first) */
-		printf("\nAvailable events:");
+		fprintf(stderr, "\nAvailable events:");
 		for (int e = 0; e < t->nev; e++)
-			printf("\n\t%d %s", e, pcl_evlist__event(t->el, e)->name);
+			fprintf(stderr, "\n\t%d %s", e, pcl_evlist__event(t->el, e)->name);
+		fflush(stdout);
 		v = prompt("Enter details event counter", cooked);
 		if (v < 0 || v >= t->nev) {
-			printf("Sorry, no such event, using %s.\n", pcl_evlist__event(t->el, 0)->name);
-			fflush(stdout);
+			fprintf(stderr, "Sorry, no such event, using %s.\n",
+				pcl_evlist__event(t->el, 0)->name);
 			v = 0;
 		}
 		top_set_active(t, v);

@@ -106,7 +106,12 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 					      struct pcl_workload *wl,
 					      const struct pcl_session_opts *opts, const char *path,
 					      int argc, char *const argv[]);
-/* The ring fds to poll for POLLIN (valid while open). */
+/*
+ * The fds to poll for POLLIN (valid while open): every event fd that writes
+ * into a forward ring, as perf polls them. One whose task ended polls
+ * POLLHUP from then on: drop it from the poll set; its ring's other
+ * writers still wake the poll.
+ */
 PCL_API int pcl_session__nr_fds(const struct pcl_session *s);
 PCL_API int pcl_session__fd(const struct pcl_session *s, int i);
 /* Write what every ring holds, as one round. 0 or the write error. */

@@ -247,7 +247,8 @@ static int start_offcpu(struct pcl_session *s)
 
 /*
  * One ring per CPU: the first fd on a CPU maps it, the others write into
- * it. Counters on any CPU (--per-thread) cannot share a ring between tasks
+ * it; all of them are polled (a backward ring wakes no one: it is read on
+ * a dump). Counters on any CPU (--per-thread) cannot share a ring between tasks
  * (the kernel refuses SET_OUTPUT across contexts): one ring per thread.
  */
 static int map_rings(struct pcl_session *s)
@@ -257,7 +258,7 @@ static int map_rings(struct pcl_session *s)
 	int nr = by_thread ? nthr : ncpu;
 
 	s->rings = calloc((size_t)nr * 2, sizeof(*s->rings));
-	s->fds = calloc((size_t)nr, sizeof(*s->fds));
+	s->fds = calloc((size_t)(s->nev * ncpu * nthr) + 1, sizeof(*s->fds));
 	s->ids = calloc((size_t)s->nev, sizeof(*s->ids));
 	s->attrs = calloc((size_t)s->nev, sizeof(*s->attrs));
 	if (!s->rings || !s->fds || !s->ids || !s->attrs)
@@ -285,6 +286,13 @@ static int map_rings(struct pcl_session *s)
 					continue;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					s->ids[i][s->attrs[i].nr_ids++] = id;
+				/*
+				 * every fd that writes into a forward ring is polled, as
+				 * perf does: when one's task ends it hangs up, and the
+				 * ring's other writers must still wake the recorder
+				 */
+				if (!bw)
+					s->fds[s->nfds++] = fd;
 				if (s->rings[r]) {
 					ret = pcl_ring_set_output(fd, pcl_ring__fd(s->rings[r]));
 					if (ret)
@@ -300,8 +308,6 @@ static int map_rings(struct pcl_session *s)
 						"cannot map a %u-page ring buffer: %s (a smaller "
 						"-m may fit perf_event_mlock_kb)",
 						s->o.mmap_pages, strerror(errno));
-				if (!bw) /* a backward ring wakes no one: it is read on a dump */
-					s->fds[s->nfds++] = fd;
 			}
 		}
 	}
@@ -773,10 +779,15 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 		/*
 		 * :S, a group's leader sampling: each leader sample carries the
 		 * whole group's counts (group read), so the members do not sample
-		 * themselves, as perf records them
+		 * themselves, as perf records them (perf's rule: the leader's
+		 * PERF_SAMPLE_READ decides; and only in a kernel group, a member of
+		 * a tool event's group leads itself)
 		 */
-		if (ev->leader != i && (a->sample_type & PERF_SAMPLE_READ) &&
-		    pcl_evlist__event(el, ev->leader)->nr_members > 1) {
+		const struct pcl_event *l = pcl_evlist__event(el, ev->leader);
+
+		if (ev->leader != i && (l->attr.sample_type & PERF_SAMPLE_READ) &&
+		    l->nr_members > 1 && pcl_pmu__is_kernel(l->pmu) &&
+		    pcl_pmu__is_kernel(ev->pmu)) {
 			a->freq = 0;
 			a->sample_freq = 0;
 			a->write_backward = 0;

@@ -298,6 +298,13 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	 * perf 6.12+ records it (open_counter() drops inherit where the
 	 * kernel refuses it with PERF_SAMPLE_READ, as perf 6.1 always does).
 	 */
+	/*
+	 * a counter of a whole CPU has no children: inherit means nothing to
+	 * it, and a reader that saw it would follow the CPU's one value per
+	 * thread
+	 */
+	if ((a->sample_type & PERF_SAMPLE_READ) && el->threads[0] == -1)
+		a->inherit = 0;
 	if ((a->sample_type & PERF_SAMPLE_READ) && l->ev.nr_members > 1 &&
 	    pcl_pmu__is_kernel(l->ev.pmu) && pcl_pmu__is_kernel(e->ev.pmu)) {
 		a->read_format |= PERF_FORMAT_GROUP;
@@ -340,6 +347,19 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	if (!ops || !ops->add)
 		return -EOPNOTSUPP;
 	ret = ops->add(c);
+	/* first: the other retries would clear flags that did not matter */
+	if (ret == -EINVAL && l == e && e->ev.attr.inherit &&
+	    (e->ev.attr.sample_type & PERF_SAMPLE_READ)) {
+		/*
+		 * kernels before 6.12 refuse inherit with PERF_SAMPLE_READ: the
+		 * group then follows the threads it starts on, as perf does there
+		 */
+		int n = l->ev.nr_members > 1 ? l->ev.nr_members : 1;
+
+		for (int m = e->ev.leader; m < e->ev.leader + n && m < el->nr; m++)
+			el->evsels[m].ev.attr.inherit = 0;
+		ret = ops->add(c);
+	}
 	if (ret == -EINVAL && e->ev.attr.exclude_guest) {
 		/* older kernels and some PMUs refuse exclude_guest: retry as perf does */
 		e->ev.attr.exclude_guest = 0;
@@ -347,16 +367,6 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_LOST)) {
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
-		ret = ops->add(c);
-	}
-	if (ret == -EINVAL && l == e && e->ev.attr.inherit &&
-	    (e->ev.attr.sample_type & PERF_SAMPLE_READ)) {
-		/*
-		 * kernels before 6.12 refuse inherit with PERF_SAMPLE_READ: the
-		 * group then follows the threads it starts on, as perf does there
-		 */
-		for (int m = e->ev.leader; m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
-			el->evsels[m].ev.attr.inherit = 0;
 		ret = ops->add(c);
 	}
 	if (ret == -EINVAL && (e->ev.attr.read_format & PERF_FORMAT_GROUP)) {

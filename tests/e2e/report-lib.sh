@@ -12,9 +12,9 @@
 # rows.pl cmp PERF PCL TOL [EMPTY]: exit 0 if both hold the same entries
 #   (same keys, as many times) with numbers within TOL; else print what
 #   differs, exit 1; exit 2 if PERF holds no entry at all, unless EMPTY
-#   (a filter may leave nothing). With ROWS_MERGE=1 in the environment,
-#   a key with more entries in PERF than in PCL is compared by
-#   its sums.
+#   (a filter may leave nothing). With ROWS_MERGE in the environment (1:
+#   any key; else one entry's text, as perf prints it), such a key with
+#   more entries in PERF than in PCL is compared by its sums.
 cat >"$TMP/rows.pl" <<'PL'
 use strict;
 use warnings;
@@ -77,12 +77,21 @@ my (%p, %c, @bad);
 push @{$p{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @p;
 push @{$c{"$_->[0] | $_->[1]"}}, [@$_[2 .. $#$_]] for @c;
 my %all = map { $_ => 1 } keys %p, keys %c;
+# ROWS_MERGE: 1 for any key, else the one entry's text as perf prints it
+# (columns apart by two blanks or more)
+sub merge_key {
+	my ($k) = @_;
+	return 1 if $ENV{ROWS_MERGE} eq '1';
+	(my $want = $ENV{ROWS_MERGE}) =~ s/\s{2,}/ | /g;
+	$k =~ s/^[^|]*\| //;
+	return $k eq $want;
+}
 # entries of one key (two symbols of one name) in order of all their numbers
 sub bynums { for my $i (0 .. $#$a) { my $c = ($b->[$i] // 0) <=> ($a->[$i] // 0); return $c if $c; } return 0; }
 for my $k (sort keys %all) {
 	my @a = sort bynums @{$p{$k} || []};
 	my @b = sort bynums @{$c{$k} || []};
-	if (@a > @b && $ENV{ROWS_MERGE}) {
+	if (@a > @b && $ENV{ROWS_MERGE} && merge_key($k)) {
 		# perf split one symbol in two: the key's sums compared
 		for my $side (\@a, \@b) {
 			my @s;

@@ -159,3 +159,23 @@ if has_record && record_to report-sample-read perf pgrp --no-bpf-event -e "$grp_
 			"perf script -F tid,event,ip,period" "pcl script ..."
 	fi
 fi
+
+# Whole CPUs (-a): a CPU's counter counts whatever ran there, one value for
+# every thread. perf 6.1 still sets inherit; pcl report must not follow its
+# values per thread (which counted each thread's first value whole: 15
+# times the truth), and pcl record leaves inherit out.
+if record_to report-sample-read perf cpuwide --no-bpf-event -a -e cpu-clock:S -o "$TMP/cpuwide.data" -- "$forks" 2 100; then
+	report_pair cpuwide "$TMP/cpuwide.data" --no-children --sort comm
+	compare report-sample-read-cpu-wide cpuwide "rows header" "--stdio --no-children --sort comm -i cpuwide.data (perf record -a)"
+fi
+if has_record && record_to report-sample-read pcl cpuwide-pcl -a -e '{cpu-clock,page-faults}:S' \
+	-o "$TMP/cpuwide-pcl.data" -- "$forks" 2 100; then
+	if perf evlist -v -i "$TMP/cpuwide-pcl.data" 2>/dev/null | grep -q 'inherit: 1'; then
+		not_ok report-sample-read-cpu-wide-record "pcl record -a: a :S event with inherit:" \
+			"$(perf evlist -v -i "$TMP/cpuwide-pcl.data" 2>&1 | head -3)"
+	else
+		ok report-sample-read-cpu-wide-record
+	fi
+	report_pair cpuwide-pcl "$TMP/cpuwide-pcl.data" --no-children --sort comm
+	compare report-sample-read-cpu-wide-pcl cpuwide-pcl "rows header" "--stdio --no-children --sort comm -i cpuwide-pcl.data (pcl record -a)"
+fi

@@ -266,7 +266,7 @@ if record_to srcline-inline perf dw --call-graph dwarf -e cpu-clock -F 2000 -o "
 			dup=$(ents "$TMP/$tag.perf.out" | uniq -d | grep -Fx -- "$dup" || true)
 			if [ -n "$dup" ]; then
 				echo "# perf shows '$dup' as two entries: entries compared, perf's summed"
-				ROWS_MERGE=1 compare "srcline-inline-dwarf-report$tag" "$tag" rows "--inline $args"
+				ROWS_MERGE=$dup compare "srcline-inline-dwarf-report$tag" "$tag" rows "--inline $args"
 			else
 				compare "srcline-inline-dwarf-report$tag" "$tag" text "--inline $args"
 			fi

@@ -134,7 +134,8 @@ if ! wait_for '^ +PerfTop: .*\[cpu-clock\]' 20; then
 	not_ok top-stdio-events "no [cpu-clock] header within 20 s" "$(screen | head -5)" "$(head -5 "$TMP/ev2.err")"
 else
 	keys E
-	if wait_for 'Enter details event counter' 4 && screen | grep -qE '^\s+1 page-faults$'; then
+	# (the list on stderr, as perf's)
+	if wait_for 'Enter details event counter' 4 && grep -qE '^\s+1 page-faults$' "$TMP/ev2.err"; then
 		keys 1 Enter
 		if wait_for '^ +PerfTop: .*\[page-faults\]' 4 && wait_for '\[\.\] do_faults' 4; then
 			ok top-stdio-events
@@ -142,7 +143,7 @@ else
 			not_ok top-stdio-events "after E 1: want the page-faults listing (do_faults):" "$(screen | head -10)"
 		fi
 	else
-		not_ok top-stdio-events "E: want the events listed by number and a prompt:" "$(screen | tail -8)"
+		not_ok top-stdio-events "E: want the events listed by number and a prompt:" "$(screen | tail -8)" "$(show "$TMP/ev2.err")"
 	fi
 fi
 keys q
