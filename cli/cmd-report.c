@@ -142,6 +142,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "comms", required_argument, NULL, OPT_COMM },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "dso", required_argument, NULL, OPT_DSO },
@@ -186,7 +187,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:Dt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:g:Gk:qfhIo:nF:Tp:Dt:c:d:S:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -239,6 +240,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			}
 			o->relative = !strcmp(optarg, "relative");
 			break;
+		case 'c': /* perf's -c, --comms */
 		case OPT_COMM:
 			if (list_split(&o->lists.comm, optarg))
 				return -1;
@@ -251,10 +253,12 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			if (list_split(&o->lists.tid, optarg))
 				return -1;
 			break;
+		case 'd':
 		case OPT_DSO:
 			if (list_split(&o->lists.dso, optarg))
 				return -1;
 			break;
+		case 'S':
 		case OPT_SYMBOLS:
 			if (list_split(&o->lists.symbols, optarg))
 				return -1;

@@ -75,6 +75,9 @@ for by in perf pcl; do
 		# a run may have no kernel sample at all: then both must show none
 		opt "$id-dso-kernel" "$F" "rows text empty" --no-children --dso '[kernel.kallsyms]'
 		opt "$id-symbols" "$F" "rows text" --no-children --symbols "$sym"
+		# perf's own spellings: -c/--comms, -d/--dsos, -S
+		opt "$id-comms-short" "$F" "rows text" --no-children -c "$comm" -d "$(basename "$exe")" -S "$sym"
+		opt "$id-comms" "$F" "rows text" --no-children --comms "$comm" --dsos "$(basename "$exe")"
 		if [ -n "$pidtid" ]; then
 			opt "$id-pid" "$F" "rows text" --no-children --pid "$pid"
 			opt "$id-tid" "$F" "rows text" --no-children --tid "$tid"
