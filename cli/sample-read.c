@@ -62,20 +62,30 @@ static int grow(struct read_deltas *rd)
 	return 0;
 }
 
+/* The slot of (@id, @tid) in *@j, made (value 0, *@fresh) if new; 0 or -ENOMEM. */
+static int slot_take(struct read_deltas *rd, uint64_t id, uint32_t tid, size_t *j, bool *fresh)
+{
+	if ((rd->n + 1) * 2 > rd->cap && grow(rd))
+		return -ENOMEM;
+	*j = slot_of(rd, id, tid);
+	*fresh = !rd->id[*j];
+	if (*fresh) {
+		rd->id[*j] = id;
+		rd->tid[*j] = tid;
+		rd->n++;
+	}
+	return 0;
+}
+
 /* The growth of @id's value (for @tid) since its last read, in *@d (perf's sid->period). */
 static int read_delta(struct read_deltas *rd, uint64_t id, uint32_t tid, uint64_t value,
 		      uint64_t *d)
 {
 	size_t j;
+	bool fresh;
 
-	if ((rd->n + 1) * 2 > rd->cap && grow(rd))
+	if (slot_take(rd, id, tid, &j, &fresh))
 		return -ENOMEM;
-	j = slot_of(rd, id, tid);
-	if (!rd->id[j]) {
-		rd->id[j] = id;
-		rd->tid[j] = tid;
-		rd->n++;
-	}
 	*d = value - rd->val[j];
 	rd->val[j] = value;
 	return 0;
@@ -89,20 +99,16 @@ static int read_delta(struct read_deltas *rd, uint64_t id, uint32_t tid, uint64_
 static int note_thread(struct read_deltas *rd, uint64_t id, uint32_t tid)
 {
 	size_t j;
+	bool fresh;
 
 	if (rd->threads_mixed)
 		return 0;
-	if ((rd->n + 1) * 2 > rd->cap && grow(rd))
+	if (slot_take(rd, id, NO_TID, &j, &fresh))
 		return -ENOMEM;
-	j = slot_of(rd, id, NO_TID);
-	if (!rd->id[j]) {
-		rd->id[j] = id;
-		rd->tid[j] = NO_TID;
+	if (fresh)
 		rd->val[j] = tid;
-		rd->n++;
-	} else if (rd->val[j] != tid) {
+	else if (rd->val[j] != tid)
 		rd->threads_mixed = true;
-	}
 	return 0;
 }
 

@@ -18,6 +18,27 @@ attr_fields() {
 		tr '\n' ' '
 }
 
+# same_attr NAME WHAT PERF_FILE PCL_FILE PERF_ERR PCL_ERR: pcl's recording
+# (its run's exit in $RC) has the fields perf's has; WHAT says what ran.
+same_attr() {
+	local name=$1 what=$2 want got
+	want=$(attr_fields "$3")
+	got=$(attr_fields "$4")
+	if [ -z "$want" ]; then
+		skip "$name" "oracle: perf record $what wrote no event: $(head -1 "$5")"
+		return
+	fi
+	# perf adds the data source and address to every DWARF sample (not the term's doing)
+	want=${want//|ADDR|/|}
+	want=${want//|DATA_SRC/}
+	if [ "$RC" -eq 0 ] && [ "$want" = "$got" ]; then
+		ok "$name ($what)"
+	else
+		not_ok "$name" "pcl record $what (exit $RC): the attr differs from perf's" \
+			"perf: $want" "pcl:  $got" "$(show "$6")"
+	fi
+}
+
 n=0
 for spec in 'cpu-clock/max-stack=3/' 'cpu-clock/call-graph=fp/' 'task-clock/call-graph=dwarf/' \
 	'task-clock/call-graph=dwarf,stack-size=4096/' 'cpu-clock/period=100000/u' \
@@ -26,21 +47,7 @@ for spec in 'cpu-clock/max-stack=3/' 'cpu-clock/call-graph=fp/' 'task-clock/call
 	perf record -q -o "$TMP/p$n.data" -e "$spec" -- "$spin" 200 >/dev/null 2>"$TMP/p$n.err"
 	# (--no-fp-leaf: the leaf repair's stack copy is pcl's own, t-fpleaf.sh)
 	run "c$n" "$PCL" record -N -q --no-fp-leaf -o "$TMP/c$n.data" -e "$spec" -- "$spin" 200
-	want=$(attr_fields "$TMP/p$n.data")
-	got=$(attr_fields "$TMP/c$n.data")
-	if [ -z "$want" ]; then
-		skip "event-terms-$n" "oracle: perf record -e '$spec' wrote no event: $(head -1 "$TMP/p$n.err")"
-		continue
-	fi
-	# perf adds the data source and address to every DWARF sample (not the term's doing)
-	want=${want//|ADDR|/|}
-	want=${want//|DATA_SRC/}
-	if [ "$RC" -eq 0 ] && [ "$want" = "$got" ]; then
-		ok "event-terms-$n ($spec)"
-	else
-		not_ok "event-terms-$n" "pcl record -e '$spec' (exit $RC): the attr differs from perf's" \
-			"perf: $want" "pcl:  $got" "$(show "$TMP/c$n.err")"
-	fi
+	same_attr "event-terms-$n" "-e '$spec'" "$TMP/p$n.data" "$TMP/c$n.data" "$TMP/p$n.err" "$TMP/c$n.err"
 done
 
 # The period in the samples, as perf decides it: where it varies (-F) and
@@ -54,16 +61,7 @@ for args in "-c 100000 -e task-clock" "-c 100000 -P -e task-clock" "-P -e task-c
 	perf record -q -o "$TMP/pp$n.data" $args -- "$spin" 100 >/dev/null 2>"$TMP/pp$n.err"
 	# shellcheck disable=SC2086
 	run "cp$n" "$PCL" record -N -q -o "$TMP/cp$n.data" $args -- "$spin" 100
-	want=$(attr_fields "$TMP/pp$n.data")
-	got=$(attr_fields "$TMP/cp$n.data")
-	if [ -z "$want" ]; then
-		skip "event-terms-period-$n" "oracle: perf record $args wrote no event: $(head -1 "$TMP/pp$n.err")"
-	elif [ "$RC" -eq 0 ] && [ "$want" = "$got" ]; then
-		ok "event-terms-period-$n ($args)"
-	else
-		not_ok "event-terms-period-$n" "pcl record $args (exit $RC): the attr differs from perf's" \
-			"perf: $want" "pcl:  $got" "$(show "$TMP/cp$n.err")"
-	fi
+	same_attr "event-terms-period-$n" "$args" "$TMP/pp$n.data" "$TMP/cp$n.data" "$TMP/pp$n.err" "$TMP/cp$n.err"
 done
 
 # max-stack=3: every sample's chain has at most 3 entries, and some have 2 or more
