@@ -429,3 +429,4 @@ else
 	fi
 fi
 wait "$mp" 2>/dev/null
+exit 0
