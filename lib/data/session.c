@@ -773,6 +773,7 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 	s->max_rate = caps.max_sample_rate;
 	for (int i = 0; i < s->nev; i++) {
 		const struct pcl_event *ev = pcl_evlist__event(el, i);
+		const struct pcl_event *l = pcl_evlist__event(el, ev->leader);
 		struct perf_event_attr *a = pcl_evlist__attr(el, i);
 
 		setup_attr(s, a, i == (o.overwrite ? s->nev - 1 : 0));
@@ -783,8 +784,6 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 		 * PERF_SAMPLE_READ decides; and only in a kernel group, a member of
 		 * a tool event's group leads itself)
 		 */
-		const struct pcl_event *l = pcl_evlist__event(el, ev->leader);
-
 		if (ev->leader != i && (l->attr.sample_type & PERF_SAMPLE_READ) &&
 		    l->nr_members > 1 && pcl_pmu__is_kernel(l->pmu) &&
 		    pcl_pmu__is_kernel(ev->pmu)) {

@@ -293,22 +293,18 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	     !strcmp(pcl_pmu__name(e->ev.pmu), "kprobe")))
 		a->inherit = 0;
 	/*
-	 * Sampling with the group's counts (:S, PERF_SAMPLE_READ in a group):
-	 * the sample's read holds every member's count (GROUP). Inherited, as
-	 * perf 6.12+ records it (open_counter() drops inherit where the
-	 * kernel refuses it with PERF_SAMPLE_READ, as perf 6.1 always does).
-	 */
-	/*
-	 * a counter of a whole CPU has no children: inherit means nothing to
-	 * it, and a reader that saw it would follow the CPU's one value per
-	 * thread
+	 * Sampling with the counts (:S, PERF_SAMPLE_READ): in a group the
+	 * sample's read holds every member's count (GROUP). Inherited, as perf
+	 * 6.12+ records it (open_counter() drops inherit where the kernel
+	 * refuses it with PERF_SAMPLE_READ, as perf 6.1 always does); but not
+	 * on whole CPUs, where a counter has no children and a reader that saw
+	 * inherit would follow the CPU's one value per thread.
 	 */
 	if ((a->sample_type & PERF_SAMPLE_READ) && el->threads[0] == -1)
 		a->inherit = 0;
 	if ((a->sample_type & PERF_SAMPLE_READ) && l->ev.nr_members > 1 &&
-	    pcl_pmu__is_kernel(l->ev.pmu) && pcl_pmu__is_kernel(e->ev.pmu)) {
+	    pcl_pmu__is_kernel(l->ev.pmu) && pcl_pmu__is_kernel(e->ev.pmu))
 		a->read_format |= PERF_FORMAT_GROUP;
-	}
 	a->disabled = leader;
 	a->enable_on_exec = leader && el->workload;
 	/*
