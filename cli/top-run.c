@@ -480,10 +480,6 @@ int top_drain(struct top *t)
 
 /* ---- refresh ---- */
 
-/*
- * After a refresh: perf's decay (or -z's zero), then what exited processes
- * left in the machine, but for what the entries left still point at.
- */
 static int cmp_ptr(const void *a, const void *b)
 {
 	uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
@@ -491,6 +487,10 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * After a refresh: perf's decay (or -z's zero), then what exited processes
+ * left in the machine, but for what the entries left still point at.
+ */
 void top_age(struct top *t)
 {
 	const void **refs = NULL;
