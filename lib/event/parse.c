@@ -775,14 +775,14 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 }
 
 /*
- * u:BIN:FUNC[+OFF][%return][:mods]: the uprobe PMU opened directly, as
+ * u:BIN:FUNC[+OFF][%return][/terms/][:mods]: the uprobe PMU opened directly, as
  * perf_event_open(2) describes (config1 the path, config2 the file offset,
  * the retprobe format bit for %return): no tracefs event is made, so
  * nothing is left to clean up. BIN is resolved as pcl probe -x does.
  */
 static int parse_uprobe(struct parser *p, const char *s, size_t len)
 {
-	char spec[1024], bin[4096], *func, *mods = NULL, *pct, *plus, *last;
+	char spec[1024], bin[4096], *func, *mods = NULL, *pct, *plus, *last, *terms;
 	const struct pcl_pmu_format *fmt;
 	struct pcl_pmu *pmu;
 	struct pcl_event *ev;
@@ -797,8 +797,27 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 	if (!func || func == spec || !func[1])
 		return perr(p, EINVAL, s, len, "bad uprobe '%.*s' (u:BIN:FUNC[%%return])", (int)len, s);
 	*func++ = '\0';
+	/* FUNC/terms/[mods], as an event's terms */
+	terms = strchr(func, '/');
+	if (terms) {
+		char *close = strchr(terms + 1, '/');
+
+		if (!close)
+			return perr(p, EINVAL, s, len, "uprobe '%.*s': terms not closed with '/'",
+				    (int)len, s);
+		*terms++ = '\0';
+		*close = '\0';
+		if (close[1] == ':')
+			close++;
+		if (close[1] && !is_mod_string(close + 1, strlen(close + 1)))
+			return perr(p, EINVAL, s, len, "uprobe '%.*s': bad modifier '%s'", (int)len,
+				    s, close + 1);
+		if (close[1])
+			mods = close + 1;
+	}
 	last = strrchr(func, ':');
-	if (last && last > func && last[-1] != ':' && is_mod_string(last + 1, strlen(last + 1))) {
+	if (!terms && last && last > func && last[-1] != ':' &&
+	    is_mod_string(last + 1, strlen(last + 1))) {
 		*last = '\0';
 		mods = last + 1;
 	}
@@ -852,7 +871,7 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 	}
 	set_name(ev, s, len);
 	apply_mods(ev, mods, mods ? strlen(mods) : 0);
-	return 0;
+	return terms ? apply_terms(p, ev, terms, strlen(terms), false) : 0;
 }
 
 /* Find the slash that closes "pmu/" at s[open], or 0. */
@@ -1008,6 +1027,18 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 }
 
 /* Length of the next top-level item of s[0..len). */
+/*
+ * Whether the slash at @s[@n] of a "u:BIN:FUNC..." item opens FUNC's terms:
+ * BIN (which may hold slashes) is closed by a colon, and no slash came
+ * after it.
+ */
+static bool uprobe_terms_at(const char *s, size_t n)
+{
+	const char *bin_end = memchr(s + 2, ':', n - 2);
+
+	return bin_end && !memchr(bin_end, '/', n - (size_t)(bin_end - s));
+}
+
 static size_t item_len(const char *s, size_t len)
 {
 	int depth = 0;
@@ -1038,6 +1069,9 @@ static size_t item_len(const char *s, size_t len)
 				il = i - start;
 			if (strncmp(s + start, "mem:", 4) && strncmp(s + start, "u:", 2) &&
 			    il == i - start)
+				slash = true;
+			/* u:BIN:FUNC/terms/: BIN may be a path; a slash after FUNC opens terms */
+			if (!strncmp(s + start, "u:", 2) && uprobe_terms_at(s + start, i - start))
 				slash = true;
 		} else if (c == ',' && depth == 0) {
 			break;

@@ -89,6 +89,20 @@ if grep -q "probed_name+0x0 ($bin)" "$TMP/script.out"; then
 else
 	not_ok uprobe-record-ip "samples are not at probed_name's entry" "$(show "$TMP/script.out")"
 fi
+# an event's terms, as perf takes them on its probe events
+# (probe_libc:inet_pton/max-stack=3/): FUNC/max-stack=2/ gives call chains,
+# and the leaf repair puts back main, which the frame-pointer chain skips at
+# probed_name's first instruction
+"$PCL" record -N -q -o "$TMP/ut.data" -e "u:$bin:probed_name/max-stack=2/" -- "$bin" 6 >/dev/null 2>"$TMP/rect.err"
+"$PCL" script -F ip,sym -i "$TMP/ut.data" >"$TMP/scriptt.out" 2>&1
+n=$(grep -A1 -E '[0-9a-f] probed_name$' "$TMP/scriptt.out" | grep -cE '[0-9a-f] main$')
+a=$("$PCL" evlist -v -i "$TMP/ut.data" 2>/dev/null | head -1)
+if [ "$n" = 7 ] && [[ "$a" == *"sample_max_stack: 2"* && "$a" == *CALLCHAIN* ]]; then
+	ok uprobe-terms
+else
+	not_ok uprobe-terms "want 7 samples of probed_name called from main, and max-stack 2 in the attr; got $n:" \
+		"$a" "$(show "$TMP/rect.err")" "$(show "$TMP/scriptt.out" 12)"
+fi
 if have_perf; then
 	perf script -i "$TMP/u.data" >"$TMP/perf.out" 2>"$TMP/perf.err"
 	pn=$(grep -c "u:$bin:probed_name:" "$TMP/perf.out")
