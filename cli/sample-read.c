@@ -153,8 +153,12 @@ int each_read_sample(const struct pcl_data_reader *r, struct read_deltas *rd, bo
 	return 0;
 }
 
-/* Whether one record command line's token @t asks for whole CPUs; *@skip: @t takes the next. */
-static bool cpu_wide_token(const char *t, bool *skip)
+/*
+ * What one record command line's token @t says of the target: 1 whole CPUs
+ * (-a, -C), -1 tasks (-p, -t, -u: perf lets them override -a), 0 nothing;
+ * *@skip: @t takes the next token as its value.
+ */
+static int target_token(const char *t, bool *skip)
 {
 	/* perf record's (and pcl record's) short options that take a value */
 	static const char with_value[] = "cCDeFGjkmoprtu";
@@ -164,26 +168,34 @@ static bool cpu_wide_token(const char *t, bool *skip)
 		"--realtime",	  "--branch-filter", "--uid",		"--call-graph", "--filter",
 		"--control",	  "--max-size",	     "--affinity",	"--mmap-flush",
 		"--switch-max-files", "--fp-leaf",   "--proc-map-timeout",
+		"--synth",	  "--switch-output-event", "--num-thread-synthesize",
+		"--vmlinux",	  "--clang-path",    "--clang-opt",
 	};
+	int what = 0;
 
 	*skip = false;
 	if (!strcmp(t, "--all-cpus") || !strcmp(t, "--cpu") || !strncmp(t, "--cpu=", 6))
-		return true;
+		return 1;
+	if (!strcmp(t, "--pid") || !strcmp(t, "--tid") || !strcmp(t, "--uid") ||
+	    !strncmp(t, "--pid=", 6) || !strncmp(t, "--tid=", 6) || !strncmp(t, "--uid=", 6))
+		what = -1;
 	if (!strncmp(t, "--", 2)) {
 		for (size_t i = 0; i < sizeof(long_with_value) / sizeof(long_with_value[0]); i++)
 			*skip |= !strcmp(t, long_with_value[i]);
-		return false;
+		return what;
 	}
 	/* a cluster of short options: -ag, -aF 99, -Fmax */
 	for (const char *c = t + 1; *c; c++) {
 		if (*c == 'a' || *c == 'C')
-			return true;
+			what = what < 0 ? what : 1;
+		if (*c == 'p' || *c == 't' || *c == 'u')
+			what = -1;
 		if (strchr(with_value, *c)) {
 			*skip = !c[1];
-			return false;
+			break;
 		}
 	}
-	return false;
+	return what;
 }
 
 bool recorded_cpu_wide(const struct pcl_data_reader *r)
@@ -191,12 +203,12 @@ bool recorded_cpu_wide(const struct pcl_data_reader *r)
 	size_t len;
 	const void *f = pcl_data_reader__feature(r, PCL_FEAT_CMDLINE, &len);
 	char **v = NULL;
-	bool wide = false, skip = false, rec = false;
-	int n;
+	bool skip = false, rec = false, cpus = false, tasks = false;
+	int n = f ? pcl_feature_parse_strings(f, len, &v) : -1;
 
-	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
-		return false;
-	for (int i = 1; i < n && !wide; i++) {
+	for (int i = 1; i < n; i++) {
+		int what;
+
 		if (!rec) {
 			rec = !strcmp(v[i], "record");
 			continue;
@@ -207,10 +219,21 @@ bool recorded_cpu_wide(const struct pcl_data_reader *r)
 		}
 		if (!strcmp(v[i], "--") || v[i][0] != '-')
 			break; /* the command */
-		wide = cpu_wide_token(v[i], &skip);
+		what = target_token(v[i], &skip);
+		cpus |= what > 0;
+		tasks |= what < 0;
 	}
 	for (int i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
-	return wide;
+	if (rec)
+		return cpus && !tasks;
+	/*
+	 * no record command line (perf inject writes its own): perf record
+	 * samples the CPU on whole CPUs, and only there unless asked
+	 */
+	for (int i = 0; i < pcl_data_reader__nr_attrs(r); i++)
+		if (pcl_data_reader__attr(r, i)->attr.sample_type & PERF_SAMPLE_CPU)
+			return true;
+	return false;
 }

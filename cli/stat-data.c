@@ -378,8 +378,10 @@ static char *cmdline_desc(struct pcl_data_reader *rd)
 	/* perf titles every stream 'pipe', whatever command line it carries: scripts grep for it */
 	if (pcl_data_reader__is_pipe(rd))
 		return strdup("'pipe'");
-	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0)
+	if (!f || (n = pcl_feature_parse_strings(f, len, &v)) <= 0) {
+		free(v); /* an empty list is still an array */
 		return strdup("'<unknown>'");
+	}
 	m = open_memstream(&desc, &dl);
 	if (m) {
 		fputc('\'', m);

@@ -775,6 +775,8 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 		const struct pcl_event *ev = pcl_evlist__event(el, i);
 		const struct pcl_event *l = pcl_evlist__event(el, ev->leader);
 		struct perf_event_attr *a = pcl_evlist__attr(el, i);
+		/* a rate of its own (period=N, freq=N; not the 1 of tracepoints and probes) */
+		bool own_rate = a->freq || a->sample_period > 1;
 
 		setup_attr(s, a, i == (o.overwrite ? s->nev - 1 : 0));
 		/*
@@ -782,9 +784,10 @@ PCL_API struct pcl_session *pcl_session__open(struct pcl_evlist *el,
 		 * whole group's counts (group read), so the members do not sample
 		 * themselves, as perf records them (perf's rule: the leader's
 		 * PERF_SAMPLE_READ decides; and only in a kernel group, a member of
-		 * a tool event's group leads itself)
+		 * a tool event's group leads itself); a member's own period= or
+		 * freq= term stands, as perf applies terms last
 		 */
-		if (ev->leader != i && (l->attr.sample_type & PERF_SAMPLE_READ) &&
+		if (ev->leader != i && !own_rate && (l->attr.sample_type & PERF_SAMPLE_READ) &&
 		    l->nr_members > 1 && pcl_pmu__is_kernel(l->pmu) &&
 		    pcl_pmu__is_kernel(ev->pmu)) {
 			a->freq = 0;

@@ -807,6 +807,9 @@ static int parse_uprobe(struct parser *p, const char *s, size_t len)
 				    (int)len, s);
 		*terms++ = '\0';
 		*close = '\0';
+		if (close[1] == ':' && !close[2])
+			return perr(p, EINVAL, s, len, "uprobe '%.*s': no modifier after ':'", (int)len,
+				    s);
 		if (close[1] == ':')
 			close++;
 		if (close[1] && !is_mod_string(close + 1, strlen(close + 1)))
@@ -1026,7 +1029,6 @@ static int parse_one(struct parser *p, const char *s, size_t len)
 	return unknown_event(p, s, len);
 }
 
-/* Length of the next top-level item of s[0..len). */
 /*
  * Whether the slash at @s[@n] of a "u:BIN:FUNC..." item opens FUNC's terms:
  * BIN (which may hold slashes) is closed by a colon, and no slash came
@@ -1039,6 +1041,7 @@ static bool uprobe_terms_at(const char *s, size_t n)
 	return bin_end && !memchr(bin_end, '/', n - (size_t)(bin_end - s));
 }
 
+/* Length of the next top-level item of s[0..len). */
 static size_t item_len(const char *s, size_t len)
 {
 	int depth = 0;
@@ -1061,6 +1064,9 @@ static size_t item_len(const char *s, size_t len)
 
 			while (start && s[start - 1] != ',' && s[start - 1] != '{')
 				start--;
+			/* "a, b/terms/": the item starts after the blanks */
+			while (start < i && isspace((unsigned char)s[start]))
+				start++;
 			size_t il = ident_len(s + start, i - start);
 
 			/* ... as does one after a tracepoint's "sys:name" */

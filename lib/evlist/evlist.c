@@ -268,6 +268,23 @@ static bool kernel_leads(const struct pcl_evlist *el, const struct evsel *e)
 	return l == e || !pcl_pmu__is_kernel(l->ev.pmu);
 }
 
+static bool is_probe_pmu(const struct evsel *e)
+{
+	return e->ev.pmu && (!strcmp(pcl_pmu__name(e->ev.pmu), "uprobe") ||
+			     !strcmp(pcl_pmu__name(e->ev.pmu), "kprobe"));
+}
+
+/* Whether @l's group (@l alone if it leads none) holds a uprobe or kprobe PMU event. */
+static bool group_has_probe(const struct pcl_evlist *el, const struct evsel *l)
+{
+	int n = l->ev.nr_members > 1 ? l->ev.nr_members : 1;
+
+	for (int m = l->ev.leader; m < l->ev.leader + n && m < el->nr; m++)
+		if (is_probe_pmu(&el->evsels[m]))
+			return true;
+	return false;
+}
+
 static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_target *t)
 {
 	struct perf_event_attr *a = &e->ev.attr;
@@ -288,9 +305,8 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	 * process ("Cannot fork"). Such an event counts the threads there are
 	 * when it opens (note_probe_no_inherit in the CLI says so).
 	 */
-	if (a->inherit && el->threads[0] != -1 && e->cgroup_fd < 0 && e->ev.pmu &&
-	    (!strcmp(pcl_pmu__name(e->ev.pmu), "uprobe") ||
-	     !strcmp(pcl_pmu__name(e->ev.pmu), "kprobe")))
+	/* (the kernel wants one inherit in a group: a probe's group goes without) */
+	if (a->inherit && el->threads[0] != -1 && e->cgroup_fd < 0 && group_has_probe(el, l))
 		a->inherit = 0;
 	/*
 	 * Sampling with the counts (:S, PERF_SAMPLE_READ): in a group the
@@ -320,12 +336,22 @@ static void setup_attr(struct pcl_evlist *el, struct evsel *e, const struct pcl_
 	}
 }
 
+/* Set inherit on every event of @l's group (@l alone if it leads none). */
+static void group_inherit(struct pcl_evlist *el, const struct evsel *l, unsigned int v)
+{
+	int n = l->ev.nr_members > 1 ? l->ev.nr_members : 1;
+
+	for (int m = l->ev.leader; m < l->ev.leader + n && m < el->nr; m++)
+		el->evsels[m].ev.attr.inherit = v;
+}
+
 /* Open one event at (cpu, thread) index; the leader of its group is already open. */
 static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 {
 	struct pcl_counter *c = &e->ctr[ci * el->nthreads + ti];
 	const struct pcl_pmu_ops *ops = pcl_pmu__ops(e->ev.pmu);
 	struct evsel *l = &el->evsels[e->ev.leader];
+	bool read_inherit;
 	int ret;
 
 	c->attr = &e->ev.attr;
@@ -343,18 +369,21 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 	if (!ops || !ops->add)
 		return -EOPNOTSUPP;
 	ret = ops->add(c);
-	/* first: the other retries would clear flags that did not matter */
-	if (ret == -EINVAL && l == e && e->ev.attr.inherit &&
-	    (e->ev.attr.sample_type & PERF_SAMPLE_READ)) {
-		/*
-		 * kernels before 6.12 refuse inherit with PERF_SAMPLE_READ: the
-		 * group then follows the threads it starts on, as perf does there
-		 */
-		int n = l->ev.nr_members > 1 ? l->ev.nr_members : 1;
-
-		for (int m = e->ev.leader; m < e->ev.leader + n && m < el->nr; m++)
-			el->evsels[m].ev.attr.inherit = 0;
+	/*
+	 * kernels before 6.12 refuse inherit with PERF_SAMPLE_READ: the group
+	 * then follows the threads it starts on, as perf does there. Tried
+	 * first, as the retries below would clear flags that did not matter
+	 * (GROUP above all); put back if it did not help, and tried again
+	 * after them (a kernel before 6.0 refuses PERF_FORMAT_LOST too).
+	 */
+	read_inherit = ret == -EINVAL && l == e && e->ev.attr.inherit &&
+		       (e->ev.attr.sample_type & PERF_SAMPLE_READ);
+	if (read_inherit) {
+		group_inherit(el, l, 0);
 		ret = ops->add(c);
+		if (ret == -EINVAL)
+			group_inherit(el, l, 1);
+		read_inherit = ret == -EINVAL;
 	}
 	if (ret == -EINVAL && e->ev.attr.exclude_guest) {
 		/* older kernels and some PMUs refuse exclude_guest: retry as perf does */
@@ -376,6 +405,10 @@ static int open_counter(struct pcl_evlist *el, struct evsel *e, int ci, int ti)
 		     l == e && m < e->ev.leader + l->ev.nr_members && m < el->nr; m++)
 			el->evsels[m].ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
 		e->ev.attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+		ret = ops->add(c);
+	}
+	if (ret == -EINVAL && read_inherit) {
+		group_inherit(el, l, 0);
 		ret = ops->add(c);
 	}
 	return ret;
@@ -405,15 +438,13 @@ static void perm_hint(const struct pcl_evlist *el, const struct evsel *e, char *
 	pcl_sys_probe(&caps);
 	lvl = caps.perf_event_paranoid;
 	if (!caps.cap_perfmon && !caps.cap_sys_admin) {
-		const char *pn = e->ev.pmu ? pcl_pmu__name(e->ev.pmu) : NULL;
-
 		/* perf_uprobe/kprobe_event_init refuse without perfmon_capable(), at any level */
-		if (pn && (!strcmp(pn, "uprobe") || !strcmp(pn, "kprobe")))
+		if (is_probe_pmu(e))
 			snprintf(buf, size,
 				 "; the %s PMU needs CAP_PERFMON or CAP_SYS_ADMIN, whatever "
 				 "perf_event_paranoid says (root can add a probe with pcl probe "
 				 "for -e probe_BIN:FUNC)",
-				 pn);
+				 pcl_pmu__name(e->ev.pmu));
 		else if (lvl > 2)
 			snprintf(buf, size,
 				 "; perf_event_paranoid is %d: perf events are closed to users "

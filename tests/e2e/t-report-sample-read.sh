@@ -167,6 +167,14 @@ fi
 if record_to report-sample-read perf cpuwide --no-bpf-event -a -e cpu-clock:S -o "$TMP/cpuwide.data" -- "$forks" 2 100; then
 	report_pair cpuwide "$TMP/cpuwide.data" --no-children --sort comm --comms forks
 	compare report-sample-read-cpu-wide cpuwide "rows header" "--stdio --no-children --sort comm --comms forks -i cpuwide.data (perf record -a)"
+	# perf inject writes its own command line: the samples' CPU field tells
+	if perf inject -i "$TMP/cpuwide.data" -o "$TMP/cpuwide-inj.data" 2>/dev/null; then
+		report_pair cpuwide-inj "$TMP/cpuwide-inj.data" --no-children --sort comm --comms forks
+		compare report-sample-read-cpu-wide-inject cpuwide-inj "rows header" \
+			"--stdio --no-children --sort comm --comms forks -i (perf inject of perf record -a)"
+	else
+		not_ok report-sample-read-cpu-wide-inject "oracle: perf inject failed"
+	fi
 fi
 if has_record && record_to report-sample-read pcl cpuwide-pcl -a -e '{cpu-clock,page-faults}:S' \
 	-o "$TMP/cpuwide-pcl.data" -- "$forks" 2 100; then
@@ -181,4 +189,21 @@ if has_record && record_to report-sample-read pcl cpuwide-pcl -a -e '{cpu-clock,
 	# earlier rows too)
 	report_pair cpuwide-pcl "$TMP/cpuwide-pcl.data" --no-children --sort comm --comms forks
 	compare report-sample-read-cpu-wide-pcl cpuwide-pcl "rows header" "--stdio --no-children --sort comm --comms forks -i cpuwide-pcl.data (pcl record -a)"
+fi
+
+# A member with a rate of its own (page-faults/period=7/) keeps sampling in
+# a :S group, as perf applies an event's terms last.
+if has_record && record_to report-sample-read perf ownrate --no-bpf-event -e '{cpu-clock,page-faults/period=7/}:S' \
+	-o "$TMP/ownrate.data" -- "$hot" 100 &&
+	record_to report-sample-read pcl ownrate-pcl -e '{cpu-clock,page-faults/period=7/}:S' \
+		-o "$TMP/ownrate-pcl.data" -- "$hot" 100; then
+	pp=$(perf evlist -v -i "$TMP/ownrate.data" 2>/dev/null | grep '^page-faults' | grep -o 'sample_period, sample_freq }: [0-9]*')
+	cp=$(perf evlist -v -i "$TMP/ownrate-pcl.data" 2>/dev/null | grep '^page-faults' | grep -o 'sample_period, sample_freq }: [0-9]*')
+	if [ -z "$pp" ]; then
+		not_ok report-sample-read-member-own-rate "oracle: perf's member has no period of its own"
+	elif [ "$pp" = "$cp" ]; then
+		ok report-sample-read-member-own-rate
+	else
+		not_ok report-sample-read-member-own-rate "page-faults/period=7/ in a :S group: perf '$pp', pcl '${cp:-no period}'"
+	fi
 fi

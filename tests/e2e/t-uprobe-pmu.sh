@@ -72,6 +72,16 @@ else
 	skip uprobe-ifunc-refused "this libc's memcpy is no IFUNC"
 fi
 
+# in a group: the kernel wants one inherit in a group, and the probe has none
+run grp "$PCL" stat -x, -e "{u:$bin:probed_name,cpu-clock}" -- "$bin" 6
+g=$(awk -F, -v e="u:$bin:probed_name" '$3 == e { print $1 }' "$TMP/grp.err")
+if [ "$RC" -eq 0 ] && [ "$g" = 7 ]; then
+	ok uprobe-in-group
+else
+	not_ok uprobe-in-group "rc=$RC; want 7 probed_name calls counted in a group with cpu-clock, got '$g'" \
+		"$(show "$TMP/grp.err")"
+fi
+
 # ---- record and script: one sample per call; perf reads the file ----
 "$PCL" record -N -q -o "$TMP/u.data" -e "u:$bin:probed_name" -e "u:$bin:probed_add%return" \
 	-- "$bin" 6 >/dev/null 2>"$TMP/rec.err"
