@@ -57,6 +57,37 @@ same() {
 			"$(diff -u --label perf --label pcl "$p" "$c" | head -40 | cat -v)"
 	fi
 }
+# perf_dropped NAME FILE ARGS... (ARGS ending --dso DSO): true if pcl's
+# output of cmp_report NAME differs from perf's only by entries perf left
+# out, each of which perf's own report without --dso shows for DSO with the
+# same overhead. perf 6.1 at times drops an entry of the filtered DSO in
+# children mode (hot_leaf once, warm_helper in another recording; without
+# the filter, and with --no-children, they are there).
+perf_dropped() {
+	local name=$1 f=$2 dso
+	shift 2
+	local args=("$@") n=$#
+	dso=${args[n - 1]}
+	args=("${args[@]:0:n-2}")
+	# (the columns' widths follow the entries shown: not compared)
+	diff <(sed -E 's/ +$//; s/^# \.[. ]*$/# .../' "$TMP/$name.perf.cmp") \
+		<(sed -E 's/ +$//; s/^# \.[. ]*$/# .../' "$TMP/$name.pcl.out") >"$TMP/$name.dd"
+	grep -q '^<' "$TMP/$name.dd" && return 1
+	timeout -k 5 60 perf report --stdio -g none "${args[@]}" -i "$f" 2>/dev/null >"$TMP/$name.all"
+	perl -e '
+		my ($dd, $all, $dso) = @ARGV;
+		my %have;
+		open(my $a, "<", $all) or exit 1;
+		while (<$a>) { $have{"$1 $2"} = 1 if /^ +([0-9.]+%) +\Q$dso\E +(\[.\] \S+)\s*$/; }
+		open(my $d, "<", $dd) or exit 1;
+		my $n = 0;
+		while (<$d>) {
+			next unless /^> +([0-9.]+%) +(\[.\] \S+)\s*$/;
+			exit 1 unless $have{"$1 $2"};
+			$n++;
+		}
+		exit($n ? 0 : 1);' "$TMP/$name.dd" "$TMP/$name.all" "$dso"
+}
 # cmp_report NAME FILE ARGS...: perf report --stdio ARGS against pcl's, on FILE.
 cmp_report() {
 	local name=$1 f=$2
@@ -72,6 +103,12 @@ cmp_report() {
 			"$(show "$TMP/$name.pcl.err")"
 	else
 		untip <"$TMP/$name.perf.out" >"$TMP/$name.perf.cmp"
+		if [[ $name == *-F-dso-filter ]] && ! cmp -s "$TMP/$name.perf.cmp" "$TMP/$name.pcl.out" &&
+			perf_dropped "$name" "$f" "$@"; then
+			echo "# perf 6.1 left out of --dso's output entries it shows without it (its bug, seen in CI): compared without them"
+			ok "report-perf13-$name"
+			return
+		fi
 		same "report-perf13-$name" "report --stdio $* -i $(basename "$f")" "$TMP/$name.perf.cmp" "$TMP/$name.pcl.out"
 	fi
 }
